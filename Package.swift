@@ -1,0 +1,57 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let plugins = ["StatLocker", "TeePals", "AirFit", "AFLFantasy"]
+
+let package = Package(
+    name: "platformd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "platformd", targets: ["platformd"]),
+        .library(name: "PlatformCore", targets: ["PlatformCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "PlatformCore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "PlatformTesting",
+            dependencies: ["PlatformCore"],
+            path: "Tests/PlatformTesting"
+        ),
+    ]
+    + plugins.map { name in
+        .target(
+            name: name,
+            dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Plugins/\(name)"
+        )
+    }
+    + [
+        .executableTarget(
+            name: "platformd",
+            dependencies: [
+                "PlatformCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ] + plugins.map { .byName(name: $0) }
+        ),
+        .testTarget(name: "PlatformCoreTests", dependencies: ["PlatformCore", "PlatformTesting"]),
+        .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore"]),
+    ]
+    + plugins.map { name in
+        .testTarget(name: "\(name)Tests", dependencies: [.byName(name: name), "PlatformCore", "PlatformTesting"])
+    }
+)

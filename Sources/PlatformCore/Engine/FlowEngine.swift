@@ -1,0 +1,398 @@
+import Foundation
+
+/// The flow engine: a functional core. Given a session's state and a command it returns the new
+/// state and the events, or the error to reply with. No I/O, no clock: time comes in the command.
+public struct FlowEngine: Sendable {
+    public let plugin: any OnboardingPlugin
+    public let flow: Flow
+    let validator: FieldValidator
+
+    public init(plugin: any OnboardingPlugin, flow: Flow) {
+        self.plugin = plugin
+        self.flow = flow
+        self.validator = plugin.validator
+    }
+
+    /// A command's effect: the state to save, what happened, and the records of a completion.
+    public struct Transition: Sendable {
+        public var state: SessionState
+        public var events: [FlowEvent]
+        /// Written with the state when the command completed the session.
+        public var profile: Profile?
+        /// False when the command changed nothing (a retry, a resume that stayed put).
+        public var changed: Bool
+    }
+
+    public struct Submit: Sendable, Hashable {
+        public var stepId: String
+        public var revision: Int
+        public var action: String
+        public var values: [String: JSONValue]
+
+        public init(stepId: String, revision: Int, action: String = "continue", values: [String: JSONValue] = [:]) {
+            self.stepId = stepId
+            self.revision = revision
+            self.action = action
+            self.values = values
+        }
+
+        /// Identifies the submit without keeping its values.
+        public var digest: String {
+            let canonical: JSONValue = [.string(stepId), .int(Int64(revision)), .string(action), JSONValue.object(values).canonical]
+            return SHA256.hexDigest(canonical.serialized())
+        }
+    }
+
+    public enum SubmitResult: Sendable {
+        case applied(Transition)
+        /// Run this work (outside any transaction) and submit again with its result.
+        case needsWork(StepWork)
+    }
+
+    // MARK: - start
+
+    public func start(
+        _ existing: SessionState?, newSessionId: String, tenant: String, userId: String,
+        user: UserDetails?, now: Date
+    ) -> Transition {
+        guard var state = existing else {
+            let first = flow.steps[0].id
+            let state = SessionState(
+                id: newSessionId, tenant: tenant, userId: userId, flow: flow.id, user: user ?? .empty,
+                path: [first], arrivedAt: now, createdAt: now, updatedAt: now
+            )
+            return Transition(
+                state: state, events: [FlowEvent(.started, at: now), FlowEvent(.arrived, step: first, at: now)],
+                profile: nil, changed: true
+            )
+        }
+        var changed = false
+        var events: [FlowEvent] = []
+        if let user, existing?.status != .rejected, state.user.merged(with: user) != state.user {
+            state.user = state.user.merged(with: user)
+            changed = true
+        }
+        if flow.resumePolicy == .firstMissingAnswer, !state.status.isFinal {
+            let path = resumePath(state, now: now)
+            if path != state.path, let target = path.last {
+                events.append(FlowEvent(.arrived, step: target, at: now))
+                state.path = path
+                state.arrivedAt = now
+                state.revision += 1
+                state.lastSubmitDigest = nil
+                changed = true
+            }
+        }
+        if changed { state.updatedAt = now }
+        return Transition(state: state, events: events, profile: nil, changed: changed)
+    }
+
+    /// The path to the first step with no saved answer, following each step's own branching.
+    func resumePath(_ state: SessionState, now: Date) -> [String] {
+        var path = [flow.steps[0].id]
+        let context = self.context(state, now: now)
+        while let current = path.last, let saved = state.answers[current], let step = flow.step(current),
+              path.count <= flow.steps.count {
+            let action: SubmitAction = state.skipped.contains(current) ? .skip : .continue
+            let next: String?
+            switch step.transition(after: action, values: saved, in: context) {
+            case .next: next = flow.step(after: current)?.id
+            case .goTo(let target): next = target
+            default: next = nil
+            }
+            guard let next, flow.step(next) != nil, !path.contains(next) else { break }
+            path.append(next)
+        }
+        return path
+    }
+
+    // MARK: - submit
+
+    public func submit(
+        _ state: SessionState, _ command: Submit, workResult: JSONValue? = nil, now: Date
+    ) throws(RPCError) -> SubmitResult {
+        if state.lastSubmitDigest == command.digest {
+            return .applied(Transition(state: state, events: [], profile: nil, changed: false))
+        }
+        let view = { self.view(state, now: now) }
+        guard !state.status.isFinal, let current = state.currentStep, let step = flow.step(current) else {
+            throw .invalidState("the session is \(state.status.rawValue)", session: view())
+        }
+        let context = self.context(state, now: now)
+        let offered = step.copy(in: context).actions.map(\.id)
+        guard let action = SubmitAction(rawValue: command.action), offered.contains(command.action) else {
+            throw .invalidState("step \(current) does not offer the action \(command.action)", session: view())
+        }
+        guard command.stepId == current, command.revision == state.revision else {
+            throw .conflict(
+                "the session is on step \(current) at revision \(state.revision)", session: view())
+        }
+
+        var next = state
+        var events: [FlowEvent] = []
+        next.lastSubmitDigest = command.digest
+        next.revision += 1
+        next.updatedAt = now
+        next.status = .active
+        leave(&next, step: current, action: action.rawValue, now: now, events: &events)
+
+        let values: [String: JSONValue]
+        switch action {
+        case .later:
+            next.status = .deferred
+            events.append(FlowEvent(.deferred, step: current, at: now))
+            return .applied(Transition(state: next, events: events, profile: nil, changed: true))
+        case .skip:
+            values = [:]
+            next.answers[current] = nil
+            next.computed[current] = nil
+            next.skipped.insert(current)
+        case .continue:
+            let clean = try validated(command.values, step: step, context: context, state: state, now: now)
+            if let work = step.work(for: clean, in: context), workResult == nil {
+                return .needsWork(work)
+            }
+            next.computed[current] = workResult
+            next.skipped.remove(current)
+            next.answers[current] = step.stored(clean, in: self.context(next, now: now))
+            values = clean
+        }
+        next.stepErrors[current] = nil
+        let decision = step.transition(after: action, values: values, in: self.context(next, now: now))
+        return .applied(try apply(decision, from: step, to: next, events: events, now: now))
+    }
+
+    /// The visible fields' normalised values, or every reason they were refused.
+    func validated(
+        _ values: [String: JSONValue], step: any FlowStep, context: StepContext, state: SessionState, now: Date
+    ) throws(RPCError) -> [String: JSONValue] {
+        let specs = step.fields(in: context)
+        var clean: [String: JSONValue] = [:]
+        var errors: [FieldError] = []
+        for spec in specs where spec.isVisible(given: { values[$0] ?? context.value(of: $0) }) {
+            switch validator.check(values[spec.id], against: spec) {
+            case .valid(let value): clean[spec.id] = value
+            case .absent: break
+            case .invalid(let error): errors.append(error)
+            }
+        }
+        let failed = Set(errors.compactMap(\.field))
+        errors += step.validate(clean, in: context).filter { $0.field.map { !failed.contains($0) } ?? true }
+        guard errors.isEmpty else {
+            throw .validationFailed(errors, session: view(state, now: now))
+        }
+        return clean
+    }
+
+    func apply(
+        _ decision: StepTransition, from step: any FlowStep, to state: SessionState, events: [FlowEvent], now: Date
+    ) throws(RPCError) -> Transition {
+        var state = state
+        var events = events
+        func arrive(at target: String) throws(RPCError) {
+            guard flow.step(target) != nil else { throw .internalError("step \(step.id) leads to unknown step \(target)") }
+            if step.edges.count > 1 {
+                events.append(FlowEvent(.branch, step: step.id, toStep: target, at: now))
+            }
+            if let index = state.path.firstIndex(of: target) {
+                state.path.removeSubrange((index + 1)...)
+            } else {
+                state.path.append(target)
+            }
+            state.arrivedAt = now
+            events.append(FlowEvent(.arrived, step: target, at: now))
+            reconcileAnswersAhead(&state, now: now)
+        }
+        switch decision {
+        case .next:
+            if let following = flow.step(after: step.id) {
+                try arrive(at: following.id)
+            } else {
+                return try complete(state, events: events, now: now)
+            }
+        case .goTo(let target):
+            try arrive(at: target)
+        case .complete:
+            return try complete(state, events: events, now: now)
+        case .reject(let rejection):
+            state.status = .rejected
+            state.rejection = rejection
+            state.erase()
+            events.append(FlowEvent(.rejected, step: step.id, at: now))
+        case .returnTo(let target, let errors):
+            try arrive(at: target)
+            state.stepErrors[target] = errors
+        }
+        return Transition(state: state, events: events, profile: nil, changed: true)
+    }
+
+    func complete(_ state: SessionState, events: [FlowEvent], now: Date) throws(RPCError) -> Transition {
+        var onPath = state
+        onPath.answers = state.answers.filter { state.path.contains($0.key) }
+        onPath.computed = state.computed.filter { state.path.contains($0.key) }
+        let result: CompletionResult
+        do {
+            result = try flow.completion.complete(context(onPath, now: now))
+        } catch let failure as ValidationFailure {
+            throw .validationFailed(failure.errors, session: view(state, now: now))
+        } catch {
+            throw .internalError("completion of \(plugin.id)/\(flow.id) failed: \(error)")
+        }
+        var done = state
+        done.status = .completed
+        done.completion = CompletionSummary(message: result.message, records: result.records.keys.sorted(), screen: result.screen)
+        done.clearProgress()
+        let profile = Profile(tenant: state.tenant, userId: state.userId, completedAt: now, records: result.records)
+        return Transition(
+            state: done, events: events + [FlowEvent(.completed, at: now)], profile: profile, changed: true)
+    }
+
+    /// Answers of steps no longer on the path are re-checked against the new context.
+    func reconcileAnswersAhead(_ state: inout SessionState, now: Date) {
+        let context = self.context(state, now: now)
+        for (stepId, saved) in state.answers where !state.path.contains(stepId) {
+            guard let step = flow.step(stepId) else { continue }
+            let kept = step.reconciled(saved, in: context, validator: validator)
+            guard kept != saved else { continue }
+            if kept.isEmpty {
+                state.answers[stepId] = nil
+                state.computed[stepId] = nil
+            } else {
+                state.answers[stepId] = kept
+            }
+        }
+    }
+
+    func leave(_ state: inout SessionState, step: String, action: String, now: Date, events: inout [FlowEvent]) {
+        let seconds = max(0, now.timeIntervalSince(state.arrivedAt))
+        state.secondsSpent[step, default: 0] += seconds
+        state.arrivedAt = now
+        events.append(FlowEvent(.left, step: step, action: action, seconds: seconds, at: now))
+    }
+
+    // MARK: - back and goto
+
+    public func back(_ state: SessionState, revision: Int, now: Date) throws(RPCError) -> Transition {
+        guard !state.status.isFinal, state.path.count > 1 else {
+            throw .invalidState(
+                state.status.isFinal ? "the session is \(state.status.rawValue)" : "already on the first step",
+                session: view(state, now: now))
+        }
+        return try move(state, to: state.path[state.path.count - 2], action: "back", revision: revision, now: now)
+    }
+
+    public func goto(_ state: SessionState, stepId: String, revision: Int, now: Date) throws(RPCError) -> Transition {
+        guard !state.status.isFinal, state.path.contains(stepId) else {
+            throw .invalidState(
+                state.status.isFinal
+                    ? "the session is \(state.status.rawValue)"
+                    : "step \(stepId) has not been visited on the current path",
+                session: view(state, now: now))
+        }
+        return try move(state, to: stepId, action: "goto", revision: revision, now: now)
+    }
+
+    private func move(_ state: SessionState, to target: String, action: String, revision: Int, now: Date) throws(RPCError) -> Transition {
+        guard revision == state.revision, let current = state.currentStep else {
+            throw .conflict("the session is at revision \(state.revision)", session: view(state, now: now))
+        }
+        var next = state
+        var events: [FlowEvent] = []
+        leave(&next, step: current, action: action, now: now, events: &events)
+        next.path.removeSubrange((next.path.firstIndex(of: target)! + 1)...)
+        events.append(FlowEvent(.arrived, step: target, at: now))
+        next.revision += 1
+        next.status = .active
+        next.lastSubmitDigest = nil
+        next.updatedAt = now
+        return Transition(state: next, events: events, profile: nil, changed: true)
+    }
+
+    // MARK: - rendering
+
+    public func context(_ state: SessionState, now: Date) -> StepContext {
+        StepContext(
+            tenant: state.tenant, user: state.user,
+            displayName: state.user.personalName(default: plugin.defaultDisplayName),
+            answers: state.answers, computedResults: state.computed, path: state.path,
+            skipped: state.skipped, secondsSpent: state.secondsSpent, now: now
+        )
+    }
+
+    /// The contract's SessionView.
+    public func view(_ state: SessionState, now: Date) -> JSONValue {
+        [
+            "sessionId": .string(state.id), "tenant": .string(state.tenant), "userId": .string(state.userId),
+            "flow": .string(state.flow), "status": .string(state.status.rawValue),
+            "revision": .int(Int64(state.revision)), "progress": progress(state),
+            "step": state.currentStep.flatMap { flow.step($0) }.map { stepView($0, state: state, now: now) } ?? .null,
+            "completion": state.completion?.json ?? .null,
+            "rejection": state.rejection?.json ?? .null,
+        ]
+    }
+
+    func progress(_ state: SessionState) -> JSONValue {
+        let scheme = flow.progress
+        let index: Int
+        switch state.status {
+        case .completed: index = scheme.total
+        case .rejected: index = 0
+        case .active, .deferred: index = state.currentStep.flatMap { scheme.indices[$0] } ?? 0
+        }
+        let fraction = scheme.total > 0 ? (Double(index) / Double(scheme.total) * 10_000).rounded() / 10_000 : 0
+        return [
+            "index": .int(Int64(index)), "total": .int(Int64(scheme.total)),
+            "label": .string(index > 0 ? scheme.label(index, scheme.total) : ""),
+            "fraction": .double(fraction),
+        ]
+    }
+
+    func stepView(_ step: any FlowStep, state: SessionState, now: Date) -> JSONValue {
+        let context = self.context(state, now: now)
+        let copy = step.copy(in: context)
+        let saved = state.answers[step.id] ?? [:]
+        var actions = copy.actions.map(\.json)
+        if state.path.count > 1 { actions.append(StepAction("back", "Back").json) }
+        var object: [String: JSONValue] = [
+            "id": .string(step.id), "kind": .string(step.kind.rawValue), "title": .string(copy.title),
+            "fields": .array(step.fields(in: context).map { $0.view(value: saved[$0.id]) }),
+            "actions": .array(actions), "content": .object(copy.content),
+            "errors": .array((state.stepErrors[step.id] ?? []).map(\.json)),
+        ]
+        if let subtitle = copy.subtitle { object["subtitle"] = .string(subtitle) }
+        if let helper = copy.helper { object["helper"] = .string(helper) }
+        return .object(object)
+    }
+}
+
+extension SessionState {
+    /// Rejection: nothing the user told us is kept.
+    mutating func erase() {
+        clearProgress()
+        user = .empty
+    }
+
+    /// Completion: the saved progress goes; the records hold what is kept.
+    mutating func clearProgress() {
+        path = []
+        answers = [:]
+        computed = [:]
+        skipped = []
+        stepErrors = [:]
+        secondsSpent = [:]
+    }
+}
+
+extension JSONValue {
+    /// Integral doubles as integers, so that equal JSON values serialise alike.
+    var canonical: JSONValue {
+        switch self {
+        case .double(let number):
+            if let integer = Int64(exactly: number) { return .int(integer) }
+            return self
+        case .array(let items): return .array(items.map(\.canonical))
+        case .object(let object): return .object(object.mapValues(\.canonical))
+        default: return self
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+public enum SessionStatus: String, Sendable, Hashable {
+    case active, completed, deferred, rejected
+
+    /// Completed and rejected sessions take no more commands.
+    public var isFinal: Bool { self == .completed || self == .rejected }
+}
+
+/// What the session shows once completed.
+public struct CompletionSummary: Sendable, Hashable {
+    public var message: String
+    public var records: [String]
+    public var screen: JSONValue?
+
+    public init(message: String, records: [String], screen: JSONValue?) {
+        self.message = message
+        self.records = records
+        self.screen = screen
+    }
+
+    public var json: JSONValue {
+        var object: [String: JSONValue] = ["message": .string(message), "records": .array(records.map(JSONValue.string))]
+        if let screen { object["screen"] = screen }
+        return .object(object)
+    }
+
+    public init?(json: JSONValue) {
+        guard let message = json["message"]?.stringValue else { return nil }
+        self.init(
+            message: message,
+            records: json["records"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            screen: json["screen"]
+        )
+    }
+}
+
+/// Everything the server keeps about one user's pass through one flow.
+public struct SessionState: Sendable, Hashable {
+    public var id: String
+    public var tenant: String
+    public var userId: String
+    public var flow: String
+    public var status: SessionStatus
+    public var revision: Int
+    public var user: UserDetails
+    /// The steps visited on the way to the current one, which is last. Empty once completed or rejected.
+    public var path: [String]
+    /// Saved answers by step id then field id. A step with an entry counts as answered.
+    public var answers: [String: [String: JSONValue]]
+    /// Results of server work, by step id (kept and erased with the answers).
+    public var computed: [String: JSONValue]
+    public var skipped: Set<String>
+    /// Errors to show on a step the server sent the user back to.
+    public var stepErrors: [String: [FieldError]]
+    public var secondsSpent: [String: Double]
+    /// When the session arrived on its current step.
+    public var arrivedAt: Date
+    /// Digest of the last accepted submit, for safe retries.
+    public var lastSubmitDigest: String?
+    public var completion: CompletionSummary?
+    public var rejection: Rejection?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        id: String, tenant: String, userId: String, flow: String, status: SessionStatus = .active,
+        revision: Int = 0, user: UserDetails = .empty, path: [String],
+        answers: [String: [String: JSONValue]] = [:], computed: [String: JSONValue] = [:],
+        skipped: Set<String> = [], stepErrors: [String: [FieldError]] = [:], secondsSpent: [String: Double] = [:],
+        arrivedAt: Date, lastSubmitDigest: String? = nil, completion: CompletionSummary? = nil,
+        rejection: Rejection? = nil, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.tenant = tenant
+        self.userId = userId
+        self.flow = flow
+        self.status = status
+        self.revision = revision
+        self.user = user
+        self.path = path
+        self.answers = answers
+        self.computed = computed
+        self.skipped = skipped
+        self.stepErrors = stepErrors
+        self.secondsSpent = secondsSpent
+        self.arrivedAt = arrivedAt
+        self.lastSubmitDigest = lastSubmitDigest
+        self.completion = completion
+        self.rejection = rejection
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    public var currentStep: String? { status.isFinal ? nil : path.last }
+}
+
+/// Something that happened to a session, for funnels: ids and timings, never answer values.
+public struct FlowEvent: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        case started, arrived, left, branch, deferred, rejected, completed
+    }
+
+    public var kind: Kind
+    public var step: String?
+    /// How the step was left: `continue`, `skip`, `later`, `back`, `goto`.
+    public var action: String?
+    /// Where a branch or a move led.
+    public var toStep: String?
+    public var seconds: Double?
+    public var at: Date
+
+    public init(_ kind: Kind, step: String? = nil, action: String? = nil, toStep: String? = nil, seconds: Double? = nil, at: Date) {
+        self.kind = kind
+        self.step = step
+        self.action = action
+        self.toStep = toStep
+        self.seconds = seconds
+        self.at = at
+    }
+}

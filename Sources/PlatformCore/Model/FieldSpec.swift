@@ -1,0 +1,158 @@
+/// The contract's field types.
+public enum FieldType: String, Sendable, Hashable {
+    case text, integer, number, boolean, date, time, choice, slider, search, list
+    case multiChoice = "multi_choice"
+}
+
+/// One option of a choice or multi-choice field.
+public struct FieldOption: Sendable, Hashable {
+    public var value: String
+    public var label: String
+    public var detail: String?
+    public var locked: Bool
+    public var badge: String?
+    public var link: String?
+    /// What the person is told when they pick a locked option.
+    public var lockedMessage: String?
+
+    public init(
+        value: String, label: String, detail: String? = nil, locked: Bool = false,
+        badge: String? = nil, link: String? = nil, lockedMessage: String? = nil
+    ) {
+        self.value = value
+        self.label = label
+        self.detail = detail
+        self.locked = locked
+        self.badge = badge
+        self.link = link
+        self.lockedMessage = lockedMessage
+    }
+
+    public var json: JSONValue {
+        var object: [String: JSONValue] = ["value": .string(value), "label": .string(label), "locked": .bool(locked)]
+        if let detail { object["detail"] = .string(detail) }
+        if let badge { object["badge"] = .string(badge) }
+        if let link { object["link"] = .string(link) }
+        return .object(object)
+    }
+}
+
+/// A field is shown (and validated, and kept) only while another field has a given value.
+public struct VisibilityCondition: Sendable, Hashable {
+    public var field: String
+    public var equals: JSONValue
+
+    public init(field: String, equals: JSONValue) {
+        self.field = field
+        self.equals = equals
+    }
+
+    public var json: JSONValue { ["field": .string(field), "equals": equals] }
+}
+
+/// How a text answer is cleaned before it is checked and kept.
+public enum TextNormalization: Sendable, Hashable {
+    /// Leading and trailing whitespace removed.
+    case trimmed
+    /// Trimmed, Unicode NFC, runs of whitespace collapsed to one space.
+    case collapsedSpaces
+    /// Kept exactly as sent.
+    case none
+}
+
+/// Everything the server knows about one input: how it is shown and how it is validated.
+public struct FieldSpec: Sendable {
+    public var id: String
+    public var type: FieldType
+    public var label: String
+    public var required: Bool
+    public var placeholder: String?
+    public var options: [FieldOption]
+    public var min: Double?
+    public var max: Double?
+    public var step: Double?
+    public var minLength: Int?
+    public var maxLength: Int?
+    public var minItems: Int?
+    public var maxItems: Int?
+    public var defaultValue: JSONValue?
+    public var visibleWhen: VisibilityCondition?
+    public var allowCustom: Bool
+    /// For `list` fields: the keys of each item.
+    public var itemFields: [FieldSpec]
+    public var normalization: TextNormalization
+    /// Copy in the app's voice that replaces the generic message for a code.
+    public var messages: [FieldErrorCode: String]
+    /// Extra, field-type specific data sent to clients (a slider's value bands, say).
+    public var extra: [String: JSONValue]
+
+    public init(
+        id: String, type: FieldType, label: String, required: Bool = true,
+        placeholder: String? = nil, options: [FieldOption] = [],
+        min: Double? = nil, max: Double? = nil, step: Double? = nil,
+        minLength: Int? = nil, maxLength: Int? = nil,
+        minItems: Int? = nil, maxItems: Int? = nil,
+        defaultValue: JSONValue? = nil, visibleWhen: VisibilityCondition? = nil,
+        allowCustom: Bool = false, itemFields: [FieldSpec] = [],
+        normalization: TextNormalization = .trimmed,
+        messages: [FieldErrorCode: String] = [:], extra: [String: JSONValue] = [:]
+    ) {
+        self.id = id
+        self.type = type
+        self.label = label
+        self.required = required
+        self.placeholder = placeholder
+        self.options = options
+        self.min = min
+        self.max = max
+        self.step = step
+        self.minLength = minLength
+        self.maxLength = maxLength
+        self.minItems = minItems
+        self.maxItems = maxItems
+        self.defaultValue = defaultValue
+        self.visibleWhen = visibleWhen
+        self.allowCustom = allowCustom
+        self.itemFields = itemFields
+        self.normalization = normalization
+        self.messages = messages
+        self.extra = extra
+    }
+
+    public func option(_ value: String) -> FieldOption? {
+        options.first { $0.value == value }
+    }
+
+    /// Whether the field is shown, given the values it could depend on.
+    public func isVisible(given values: (String) -> JSONValue?) -> Bool {
+        guard let condition = visibleWhen else { return true }
+        return values(condition.field) == condition.equals
+    }
+
+    /// The FieldView of the contract, with the saved answer as `value`.
+    public func view(value: JSONValue?) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .string(id), "type": .string(type.rawValue), "label": .string(label),
+            "required": .bool(required), "value": value ?? .null,
+        ]
+        if let placeholder { object["placeholder"] = .string(placeholder) }
+        if !options.isEmpty { object["options"] = .array(options.map(\.json)) }
+        if let min { object["min"] = Self.number(min) }
+        if let max { object["max"] = Self.number(max) }
+        if let step { object["step"] = Self.number(step) }
+        if let minLength { object["minLength"] = .int(Int64(minLength)) }
+        if let maxLength { object["maxLength"] = .int(Int64(maxLength)) }
+        if let minItems { object["minItems"] = .int(Int64(minItems)) }
+        if let maxItems { object["maxItems"] = .int(Int64(maxItems)) }
+        if let defaultValue { object["default"] = defaultValue }
+        if let visibleWhen { object["visibleWhen"] = visibleWhen.json }
+        if allowCustom { object["allowCustom"] = true }
+        if !itemFields.isEmpty { object["itemFields"] = .array(itemFields.map { $0.view(value: nil) }) }
+        for (key, value) in extra where object[key] == nil { object[key] = value }
+        return .object(object)
+    }
+
+    static func number(_ value: Double) -> JSONValue {
+        value.rounded() == value && abs(value) < 1e15 ? .int(Int64(value)) : .double(value)
+    }
+}

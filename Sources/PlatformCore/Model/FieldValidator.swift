@@ -1,0 +1,301 @@
+import Foundation
+
+/// Checks a value against its FieldSpec and returns the value as it is kept
+/// (trimmed text, integers as integers, a search result's stored object).
+public struct FieldValidator: Sendable {
+    /// Resolve the values of `search` fields, by field id.
+    public var searchProviders: [String: any SearchProvider]
+
+    public init(searchProviders: [String: any SearchProvider] = [:]) {
+        self.searchProviders = searchProviders
+    }
+
+    public enum Outcome: Sendable {
+        case valid(JSONValue)
+        /// Nothing was given for an optional field.
+        case absent
+        case invalid(FieldError)
+    }
+
+    public func check(_ raw: JSONValue?, against spec: FieldSpec) -> Outcome {
+        guard let raw, !raw.isNull else { return missing(spec) }
+        do {
+            let value = try normalized(raw, spec)
+            if isEmpty(value) && spec.type != .multiChoice && spec.type != .list { return missing(spec) }
+            return .valid(value)
+        } catch {
+            return .invalid(error)
+        }
+    }
+
+    private func missing(_ spec: FieldSpec) -> Outcome {
+        spec.required ? .invalid(failure(spec, .required, "\(spec.label) is required.")) : .absent
+    }
+
+    private func isEmpty(_ value: JSONValue) -> Bool {
+        value.stringValue?.isEmpty == true
+    }
+
+    private func failure(_ spec: FieldSpec, _ code: FieldErrorCode, _ generic: String) -> FieldError {
+        FieldError(field: spec.id, code: code, message: spec.messages[code] ?? generic)
+    }
+
+    private func typeError(_ spec: FieldSpec, _ expected: String) -> FieldError {
+        failure(spec, .invalidType, "\(spec.label) must be \(expected).")
+    }
+
+    private func normalized(_ raw: JSONValue, _ spec: FieldSpec) throws(FieldError) -> JSONValue {
+        switch spec.type {
+        case .text:
+            guard let text = raw.stringValue else { throw typeError(spec, "text") }
+            let clean = Self.normalize(text, spec.normalization)
+            if clean.isEmpty { return .string("") }
+            try checkLength(clean, spec)
+            return .string(clean)
+        case .integer:
+            guard let number = raw.intValue, raw.doubleValue == Double(number) else {
+                throw typeError(spec, "a whole number")
+            }
+            try checkRange(Double(number), spec)
+            return .int(Int64(number))
+        case .number, .slider:
+            guard let number = raw.doubleValue, raw.boolValue == nil else { throw typeError(spec, "a number") }
+            try checkRange(number, spec)
+            if let step = spec.step, step > 0 {
+                let base = spec.min ?? 0
+                let steps = (number - base) / step
+                if abs(steps - steps.rounded()) > 1e-9 {
+                    throw failure(spec, .invalidFormat, "\(spec.label) moves in steps of \(FieldSpec.number(step).serialized()).")
+                }
+            }
+            return FieldSpec.number(number)
+        case .boolean:
+            guard let flag = raw.boolValue else { throw typeError(spec, "true or false") }
+            return .bool(flag)
+        case .date:
+            guard let text = raw.stringValue else { throw typeError(spec, "a date") }
+            guard CalendarDate(text) != nil else {
+                throw failure(spec, .invalidFormat, "\(spec.label) must be a real date written YYYY-MM-DD.")
+            }
+            return .string(text)
+        case .time:
+            guard let text = raw.stringValue else { throw typeError(spec, "a time") }
+            guard ClockTime(text) != nil else {
+                throw failure(spec, .invalidFormat, "\(spec.label) must be a time written HH:mm (00:00 to 23:59).")
+            }
+            return .string(text)
+        case .choice:
+            guard let text = raw.stringValue else { throw typeError(spec, "one of the options") }
+            return .string(try checkOption(text, spec))
+        case .multiChoice:
+            return try normalizedSelection(raw, spec)
+        case .search:
+            let id = raw.stringValue ?? raw["value"]?.stringValue
+            guard let id else { throw typeError(spec, "a result from the search") }
+            let provider = searchProviders[spec.id]
+            guard let stored = provider?.resolve(id) else {
+                throw provider?.unknownValueError(field: spec.id)
+                    ?? failure(spec, .notAnOption, "Choose \(spec.label.lowercased()) from the search results.")
+            }
+            return stored
+        case .list:
+            return try normalizedList(raw, spec)
+        }
+    }
+
+    static func normalize(_ text: String, _ normalization: TextNormalization) -> String {
+        switch normalization {
+        case .none:
+            return text
+        case .trimmed:
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        case .collapsedSpaces:
+            return text.precomposedStringWithCanonicalMapping
+                .split(whereSeparator: { $0.isWhitespace })
+                .joined(separator: " ")
+        }
+    }
+
+    private func checkLength(_ text: String, _ spec: FieldSpec) throws(FieldError) {
+        let length = text.count
+        if let minLength = spec.minLength, length < minLength {
+            throw failure(spec, .tooShort, "\(spec.label) must be at least \(minLength) \(Self.characters(minLength)).")
+        }
+        if let maxLength = spec.maxLength, length > maxLength {
+            throw failure(spec, .tooLong, "\(spec.label) must be at most \(maxLength) \(Self.characters(maxLength)).")
+        }
+    }
+
+    private static func characters(_ count: Int) -> String { count == 1 ? "character" : "characters" }
+
+    private func checkRange(_ number: Double, _ spec: FieldSpec) throws(FieldError) {
+        let low = spec.min.map { number >= $0 } ?? true
+        let high = spec.max.map { number <= $0 } ?? true
+        guard !(low && high) else { return }
+        let text: String
+        switch (spec.min, spec.max) {
+        case let (min?, max?): text = "between \(FieldSpec.number(min).serialized()) and \(FieldSpec.number(max).serialized())"
+        case let (min?, nil): text = "at least \(FieldSpec.number(min).serialized())"
+        case let (nil, max?): text = "at most \(FieldSpec.number(max).serialized())"
+        case (nil, nil): text = "in range"
+        }
+        throw failure(spec, .outOfRange, "\(spec.label) must be \(text).")
+    }
+
+    private func checkOption(_ value: String, _ spec: FieldSpec) throws(FieldError) -> String {
+        guard let option = spec.option(value) else {
+            throw failure(spec, .notAnOption, "Choose one of the options for \(spec.label.lowercased()).")
+        }
+        if option.locked {
+            throw failure(spec, .locked, option.lockedMessage ?? "\(option.label) is not available yet.")
+        }
+        return value
+    }
+
+    private func normalizedSelection(_ raw: JSONValue, _ spec: FieldSpec) throws(FieldError) -> JSONValue {
+        guard let items = raw.arrayValue else { throw typeError(spec, "a list of choices") }
+        var seen = Set<String>()
+        var kept: [JSONValue] = []
+        for item in items {
+            let key: String
+            if let value = item.stringValue {
+                _ = try checkOption(value, spec)
+                key = "option:" + value
+                kept.append(item)
+            } else if spec.allowCustom, item.objectValue != nil {
+                let title = item["title"]?.stringValue.map { Self.normalize($0, .collapsedSpaces) } ?? ""
+                key = "custom:" + title.lowercased()
+                var object = item.objectValue ?? [:]
+                object["title"] = .string(title)
+                kept.append(.object(object))
+            } else {
+                throw typeError(spec, spec.allowCustom ? "a list of options or custom entries" : "a list of options")
+            }
+            if !seen.insert(key).inserted {
+                throw failure(spec, .duplicate, "Each choice can be picked only once.")
+            }
+        }
+        try checkCount(kept.count, spec, noun: "choice")
+        return .array(kept)
+    }
+
+    private func normalizedList(_ raw: JSONValue, _ spec: FieldSpec) throws(FieldError) -> JSONValue {
+        guard let items = raw.arrayValue else { throw typeError(spec, "a list") }
+        var kept: [JSONValue] = []
+        for (position, item) in items.enumerated() {
+            guard let object = item.objectValue else { throw typeError(spec, "a list of entries") }
+            var clean: [String: JSONValue] = [:]
+            for itemSpec in spec.itemFields {
+                switch check(object[itemSpec.id], against: itemSpec) {
+                case .valid(let value): clean[itemSpec.id] = value
+                case .absent: break
+                case .invalid(let error):
+                    throw FieldError(field: spec.id, code: error.code, message: "Entry \(position + 1): \(error.message)")
+                }
+            }
+            kept.append(.object(clean))
+        }
+        try checkCount(kept.count, spec, noun: "entry")
+        return .array(kept)
+    }
+
+    private func checkCount(_ count: Int, _ spec: FieldSpec, noun: String) throws(FieldError) {
+        let plural = noun == "entry" ? "entries" : noun + "s"
+        func amount(_ n: Int) -> String { "\(n) \(n == 1 ? noun : plural)" }
+        switch (spec.minItems, spec.maxItems) {
+        case let (min?, max?) where min == max && count != min:
+            throw failure(spec, .count, "Pick exactly \(amount(min)) (you have \(count)).")
+        case let (min?, _) where count < min:
+            throw failure(spec, .count, "Pick at least \(amount(min)) (you have \(count)).")
+        case let (_, max?) where count > max:
+            throw failure(spec, .count, "Pick at most \(amount(max)) (you have \(count)).")
+        default:
+            if count == 0 && spec.required && spec.minItems == nil {
+                throw failure(spec, .required, "\(spec.label) is required.")
+            }
+        }
+    }
+}
+
+/// A `YYYY-MM-DD` date that exists in the proleptic Gregorian calendar.
+public struct CalendarDate: Sendable, Hashable, Comparable {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public init?(_ text: String) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              let year = Self.digits(bytes[0..<4]), let month = Self.digits(bytes[5..<7]),
+              let day = Self.digits(bytes[8..<10]) else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+
+    public init?(year: Int, month: Int, day: Int) {
+        guard (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year) else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// The UTC calendar date of an instant.
+    public init(_ date: Date) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        self.year = parts.year!
+        self.month = parts.month!
+        self.day = parts.day!
+    }
+
+    public static func isLeap(_ year: Int) -> Bool {
+        (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+    }
+
+    public static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    private static func digits(_ slice: ArraySlice<UInt8>) -> Int? {
+        var value = 0
+        for byte in slice {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+
+    public var description: String {
+        String(format: "%04d-%02d-%02d", year, month, day)
+    }
+}
+
+/// An `HH:mm` time of day on a 24-hour clock.
+public struct ClockTime: Sendable, Hashable, Comparable {
+    public var minutes: Int
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let hour = Int(parts[0]), let minute = Int(parts[1]),
+              (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
+        self.minutes = hour * 60 + minute
+    }
+
+    public init(minutes: Int) {
+        self.minutes = minutes
+    }
+
+    public static func < (lhs: ClockTime, rhs: ClockTime) -> Bool { lhs.minutes < rhs.minutes }
+
+    public var description: String { String(format: "%02d:%02d", minutes / 60, minutes % 60) }
+}

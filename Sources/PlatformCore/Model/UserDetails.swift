@@ -1,0 +1,68 @@
+import Foundation
+
+/// What a client tells the server about the person onboarding (all optional).
+public struct UserDetails: Sendable, Hashable {
+    public var firstName: String?
+    public var lastName: String?
+    public var email: String?
+    public var displayName: String?
+
+    public init(firstName: String? = nil, lastName: String? = nil, email: String? = nil, displayName: String? = nil) {
+        self.firstName = firstName
+        self.lastName = lastName
+        self.email = email
+        self.displayName = displayName
+    }
+
+    public static let empty = UserDetails()
+
+    /// The contract's display-name rule: first word of `firstName`, else `displayName`,
+    /// else the email's local part, else the plugin's default.
+    public func personalName(default fallback: String) -> String {
+        if let first = firstName?.split(whereSeparator: \.isWhitespace).first {
+            return String(first)
+        }
+        if let display = displayName?.trimmingWhitespace, !display.isEmpty {
+            return display
+        }
+        if let local = email?.trimmingWhitespace.split(separator: "@", omittingEmptySubsequences: false).first,
+           !local.isEmpty {
+            return String(local)
+        }
+        return fallback
+    }
+
+    /// Fields given in `update` replace ours; absent ones are kept.
+    public func merged(with update: UserDetails) -> UserDetails {
+        UserDetails(
+            firstName: update.firstName ?? firstName,
+            lastName: update.lastName ?? lastName,
+            email: update.email ?? email,
+            displayName: update.displayName ?? displayName
+        )
+    }
+
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [:]
+        if let firstName { object["firstName"] = .string(firstName) }
+        if let lastName { object["lastName"] = .string(lastName) }
+        if let email { object["email"] = .string(email) }
+        if let displayName { object["displayName"] = .string(displayName) }
+        return .object(object)
+    }
+
+    public init(json: JSONValue) {
+        self.init(
+            firstName: json["firstName"]?.stringValue,
+            lastName: json["lastName"]?.stringValue,
+            email: json["email"]?.stringValue,
+            displayName: json["displayName"]?.stringValue
+        )
+    }
+}
+
+extension StringProtocol {
+    var trimmingWhitespace: String {
+        String(self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

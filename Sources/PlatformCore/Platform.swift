@@ -1,0 +1,300 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The imperative shell around the engine: finds the tenant's plugin, reads and writes the
+/// store (one transaction per command), runs server work outside transactions, and answers
+/// each contract method with a JSON result or an RPCError.
+public final class Platform: Sendable {
+    public static let version = "0.1.0"
+    public static let protocolVersion = 1
+
+    /// Plugins in registration order, by tenant id.
+    public let plugins: [any OnboardingPlugin]
+    let pluginsByTenant: [String: any OnboardingPlugin]
+    let store: any SessionStore
+    let clock: @Sendable () -> Date
+    let newSessionID: @Sendable () -> String
+    let logger: Logger
+
+    public init(
+        plugins: [any OnboardingPlugin], store: any SessionStore,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        newSessionID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
+        logger: Logger = Logger(label: "platformd")
+    ) {
+        self.plugins = plugins
+        self.pluginsByTenant = Dictionary(plugins.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.store = store
+        self.clock = clock
+        self.newSessionID = newSessionID
+        self.logger = logger
+    }
+
+    // MARK: - lookups
+
+    func plugin(_ tenant: String) throws(RPCError) -> any OnboardingPlugin {
+        guard let plugin = pluginsByTenant[tenant] else { throw .notFound("tenant \(tenant)") }
+        return plugin
+    }
+
+    func engine(_ tenant: String, flow: String) throws(RPCError) -> FlowEngine {
+        let plugin = try plugin(tenant)
+        guard let definition = plugin.flow(flow) else { throw .notFound("flow \(flow) of tenant \(tenant)") }
+        return FlowEngine(plugin: plugin, flow: definition)
+    }
+
+    /// Runs a store call, passing RPCErrors through and turning anything else into -32603.
+    func storing<T>(_ body: () async throws -> T) async throws(RPCError) -> T {
+        do {
+            return try await body()
+        } catch let error as RPCError {
+            throw error
+        } catch {
+            throw .internalError("store: \(error)")
+        }
+    }
+
+    // MARK: - methods
+
+    public func info() -> JSONValue {
+        [
+            "name": "platformd", "version": .string(Self.version), "protocol": .int(Int64(Self.protocolVersion)),
+            "tenants": .array(plugins.map { plugin in
+                ["tenant": .string(plugin.id), "plugin": .string(plugin.name), "version": .string(plugin.version),
+                 "flows": .array(plugin.flows.map { .string($0.id) })]
+            }),
+        ]
+    }
+
+    public func start(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(RPCError) -> JSONValue {
+        let engine = try engine(tenant, flow: flow)
+        let now = clock()
+        let sessionID = newSessionID()
+        return try await storing {
+            try await store.updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
+                let transition = engine.start(
+                    existing, newSessionId: sessionID, tenant: tenant, userId: userId, user: user, now: now)
+                let commit = transition.changed ? SessionCommit(state: transition.state, events: transition.events) : nil
+                return (commit, engine.view(transition.state, now: now))
+            }
+        }
+    }
+
+    public func get(tenant: String, key: SessionKey) async throws(RPCError) -> JSONValue {
+        let plugin = try plugin(tenant)
+        let state = try await storing { try await store.session(tenant: tenant, key: key) }
+        guard let state, let flow = plugin.flow(state.flow) else { throw .notFound("session") }
+        return FlowEngine(plugin: plugin, flow: flow).view(state, now: clock())
+    }
+
+    public func submit(tenant: String, sessionId: String, command: FlowEngine.Submit) async throws(RPCError) -> JSONValue {
+        let plugin = try plugin(tenant)
+        var workResult: JSONValue?
+        while true {
+            let now = clock()
+            let given = workResult
+            let outcome = try await storing {
+                try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state -> (SessionCommit?, SubmitOutcome) in
+                    guard let state, let flow = plugin.flow(state.flow) else { throw RPCError.notFound("session \(sessionId)") }
+                    let engine = FlowEngine(plugin: plugin, flow: flow)
+                    switch try engine.submit(state, command, workResult: given, now: now) {
+                    case .applied(let transition):
+                        let commit = transition.changed
+                            ? SessionCommit(state: transition.state, events: transition.events, profile: transition.profile)
+                            : nil
+                        return (commit, .view(engine.view(transition.state, now: now)))
+                    case .needsWork(let work):
+                        return (nil, .work(work))
+                    }
+                }
+            }
+            switch outcome {
+            case .view(let view):
+                return view
+            case .work(let work):
+                // Runs between two transactions, so a slow analysis never holds the write lock.
+                workResult = await run(work)
+            }
+        }
+    }
+
+    enum SubmitOutcome: Sendable {
+        case view(JSONValue)
+        case work(StepWork)
+    }
+
+    /// Runs server work bounded by its timeout; any failure gives the work's fallback.
+    func run(_ work: StepWork) async -> JSONValue {
+        switch await BoundedWork.run(work.perform, timeout: work.timeout) {
+        case .success(let value):
+            return value
+        case .failure(let reason):
+            logger.warning("\(work.name) fell back: \(reason)")
+            return work.fallback(reason)
+        }
+    }
+
+    public func back(tenant: String, sessionId: String, revision: Int) async throws(RPCError) -> JSONValue {
+        try await move(tenant: tenant, sessionId: sessionId) { engine, state, now throws(RPCError) in
+            try engine.back(state, revision: revision, now: now)
+        }
+    }
+
+    public func goto(tenant: String, sessionId: String, stepId: String, revision: Int) async throws(RPCError) -> JSONValue {
+        try await move(tenant: tenant, sessionId: sessionId) { engine, state, now throws(RPCError) in
+            try engine.goto(state, stepId: stepId, revision: revision, now: now)
+        }
+    }
+
+    private func move(
+        tenant: String, sessionId: String,
+        _ command: @escaping @Sendable (FlowEngine, SessionState, Date) throws(RPCError) -> FlowEngine.Transition
+    ) async throws(RPCError) -> JSONValue {
+        let plugin = try plugin(tenant)
+        let now = clock()
+        return try await storing {
+            try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state in
+                guard let state, let flow = plugin.flow(state.flow) else { throw RPCError.notFound("session \(sessionId)") }
+                let engine = FlowEngine(plugin: plugin, flow: flow)
+                let transition = try command(engine, state, now)
+                return (SessionCommit(state: transition.state, events: transition.events), engine.view(transition.state, now: now))
+            }
+        }
+    }
+
+    public func search(tenant: String, sessionId: String, field: String, query: String, limit: Int) async throws(RPCError) -> JSONValue {
+        let plugin = try plugin(tenant)
+        guard try await storing({ try await store.session(tenant: tenant, key: .id(sessionId)) }) != nil else {
+            throw .notFound("session \(sessionId)")
+        }
+        guard let provider = plugin.searchProviders[field] else {
+            throw .invalidParams("field", "\(field) is not a search field of \(tenant)")
+        }
+        let results = provider.search(query, limit: limit)
+        var reply: [String: JSONValue] = ["results": .array(results)]
+        if results.isEmpty { reply["message"] = .string(provider.emptyMessage) }
+        return .object(reply)
+    }
+
+    public func describe(tenant: String, flow: String) throws(RPCError) -> JSONValue {
+        let engine = try engine(tenant, flow: flow)
+        var reply = FlowDiagram(flow: engine.flow, plugin: engine.plugin).json
+        if let intro = engine.plugin.intro { reply["intro"] = intro }
+        return .object(reply)
+    }
+
+    public func profile(tenant: String, userId: String) async throws(RPCError) -> JSONValue {
+        _ = try plugin(tenant)
+        guard let profile = try await storing({ try await store.profile(tenant: tenant, userId: userId) }) else {
+            throw .notFound("profile of user \(userId): onboarding is not complete")
+        }
+        return Self.json(profile)
+    }
+
+    public func updateProfile(tenant: String, userId: String, values: [String: JSONValue]) async throws(RPCError) -> JSONValue {
+        let plugin = try plugin(tenant)
+        let editable = Dictionary(plugin.editableFields.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let validator = plugin.validator
+        return try await storing {
+            try await store.updateProfile(tenant: tenant, userId: userId) { profile in
+                guard var profile else { throw RPCError.notFound("profile of user \(userId): onboarding is not complete") }
+                var clean: [String: JSONValue] = [:]
+                var errors: [FieldError] = []
+                for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                    guard let spec = editable[key] else {
+                        errors.append(FieldError(field: key, code: .notEditable, message: "\(key) cannot be changed here."))
+                        continue
+                    }
+                    switch validator.check(value, against: spec) {
+                    case .valid(let value): clean[key] = value
+                    case .absent: clean[key] = .null
+                    case .invalid(let error): errors.append(error)
+                    }
+                }
+                guard errors.isEmpty else { throw RPCError.validationFailed(errors, session: nil) }
+                do throws(ValidationFailure) {
+                    profile.records = try plugin.updatedRecords(profile, with: clean)
+                } catch {
+                    throw RPCError.validationFailed(error.errors, session: nil)
+                }
+                return (profile, Self.json(profile))
+            }
+        }
+    }
+
+    public func checkGate(tenant: String, userId: String, action: String) async throws(RPCError) -> JSONValue {
+        let plugin = try plugin(tenant)
+        guard let profile = try await storing({ try await store.profile(tenant: tenant, userId: userId) }) else {
+            return plugin.onboardingGate.decision(for: action).json
+        }
+        var passed: GateDecision?
+        for gate in plugin.gates {
+            guard let decision = gate.decide(action: action, profile: profile) else { continue }
+            if !decision.allowed { return decision.json }
+            passed = passed ?? decision
+        }
+        return (passed ?? GateDecision(action: action, allowed: true)).json
+    }
+
+    public func close() async throws {
+        try await store.close()
+    }
+
+    static func json(_ profile: Profile) -> JSONValue {
+        [
+            "tenant": .string(profile.tenant), "userId": .string(profile.userId),
+            "completedAt": .string(Timestamp.string(profile.completedAt)),
+            "records": .object(profile.records),
+        ]
+    }
+}
+
+/// The contract's timestamps: ISO 8601 in UTC, whole seconds.
+public enum Timestamp {
+    public static func string(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+    }
+
+    public static func date(_ text: String) -> Date? {
+        try? Date(text, strategy: Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+    }
+}
+
+/// Runs async work with a deadline without waiting for work that ignores cancellation.
+enum BoundedWork {
+    enum Outcome: Sendable {
+        case success(JSONValue)
+        case failure(String)
+    }
+
+    static func run(_ perform: @escaping @Sendable () async throws -> JSONValue, timeout: Duration) async -> Outcome {
+        let finished = Mutex<CheckedContinuation<Outcome, Never>?>(nil)
+        return await withCheckedContinuation { continuation in
+            finished.withLock { $0 = continuation }
+            let resume: @Sendable (Outcome) -> Void = { outcome in
+                finished.withLock { pending in
+                    pending?.resume(returning: outcome)
+                    pending = nil
+                }
+            }
+            let timer = Task {
+                try await Task.sleep(for: timeout)
+                resume(.failure("timed out after \(timeout)"))
+            }
+            let work = Task {
+                do {
+                    resume(.success(try await perform()))
+                } catch {
+                    resume(.failure("failed: \(type(of: error)): \(error)"))
+                }
+                timer.cancel()
+            }
+            // On timeout the work is asked to stop; the reply does not wait for it to listen.
+            Task {
+                _ = await timer.result
+                work.cancel()
+            }
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// A user's records, written when they complete onboarding.
+public struct Profile: Sendable, Hashable {
+    public var tenant: String
+    public var userId: String
+    public var completedAt: Date
+    public var records: [String: JSONValue]
+
+    public init(tenant: String, userId: String, completedAt: Date, records: [String: JSONValue]) {
+        self.tenant = tenant
+        self.userId = userId
+        self.completedAt = completedAt
+        self.records = records
+    }
+}
+
+/// One thing a gate needs before it lets an action through.
+public struct GateRequirement: Sendable, Hashable {
+    public var id: String
+    public var label: String
+    public var satisfied: Bool
+
+    public init(id: String, label: String, satisfied: Bool) {
+        self.id = id
+        self.label = label
+        self.satisfied = satisfied
+    }
+
+    public var json: JSONValue { ["id": .string(id), "label": .string(label), "satisfied": .bool(satisfied)] }
+}
+
+/// The answer to `gate.check`.
+public struct GateDecision: Sendable, Hashable {
+    public var action: String
+    public var allowed: Bool
+    public var gate: String?
+    public var title: String?
+    public var message: String?
+    public var cta: String?
+    public var requirements: [GateRequirement]
+
+    public init(
+        action: String, allowed: Bool, gate: String? = nil, title: String? = nil,
+        message: String? = nil, cta: String? = nil, requirements: [GateRequirement] = []
+    ) {
+        self.action = action
+        self.allowed = allowed
+        self.gate = gate
+        self.title = title
+        self.message = message
+        self.cta = cta
+        self.requirements = requirements
+    }
+
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "action": .string(action), "allowed": .bool(allowed), "requirements": .array(requirements.map(\.json)),
+        ]
+        if let gate { object["gate"] = .string(gate) }
+        if let title { object["title"] = .string(title) }
+        if let message { object["message"] = .string(message) }
+        if let cta { object["cta"] = .string(cta) }
+        return .object(object)
+    }
+}
+
+/// Guards actions of a user who has completed onboarding.
+public protocol Gate: Sendable {
+    var id: String { get }
+    /// The decision for `action`, or nil when this gate does not guard it.
+    func decide(action: String, profile: Profile) -> GateDecision?
+}
+
+/// The copy of the gate that blocks every action until onboarding is complete.
+public struct OnboardingGate: Sendable, Hashable {
+    public var id: String
+    public var title: String
+    public var message: String
+    public var cta: String?
+
+    public init(id: String = "onboarding", title: String = "Finish onboarding",
+                message: String = "Complete onboarding to continue.", cta: String? = "Continue Onboarding") {
+        self.id = id
+        self.title = title
+        self.message = message
+        self.cta = cta
+    }
+
+    public func decision(for action: String) -> GateDecision {
+        GateDecision(
+            action: action, allowed: false, gate: id, title: title, message: message, cta: cta,
+            requirements: [GateRequirement(id: "onboarding", label: "Complete onboarding", satisfied: false)]
+        )
+    }
+}
+
+/// Options for a `search` field.
+public protocol SearchProvider: Sendable {
+    /// Results, best first, each with at least `value` and `label`.
+    func search(_ query: String, limit: Int) -> [JSONValue]
+    /// What is kept for a chosen result id, or nil when the id is unknown.
+    func resolve(_ id: String) -> JSONValue?
+    /// The error for a value that is not a known id.
+    func unknownValueError(field: String) -> FieldError
+    /// Shown when a search finds nothing.
+    var emptyMessage: String { get }
+}
+
+extension SearchProvider {
+    public func unknownValueError(field: String) -> FieldError {
+        FieldError(field: field, code: .notAnOption, message: "Choose one of the search results.")
+    }
+    public var emptyMessage: String { "No results found" }
+}
+
+/// One app's onboarding, served under its tenant id.
+public protocol OnboardingPlugin: Sendable {
+    /// The tenant id it is served under (`statlocker`).
+    var id: String { get }
+    /// The app's name (`StatLocker`).
+    var name: String { get }
+    var version: String { get }
+    var flows: [Flow] { get }
+    var gates: [any Gate] { get }
+    var onboardingGate: OnboardingGate { get }
+    /// Fields a user may change after onboarding with `profile.update`.
+    var editableFields: [FieldSpec] { get }
+    /// Search providers by field id.
+    var searchProviders: [String: any SearchProvider] { get }
+    /// The name used in copy when the user gave none.
+    var defaultDisplayName: String { get }
+    /// Content shown before sign-in (`flow.describe`'s `intro`).
+    var intro: JSONValue? { get }
+    /// Applies validated `profile.update` values to the records; may add cross-field errors.
+    func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue]
+}
+
+/// Field errors raised outside a step (profile updates).
+public struct ValidationFailure: Error, Sendable {
+    public var errors: [FieldError]
+    public init(_ errors: [FieldError]) { self.errors = errors }
+}
+
+extension OnboardingPlugin {
+    public var gates: [any Gate] { [] }
+    public var onboardingGate: OnboardingGate { OnboardingGate() }
+    public var editableFields: [FieldSpec] { [] }
+    public var searchProviders: [String: any SearchProvider] { [:] }
+    public var defaultDisplayName: String { "there" }
+    public var intro: JSONValue? { nil }
+
+    public func flow(_ id: String) -> Flow? {
+        flows.first { $0.id == id }
+    }
+
+    /// The validator for this plugin's fields, with its search providers wired in.
+    public var validator: FieldValidator { FieldValidator(searchProviders: searchProviders) }
+
+    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+        profile.records
+    }
+}

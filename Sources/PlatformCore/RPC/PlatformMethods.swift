@@ -1,0 +1,73 @@
+extension Platform {
+    /// The contract's method table.
+    public var methods: [String: RPCServer.Method] {
+        [
+            "platform.info": { _ in self.info() },
+            "flow.start": { params in
+                let user = try params.optionalObject("user").map { UserDetails(json: .object($0)) }
+                return try await self.start(
+                    tenant: params.string("tenant"), userId: params.string("userId"),
+                    flow: params.optionalString("flow") ?? "onboarding", user: user)
+            },
+            "flow.get": { params in
+                let tenant = try params.string("tenant")
+                if let sessionId = try params.optionalString("sessionId") {
+                    return try await self.get(tenant: tenant, key: .id(sessionId))
+                }
+                guard let userId = try params.optionalString("userId") else {
+                    throw RPCError.invalidParams("sessionId", "give sessionId, or userId and flow")
+                }
+                return try await self.get(
+                    tenant: tenant, key: .user(userId: userId, flow: params.optionalString("flow") ?? "onboarding"))
+            },
+            "flow.submit": { params in
+                let command = FlowEngine.Submit(
+                    stepId: try params.string("stepId"), revision: try params.int("revision"),
+                    action: try params.optionalString("action") ?? "continue",
+                    values: try params.optionalObject("values") ?? [:])
+                return try await self.submit(
+                    tenant: params.string("tenant"), sessionId: params.string("sessionId"), command: command)
+            },
+            "flow.back": { params in
+                try await self.back(
+                    tenant: params.string("tenant"), sessionId: params.string("sessionId"),
+                    revision: params.int("revision"))
+            },
+            "flow.goto": { params in
+                try await self.goto(
+                    tenant: params.string("tenant"), sessionId: params.string("sessionId"),
+                    stepId: params.string("stepId"), revision: params.int("revision"))
+            },
+            "flow.search": { params in
+                let limit = try params.optionalInt("limit") ?? 10
+                guard (1...50).contains(limit) else {
+                    throw RPCError.invalidParams("limit", "limit must be between 1 and 50")
+                }
+                return try await self.search(
+                    tenant: params.string("tenant"), sessionId: params.string("sessionId"),
+                    field: params.string("field"), query: params.string("query"), limit: limit)
+            },
+            "flow.describe": { params in
+                try self.describe(tenant: params.string("tenant"), flow: params.optionalString("flow") ?? "onboarding")
+            },
+            "profile.get": { params in
+                try await self.profile(tenant: params.string("tenant"), userId: params.string("userId"))
+            },
+            "profile.update": { params in
+                guard let values = try params.optionalObject("values") else {
+                    throw RPCError.invalidParams("values", "values is required")
+                }
+                return try await self.updateProfile(
+                    tenant: params.string("tenant"), userId: params.string("userId"), values: values)
+            },
+            "gate.check": { params in
+                try await self.checkGate(
+                    tenant: params.string("tenant"), userId: params.string("userId"), action: params.string("action"))
+            },
+        ]
+    }
+
+    public func rpcServer() -> RPCServer {
+        RPCServer(methods: methods, logger: logger)
+    }
+}

@@ -1,0 +1,44 @@
+/// A request's named parameters, read with the contract's -32602 errors.
+public struct RPCParams: Sendable {
+    public let object: [String: JSONValue]
+
+    public init(_ object: [String: JSONValue]) {
+        self.object = object
+    }
+
+    /// A present, non-null value; null counts as absent.
+    func present(_ name: String) -> JSONValue? {
+        guard let value = object[name], !value.isNull else { return nil }
+        return value
+    }
+
+    public func string(_ name: String) throws(RPCError) -> String {
+        guard let value = try optionalString(name) else { throw .invalidParams(name, "\(name) is required") }
+        return value
+    }
+
+    public func optionalString(_ name: String) throws(RPCError) -> String? {
+        guard let value = present(name) else { return nil }
+        guard let text = value.stringValue else { throw .invalidParams(name, "\(name) must be a string") }
+        return text
+    }
+
+    public func int(_ name: String) throws(RPCError) -> Int {
+        guard let value = try optionalInt(name) else { throw .invalidParams(name, "\(name) is required") }
+        return value
+    }
+
+    public func optionalInt(_ name: String) throws(RPCError) -> Int? {
+        guard let value = present(name) else { return nil }
+        guard let number = value.intValue, value.doubleValue == Double(number) else {
+            throw .invalidParams(name, "\(name) must be an integer")
+        }
+        return number
+    }
+
+    public func optionalObject(_ name: String) throws(RPCError) -> [String: JSONValue]? {
+        guard let value = present(name) else { return nil }
+        guard let object = value.objectValue else { throw .invalidParams(name, "\(name) must be an object") }
+        return object
+    }
+}

@@ -1,0 +1,82 @@
+import Logging
+
+/// JSON-RPC 2.0 over lines: parses one line, runs its request (or batch) through the method
+/// table, and returns the reply line. Transports only move bytes in and out of it.
+public struct RPCServer: Sendable {
+    public typealias Method = @Sendable (RPCParams) async throws -> JSONValue
+
+    let methods: [String: Method]
+    let logger: Logger
+
+    public init(methods: [String: Method], logger: Logger) {
+        self.methods = methods
+        self.logger = logger
+    }
+
+    /// The reply to one line, without its newline; nil when nothing is to be sent
+    /// (a blank line, a notification, a batch of notifications).
+    public func reply<Line: Collection>(to line: Line) async -> JSONValue? where Line.Element == UInt8 {
+        guard line.contains(where: { !Self.isBlank($0) }) else { return nil }
+        let message: JSONValue
+        do {
+            message = try JSONValue.parse(line)
+        } catch {
+            return Self.errorResponse(.parseError(error.description), id: .null)
+        }
+        guard case .array(let batch) = message else { return await handle(message) }
+        guard !batch.isEmpty else { return Self.errorResponse(.invalidRequest, id: .null) }
+        var replies: [JSONValue] = []
+        for item in batch {
+            if let reply = await handle(item) { replies.append(reply) }
+        }
+        return replies.isEmpty ? nil : .array(replies)
+    }
+
+    /// The reply to an over-long line that was skipped.
+    public static func tooLarge(limit: Int) -> JSONValue {
+        errorResponse(.payloadTooLarge(limit: limit), id: .null)
+    }
+
+    static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    func handle(_ message: JSONValue) async -> JSONValue? {
+        guard let request = message.objectValue,
+              request["jsonrpc"] == "2.0",
+              let method = request["method"]?.stringValue,
+              Self.isValidID(request["id"]),
+              request["params"].map({ $0.objectValue != nil || $0.arrayValue != nil }) ?? true
+        else {
+            return Self.errorResponse(.invalidRequest, id: .null)
+        }
+        let id = request["id"]
+        let result: JSONValue
+        do {
+            guard let handler = methods[method] else { throw RPCError.methodNotFound(method) }
+            guard let params = request["params"].map({ $0.objectValue }) ?? [:] else {
+                throw RPCError.invalidParams("params", "params must be an object of named parameters")
+            }
+            result = try await handler(RPCParams(params))
+        } catch let error as RPCError {
+            if let detail = error.detail { logger.error("\(method) failed: \(detail)") }
+            return id.map { Self.errorResponse(error, id: $0) }
+        } catch {
+            logger.error("\(method) failed: \(error)")
+            return id.map { Self.errorResponse(.internalError("\(error)"), id: $0) }
+        }
+        guard let id else { return nil }
+        return ["jsonrpc": "2.0", "id": id, "result": result]
+    }
+
+    static func isValidID(_ id: JSONValue?) -> Bool {
+        switch id {
+        case nil, .null?, .string?, .int?, .double?: true
+        default: false
+        }
+    }
+
+    static func errorResponse(_ error: RPCError, id: JSONValue) -> JSONValue {
+        ["jsonrpc": "2.0", "id": id, "error": error.json]
+    }
+}

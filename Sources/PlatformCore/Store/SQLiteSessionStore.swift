@@ -1,0 +1,304 @@
+import Foundation
+import GRDB
+
+/// The embedded default store: SQLite through GRDB, WAL with `synchronous=FULL` for files,
+/// `secure_delete` on so erased answers leave no bytes behind.
+public final class SQLiteSessionStore: SessionStore {
+    public static let memoryPath = ":memory:"
+
+    let writer: any DatabaseWriter
+    /// Whether the database is a file with a WAL that must be truncated after an erasure.
+    let hasWAL: Bool
+
+    /// Opens (creating and migrating when needed) the database at `path`, or an in-memory one for ":memory:".
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        configuration.busyMode = .timeout(10)
+        if path == Self.memoryPath {
+            writer = try DatabaseQueue(configuration: configuration)
+            hasWAL = false
+        } else {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            writer = try DatabasePool(path: path, configuration: configuration)
+            hasWAL = true
+        }
+        try Self.migrator.migrate(writer)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    tenant TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    flow TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    revision INTEGER NOT NULL,
+                    user_json TEXT NOT NULL,
+                    path_json TEXT NOT NULL,
+                    progress_json TEXT NOT NULL,
+                    arrived_at REAL NOT NULL,
+                    last_submit_digest TEXT,
+                    completion_json TEXT,
+                    rejection_json TEXT,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    UNIQUE (tenant, user_id, flow)
+                );
+                CREATE TABLE answers (
+                    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                    tenant TEXT NOT NULL,
+                    step_id TEXT NOT NULL,
+                    values_json TEXT NOT NULL,
+                    computed_json TEXT,
+                    PRIMARY KEY (session_id, step_id)
+                );
+                CREATE TABLE profiles (
+                    tenant TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    completed_at REAL NOT NULL,
+                    PRIMARY KEY (tenant, user_id)
+                );
+                CREATE TABLE records (
+                    tenant TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    body_json TEXT NOT NULL,
+                    updated_at REAL NOT NULL,
+                    PRIMARY KEY (tenant, user_id, name),
+                    FOREIGN KEY (tenant, user_id) REFERENCES profiles(tenant, user_id) ON DELETE CASCADE
+                );
+                CREATE TABLE events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    tenant TEXT NOT NULL,
+                    flow TEXT NOT NULL,
+                    session_id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    step TEXT,
+                    action TEXT,
+                    to_step TEXT,
+                    seconds REAL,
+                    at REAL NOT NULL
+                );
+                CREATE INDEX events_by_tenant ON events (tenant, flow, at);
+                CREATE INDEX events_by_session ON events (session_id, id);
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: - sessions
+
+    public func session(tenant: String, key: SessionKey) async throws -> SessionState? {
+        try await writer.read { db in try Self.fetchSession(db, tenant: tenant, key: key) }
+    }
+
+    public func updateSession<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result {
+        let (result, erased) = try await writer.write { db -> (Result, Bool) in
+            let old = try Self.fetchSession(db, tenant: tenant, key: key)
+            let (commit, result) = try body(old)
+            guard let commit else { return (result, false) }
+            precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
+            try Self.save(db, commit.state, replacing: old)
+            for event in commit.events { try Self.insert(db, event, of: commit.state) }
+            if let profile = commit.profile { try Self.save(db, profile) }
+            let erased = commit.state.status == .rejected && old?.status != .rejected
+            return (result, erased)
+        }
+        if erased && hasWAL {
+            // Old page versions of the erased rows live on in the WAL until it is checkpointed and truncated.
+            try await writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        }
+        return result
+    }
+
+    static func fetchSession(_ db: Database, tenant: String, key: SessionKey) throws -> SessionState? {
+        let row: Row?
+        switch key {
+        case .id(let id):
+            row = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE tenant = ? AND id = ?", arguments: [tenant, id])
+        case .user(let userId, let flow):
+            row = try Row.fetchOne(
+                db, sql: "SELECT * FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?",
+                arguments: [tenant, userId, flow])
+        }
+        guard let row else { return nil }
+        let id: String = row["id"]
+        var answers: [String: [String: JSONValue]] = [:]
+        var computed: [String: JSONValue] = [:]
+        for answer in try Row.fetchAll(
+            db, sql: "SELECT step_id, values_json, computed_json FROM answers WHERE tenant = ? AND session_id = ?",
+            arguments: [tenant, id])
+        {
+            let step: String = answer["step_id"]
+            answers[step] = try JSONValue.parse(answer["values_json"] as String).objectValue ?? [:]
+            if let text: String = answer["computed_json"] { computed[step] = try JSONValue.parse(text) }
+        }
+        let progress = try JSONValue.parse(row["progress_json"] as String)
+        return SessionState(
+            id: id, tenant: row["tenant"], userId: row["user_id"], flow: row["flow"],
+            status: SessionStatus(rawValue: row["status"]) ?? .active,
+            revision: row["revision"],
+            user: UserDetails(json: try JSONValue.parse(row["user_json"] as String)),
+            path: try JSONValue.parse(row["path_json"] as String).arrayValue?.compactMap(\.stringValue) ?? [],
+            answers: answers, computed: computed,
+            skipped: Set(progress["skipped"]?.arrayValue?.compactMap(\.stringValue) ?? []),
+            stepErrors: (progress["stepErrors"]?.objectValue ?? [:]).mapValues { $0.arrayValue?.compactMap(FieldError.init(json:)) ?? [] },
+            secondsSpent: (progress["secondsSpent"]?.objectValue ?? [:]).compactMapValues(\.doubleValue),
+            arrivedAt: Date(timeIntervalSince1970: row["arrived_at"]),
+            lastSubmitDigest: row["last_submit_digest"],
+            completion: try (row["completion_json"] as String?).flatMap { CompletionSummary(json: try JSONValue.parse($0)) },
+            rejection: try (row["rejection_json"] as String?).flatMap { text -> Rejection? in
+                let json = try JSONValue.parse(text)
+                guard let code = json["code"]?.stringValue, let message = json["message"]?.stringValue else { return nil }
+                return Rejection(code: code, message: message)
+            },
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            updatedAt: Date(timeIntervalSince1970: row["updated_at"])
+        )
+    }
+
+    static func save(_ db: Database, _ state: SessionState, replacing old: SessionState?) throws {
+        let progress: JSONValue = [
+            "skipped": .array(state.skipped.sorted().map(JSONValue.string)),
+            "stepErrors": .object(state.stepErrors.mapValues { .array($0.map(\.json)) }),
+            "secondsSpent": .object(state.secondsSpent.mapValues(JSONValue.double)),
+        ]
+        let arguments: StatementArguments = [
+            state.id, state.tenant, state.userId, state.flow, state.status.rawValue, state.revision,
+            state.user.json.serialized(), JSONValue.array(state.path.map(JSONValue.string)).serialized(),
+            progress.serialized(), state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest,
+            state.completion?.json.serialized(), state.rejection?.json.serialized(),
+            state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
+        ]
+        try db.execute(sql: """
+            INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
+                progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET
+                status = excluded.status, revision = excluded.revision, user_json = excluded.user_json,
+                path_json = excluded.path_json, progress_json = excluded.progress_json,
+                arrived_at = excluded.arrived_at, last_submit_digest = excluded.last_submit_digest,
+                completion_json = excluded.completion_json, rejection_json = excluded.rejection_json,
+                updated_at = excluded.updated_at
+            """, arguments: arguments)
+
+        // Only the steps whose answers changed are written, so unchanged rows are not rewritten.
+        let steps = Set(state.answers.keys).union(state.computed.keys)
+        let oldSteps = Set(old?.answers.keys ?? [:].keys).union(old?.computed.keys ?? [:].keys)
+        for step in oldSteps.subtracting(steps) {
+            try db.execute(
+                sql: "DELETE FROM answers WHERE tenant = ? AND session_id = ? AND step_id = ?",
+                arguments: [state.tenant, state.id, step])
+        }
+        for step in steps where old?.answers[step] != state.answers[step] || old?.computed[step] != state.computed[step] {
+            try db.execute(sql: """
+                INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (session_id, step_id) DO UPDATE SET
+                    values_json = excluded.values_json, computed_json = excluded.computed_json
+                """, arguments: [
+                    state.id, state.tenant, step, JSONValue.object(state.answers[step] ?? [:]).serialized(),
+                    state.computed[step]?.serialized(),
+                ])
+        }
+    }
+
+    static func insert(_ db: Database, _ event: FlowEvent, of state: SessionState) throws {
+        try db.execute(sql: """
+            INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [
+                state.tenant, state.flow, state.id, event.kind.rawValue, event.step, event.action,
+                event.toStep, event.seconds, event.at.timeIntervalSince1970,
+            ])
+    }
+
+    // MARK: - profiles
+
+    public func profile(tenant: String, userId: String) async throws -> Profile? {
+        try await writer.read { db in try Self.fetchProfile(db, tenant: tenant, userId: userId) }
+    }
+
+    public func updateProfile<Result: Sendable>(
+        tenant: String, userId: String,
+        _ body: @escaping @Sendable (Profile?) throws -> (Profile?, Result)
+    ) async throws -> Result {
+        try await writer.write { db in
+            let (profile, result) = try body(try Self.fetchProfile(db, tenant: tenant, userId: userId))
+            if let profile {
+                precondition(profile.tenant == tenant && profile.userId == userId, "a profile update must stay with its user")
+                try Self.save(db, profile)
+            }
+            return result
+        }
+    }
+
+    static func fetchProfile(_ db: Database, tenant: String, userId: String) throws -> Profile? {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT completed_at FROM profiles WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
+        else { return nil }
+        var records: [String: JSONValue] = [:]
+        for record in try Row.fetchAll(
+            db, sql: "SELECT name, body_json FROM records WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
+        {
+            records[record["name"]] = try JSONValue.parse(record["body_json"] as String)
+        }
+        return Profile(
+            tenant: tenant, userId: userId, completedAt: Date(timeIntervalSince1970: row["completed_at"]), records: records)
+    }
+
+    static func save(_ db: Database, _ profile: Profile) throws {
+        try db.execute(sql: """
+            INSERT INTO profiles (tenant, user_id, completed_at) VALUES (?, ?, ?)
+            ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
+            """, arguments: [profile.tenant, profile.userId, profile.completedAt.timeIntervalSince1970])
+        try db.execute(
+            sql: "DELETE FROM records WHERE tenant = ? AND user_id = ?", arguments: [profile.tenant, profile.userId])
+        for (name, body) in profile.records.sorted(by: { $0.key < $1.key }) {
+            try db.execute(sql: """
+                INSERT INTO records (tenant, user_id, name, body_json, updated_at) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [profile.tenant, profile.userId, name, body.serialized(), Date().timeIntervalSince1970])
+        }
+    }
+
+    // MARK: - events
+
+    public func events(tenant: String, flow: String?, since: Date?, until: Date?) async throws -> [StoredEvent] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM events
+                WHERE tenant = ? AND (? IS NULL OR flow = ?) AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?)
+                ORDER BY id
+                """, arguments: [
+                    tenant, flow, flow, since?.timeIntervalSince1970, since?.timeIntervalSince1970,
+                    until?.timeIntervalSince1970, until?.timeIntervalSince1970,
+                ]
+            ).map { row in
+                StoredEvent(
+                    sessionId: row["session_id"], flow: row["flow"],
+                    event: FlowEvent(
+                        FlowEvent.Kind(rawValue: row["kind"]) ?? .arrived, step: row["step"], action: row["action"],
+                        toStep: row["to_step"], seconds: row["seconds"], at: Date(timeIntervalSince1970: row["at"]))
+                )
+            }
+        }
+    }
+
+    public func close() async throws {
+        if hasWAL {
+            try await writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        }
+        try writer.close()
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// How a command names its session.
+public enum SessionKey: Sendable, Hashable {
+    case id(String)
+    case user(userId: String, flow: String)
+}
+
+/// What one command writes, in one transaction.
+public struct SessionCommit: Sendable {
+    public var state: SessionState
+    public var events: [FlowEvent]
+    /// The records of a completion, written with the completed state.
+    public var profile: Profile?
+
+    public init(state: SessionState, events: [FlowEvent], profile: Profile? = nil) {
+        self.state = state
+        self.events = events
+        self.profile = profile
+    }
+}
+
+/// A stored event with the session it belongs to.
+public struct StoredEvent: Sendable, Hashable {
+    public var sessionId: String
+    public var flow: String
+    public var event: FlowEvent
+}
+
+/// Where sessions, records and events live. Every call is scoped by tenant: a tenant never
+/// sees another's rows. The SQLite store is the embedded default; the conformance suite in
+/// PlatformCoreTests is what any other store (PostgreSQL) must pass too.
+public protocol SessionStore: Sendable {
+    /// Reads the session without writing anything.
+    func session(tenant: String, key: SessionKey) async throws -> SessionState?
+
+    /// Runs `body` on the latest stored state inside one write transaction and commits what it
+    /// returns (nil: nothing to write). Errors thrown by `body` roll everything back.
+    func updateSession<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result
+
+    func profile(tenant: String, userId: String) async throws -> Profile?
+
+    /// Like `updateSession`, for a completed user's records.
+    func updateProfile<Result: Sendable>(
+        tenant: String, userId: String,
+        _ body: @escaping @Sendable (Profile?) throws -> (Profile?, Result)
+    ) async throws -> Result
+
+    /// Events of a tenant's sessions, oldest first.
+    func events(tenant: String, flow: String?, since: Date?, until: Date?) async throws -> [StoredEvent]
+
+    /// Finishes pending work and closes the database.
+    func close() async throws
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Logging
+import PlatformCore
+
+struct Info: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the tenants and their flows.")
+
+    func run() async throws {
+        let platform = Platform(plugins: RegisteredPlugins.all, store: try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath))
+        for plugin in platform.plugins {
+            let flows = plugin.flows.map(\.id)
+            print("\(plugin.id)\t\(plugin.name) \(plugin.version)\tflows: \(flows.isEmpty ? "(none yet)" : flows.joined(separator: ", "))")
+        }
+    }
+}
+
+struct Describe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print a tenant's flow as JSON or as a Mermaid flowchart.")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case json, mermaid }
+
+    @Argument(help: "The tenant, e.g. statlocker.") var tenant: String
+    @Option(help: "The flow id.") var flow = "onboarding"
+    @Option(help: "json or mermaid.") var format: Format = .json
+
+    func run() async throws {
+        let platform = Platform(plugins: RegisteredPlugins.all, store: try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath))
+        let description: JSONValue
+        switch Result(catching: { () throws(RPCError) in try platform.describe(tenant: tenant, flow: flow) }) {
+        case .success(let value): description = value
+        case .failure(let error): throw ValidationError(error.message)
+        }
+        switch format {
+        case .json: print(description.serialized())
+        case .mermaid: print(description["mermaid"]?.stringValue ?? "")
+        }
+    }
+}

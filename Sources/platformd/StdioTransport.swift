@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import PlatformCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Requests on stdin, replies on stdout, handled one at a time so replies keep request order.
+struct StdioTransport {
+    let server: RPCServer
+    let maxLineBytes: Int
+    let logger: Logger
+
+    func run() async {
+        let (frames, continuation) = AsyncStream<LineFramer.Frame>.makeStream()
+        let reader = Thread { [maxLineBytes] in
+            var framer = LineFramer(maxLineBytes: maxLineBytes)
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                for frame in framer.push(chunk[0..<count]) { continuation.yield(frame) }
+            }
+            for frame in framer.finish() { continuation.yield(frame) }
+            continuation.finish()
+        }
+        reader.start()
+        let signals = ShutdownSignals.install { signal in
+            logger.info("received signal \(signal): finishing in-flight work")
+            continuation.finish()
+        }
+        defer { withExtendedLifetime(signals) {} }
+        for await frame in frames {
+            let reply: JSONValue?
+            switch frame {
+            case .line(let line): reply = await server.reply(to: line)
+            case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
+            }
+            if let reply { StandardOutput.writeLine(reply.serializedBytes()) }
+        }
+    }
+}
+
+enum StandardOutput {
+    static func writeLine(_ bytes: [UInt8]) {
+        var remaining = bytes + [0x0A]
+        while !remaining.isEmpty {
+            let written = remaining.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            remaining.removeFirst(written)
+        }
+    }
+}
+
+/// SIGTERM and SIGINT start a graceful stop instead of killing the process.
+enum ShutdownSignals {
+    /// The sources must be kept alive as long as the handler should run.
+    static func install(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
+        [SIGTERM, SIGINT].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { handler(signalNumber) }
+            source.resume()
+            return source
+        }
+    }
+}
