@@ -1,1 +1,166 @@
+import Foundation
 import PlatformCore
+import Synchronization
+
+/// A clock tests move by hand, so timings in events and ages are exact.
+public final class TestClock: Sendable {
+    private let current: Mutex<Date>
+
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_795_000_000)) {
+        current = Mutex(start)
+    }
+
+    public var now: Date { current.withLock { $0 } }
+
+    public func advance(seconds: Double) {
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+
+    public func set(_ date: Date) {
+        current.withLock { $0 = date }
+    }
+}
+
+/// A SessionView reply, with accessors for what tests look at.
+public struct SessionView: Sendable, CustomStringConvertible {
+    public let json: JSONValue
+
+    public init(_ json: JSONValue) {
+        self.json = json
+    }
+
+    public var sessionId: String { json["sessionId"]?.stringValue ?? "" }
+    public var status: String { json["status"]?.stringValue ?? "" }
+    public var revision: Int { json["revision"]?.intValue ?? -1 }
+    public var stepId: String? { json["step"]?["id"]?.stringValue }
+    public var step: JSONValue? { json["step"].nonNull }
+    public var title: String? { step?["title"]?.stringValue }
+    public var progressLabel: String? { json["progress"]?["label"]?.stringValue }
+    public var progressIndex: Int? { json["progress"]?["index"]?.intValue }
+    public var completion: JSONValue? { json["completion"].nonNull }
+    public var rejection: JSONValue? { json["rejection"].nonNull }
+    public var actions: [String] { step?["actions"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [] }
+    public var stepErrors: [JSONValue] { step?["errors"]?.arrayValue ?? [] }
+
+    /// The FieldView with this id on the current step.
+    public func field(_ id: String) -> JSONValue? {
+        step?["fields"]?.arrayValue?.first { $0["id"]?.stringValue == id }
+    }
+
+    /// The saved answer shown for a field.
+    public func value(_ id: String) -> JSONValue? {
+        field(id)?["value"].nonNull
+    }
+
+    public var description: String { json.serialized() }
+}
+
+/// Drives a plugin's flows through the contract's method table over a store (in memory by default),
+/// so plugin tests read like the seed's checklist.
+public struct FlowDriver: Sendable {
+    public let platform: Platform
+    public let tenant: String
+    public let clock: TestClock
+    let methods: [String: RPCServer.Method]
+
+    public init(plugin: any OnboardingPlugin, store: (any SessionStore)? = nil, clock: TestClock = TestClock()) throws {
+        self.platform = Platform(
+            plugins: [plugin], store: try store ?? SQLiteSessionStore(path: SQLiteSessionStore.memoryPath),
+            clock: { clock.now })
+        self.tenant = plugin.id
+        self.clock = clock
+        self.methods = platform.methods
+    }
+
+    /// Calls a method with these params (the tenant is added); an RPCError is thrown as is.
+    public func call(_ method: String, _ params: [String: JSONValue] = [:]) async throws -> JSONValue {
+        var params = params
+        if params["tenant"] == nil { params["tenant"] = .string(tenant) }
+        guard let handler = methods[method] else { throw RPCError.methodNotFound(method) }
+        return try await handler(RPCParams(params))
+    }
+
+    /// Calls a method that must fail, and returns its error.
+    public func error(_ method: String, _ params: [String: JSONValue] = [:]) async -> RPCError? {
+        do {
+            _ = try await call(method, params)
+            return nil
+        } catch let error as RPCError {
+            return error
+        } catch {
+            return RPCError.internalError("\(error)")
+        }
+    }
+
+    public func start(_ userId: String, user: UserDetails? = nil, flow: String = "onboarding") async throws -> SessionView {
+        var params: [String: JSONValue] = ["userId": .string(userId), "flow": .string(flow)]
+        if let user { params["user"] = user.json }
+        return SessionView(try await call("flow.start", params))
+    }
+
+    public func get(_ view: SessionView) async throws -> SessionView {
+        SessionView(try await call("flow.get", ["sessionId": .string(view.sessionId)]))
+    }
+
+    public func submitParams(_ view: SessionView, _ values: [String: JSONValue], action: String) -> [String: JSONValue] {
+        [
+            "sessionId": .string(view.sessionId), "stepId": .string(view.stepId ?? ""),
+            "revision": .int(Int64(view.revision)), "action": .string(action), "values": .object(values),
+        ]
+    }
+
+    public func submit(_ view: SessionView, _ values: [String: JSONValue] = [:], action: String = "continue") async throws -> SessionView {
+        SessionView(try await call("flow.submit", submitParams(view, values, action: action)))
+    }
+
+    /// Submits values that must be refused; returns the error.
+    public func refuse(_ view: SessionView, _ values: [String: JSONValue] = [:], action: String = "continue") async -> RPCError? {
+        await error("flow.submit", submitParams(view, values, action: action))
+    }
+
+    public func back(_ view: SessionView) async throws -> SessionView {
+        SessionView(try await call("flow.back", ["sessionId": .string(view.sessionId), "revision": .int(Int64(view.revision))]))
+    }
+
+    public func goto(_ view: SessionView, _ stepId: String) async throws -> SessionView {
+        SessionView(try await call("flow.goto", [
+            "sessionId": .string(view.sessionId), "stepId": .string(stepId), "revision": .int(Int64(view.revision)),
+        ]))
+    }
+
+    public func profile(_ userId: String) async throws -> JSONValue {
+        try await call("profile.get", ["userId": .string(userId)])
+    }
+
+    public func gate(_ userId: String, _ action: String) async throws -> JSONValue {
+        try await call("gate.check", ["userId": .string(userId), "action": .string(action)])
+    }
+
+    /// Submits each step's values in turn, starting from `view`, and returns the last view.
+    public func walk(_ view: SessionView, _ steps: [[String: JSONValue]]) async throws -> SessionView {
+        var view = view
+        for values in steps { view = try await submit(view, values) }
+        return view
+    }
+}
+
+extension RPCError {
+    /// The field errors of a -32004.
+    public var fieldErrors: [FieldError] {
+        data?["errors"]?.arrayValue?.compactMap { json in
+            guard let code = json["code"]?.stringValue.flatMap(FieldErrorCode.init(rawValue:)) else { return nil }
+            return FieldError(field: json["field"]?.stringValue, code: code, message: json["message"]?.stringValue ?? "")
+        } ?? []
+    }
+
+    /// The SessionView in `data.session`.
+    public var session: SessionView? { data?["session"].map(SessionView.init) }
+}
+
+extension Optional where Wrapped == JSONValue {
+    /// nil for a missing member and for JSON null alike.
+    public var nonNull: JSONValue? {
+        guard let value = self, !value.isNull else { return Optional.none }
+        return value
+    }
+}

@@ -29,7 +29,8 @@ public struct RPCServer: Sendable {
         for item in batch {
             if let reply = await handle(item) { replies.append(reply) }
         }
-        return replies.isEmpty ? nil : .array(replies)
+        guard !replies.isEmpty else { return Optional.none }
+        return .array(replies)
     }
 
     /// The reply to an over-long line that was skipped.
