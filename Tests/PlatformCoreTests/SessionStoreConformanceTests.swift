@@ -1,0 +1,207 @@
+import Foundation
+import PlatformCore
+import PlatformTesting
+import Testing
+
+/// A place to open stores: a file in a fresh directory, or memory.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case file, memory
+
+    var testDescription: String { rawValue }
+
+    func make() throws -> (store: any SessionStore, directory: URL?) {
+        switch self {
+        case .memory:
+            return (try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath), nil)
+        case .file:
+            let directory = try TemporaryDirectory.make()
+            return (try SQLiteSessionStore(path: directory.appendingPathComponent("store.sqlite").path), directory)
+        }
+    }
+}
+
+enum TemporaryDirectory {
+    static func make() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("platformd-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+let epoch = Date(timeIntervalSince1970: 1_795_000_000)
+
+func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", flow: String = "onboarding") -> SessionState {
+    SessionState(
+        id: id, tenant: tenant, userId: user, flow: flow, revision: 3,
+        user: UserDetails(firstName: "Alex", email: "alex@example.com"),
+        path: ["a", "b"], answers: ["a": ["name": "Alex", "tags": ["x", ["title": "Mine"]]], "b": [:]],
+        computed: ["a": ["score": 0.5]], skipped: ["c"],
+        stepErrors: ["a": [FieldError(field: "name", code: .tooShort, message: "Too short.")]],
+        secondsSpent: ["a": 12.5], arrivedAt: epoch, lastSubmitDigest: "abc",
+        createdAt: epoch, updatedAt: epoch.addingTimeInterval(1))
+}
+
+/// What every SessionStore must do. A new store (PostgreSQL) joins by adding its kind here.
+@Suite struct SessionStoreConformance {
+    func save(_ store: any SessionStore, _ state: SessionState, events: [FlowEvent] = [], profile: Profile? = nil) async throws {
+        try await store.updateSession(tenant: state.tenant, key: .id(state.id)) { _ in
+            (SessionCommit(state: state, events: events, profile: profile), ())
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func savedStateReadsBackByIdAndByUser(kind: StoreKind) async throws {
+        let (store, _) = try kind.make()
+        let state = sampleState()
+        try await save(store, state)
+        #expect(try await store.session(tenant: "t1", key: .id("s1")) == state)
+        #expect(try await store.session(tenant: "t1", key: .user(userId: "u1", flow: "onboarding")) == state)
+        #expect(try await store.session(tenant: "t1", key: .user(userId: "u1", flow: "other")) == nil)
+        try await store.close()
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func updatesReplaceAnswersAndDropRemovedSteps(kind: StoreKind) async throws {
+        let (store, _) = try kind.make()
+        var state = sampleState()
+        try await save(store, state)
+        state.answers["a"] = nil
+        state.computed = [:]
+        state.answers["d"] = ["flag": true]
+        state.revision = 4
+        state.status = .deferred
+        try await save(store, state)
+        let read = try await store.session(tenant: "t1", key: .id("s1"))
+        #expect(read == state)
+        #expect(read?.answers.keys.sorted() == ["b", "d"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func oneSessionPerTenantUserAndFlow(kind: StoreKind) async throws {
+        let (store, _) = try kind.make()
+        try await save(store, sampleState(id: "s1"))
+        await #expect(throws: (any Error).self) {
+            try await save(store, sampleState(id: "s2"))
+        }
+        try await save(store, sampleState(id: "s3", flow: "other"))
+        try await save(store, sampleState(id: "s4", tenant: "t2"))
+        #expect(try await store.session(tenant: "t1", key: .id("s2")) == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func tenantsNeverSeeEachOther(kind: StoreKind) async throws {
+        let (store, _) = try kind.make()
+        let profile = Profile(tenant: "t1", userId: "u1", completedAt: epoch, records: ["r": ["a": 1]])
+        try await save(store, sampleState(), events: [FlowEvent(.started, at: epoch)], profile: profile)
+        #expect(try await store.session(tenant: "t2", key: .id("s1")) == nil)
+        #expect(try await store.session(tenant: "t2", key: .user(userId: "u1", flow: "onboarding")) == nil)
+        #expect(try await store.profile(tenant: "t2", userId: "u1") == nil)
+        #expect(try await store.events(tenant: "t2", flow: nil, since: nil, until: nil).isEmpty)
+        let seen = try await store.updateSession(tenant: "t2", key: .id("s1")) { state in (nil as SessionCommit?, state) }
+        #expect(seen == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aThrowingUpdateWritesNothing(kind: StoreKind) async throws {
+        let (store, _) = try kind.make()
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            try await store.updateSession(tenant: "t1", key: .id("s1")) { _ -> (SessionCommit?, Void) in
+                _ = SessionCommit(state: sampleState(), events: [])
+                throw Refused()
+            }
+        }
+        #expect(try await store.session(tenant: "t1", key: .id("s1")) == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func profilesAndRecords(kind: StoreKind) async throws {
+        let (store, _) = try kind.make()
+        let profile = Profile(tenant: "t1", userId: "u1", completedAt: epoch, records: ["profile": ["name": "Alex"], "team": ["club": .null]])
+        var state = sampleState()
+        state.status = .completed
+        try await save(store, state, profile: profile)
+        #expect(try await store.profile(tenant: "t1", userId: "u1") == profile)
+        let updated = try await store.updateProfile(tenant: "t1", userId: "u1") { current -> (Profile?, Profile?) in
+            guard var current else { return (nil, nil) }
+            current.records["profile"] = ["name": "Sam"]
+            current.records["team"] = nil
+            return (current, current)
+        }
+        #expect(try await store.profile(tenant: "t1", userId: "u1") == updated)
+        #expect(updated?.records.keys.sorted() == ["profile"])
+        let missing = try await store.updateProfile(tenant: "t1", userId: "nobody") { current in (nil as Profile?, current) }
+        #expect(missing == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func eventsInOrderFilteredByFlowAndTime(kind: StoreKind) async throws {
+        let (store, _) = try kind.make()
+        try await save(store, sampleState(id: "s1"), events: [
+            FlowEvent(.started, at: epoch),
+            FlowEvent(.left, step: "a", action: "continue", seconds: 4.5, at: epoch.addingTimeInterval(10)),
+        ])
+        try await save(store, sampleState(id: "s2", flow: "quick"), events: [FlowEvent(.started, at: epoch.addingTimeInterval(20))])
+        let all = try await store.events(tenant: "t1", flow: nil, since: nil, until: nil)
+        #expect(all.map(\.event.kind) == [.started, .left, .started])
+        #expect(all[1].event == FlowEvent(.left, step: "a", action: "continue", seconds: 4.5, at: epoch.addingTimeInterval(10)))
+        #expect(all[1].sessionId == "s1")
+        #expect(try await store.events(tenant: "t1", flow: "quick", since: nil, until: nil).count == 1)
+        let window = try await store.events(tenant: "t1", flow: nil, since: epoch.addingTimeInterval(5), until: epoch.addingTimeInterval(20))
+        #expect(window.map(\.event.kind) == [.left])
+    }
+
+    @Test func aFileStoreReopensWithItsState() async throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("nested/store.sqlite").path
+        let first = try SQLiteSessionStore(path: path)
+        let state = sampleState()
+        try await save(first, state)
+        try await first.close()
+        let second = try SQLiteSessionStore(path: path)
+        #expect(try await second.session(tenant: "t1", key: .id("s1")) == state)
+        try await second.close()
+    }
+}
+
+@Suite struct Erasure {
+    /// Every file of the database (main file, WAL, shared memory) as bytes.
+    func databaseBytes(in directory: URL) throws -> [(String, Data)] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).map {
+            ($0, try Data(contentsOf: directory.appendingPathComponent($0)))
+        }
+    }
+
+    func filesContaining(_ marker: String, in directory: URL) throws -> [String] {
+        let needle = Data(marker.utf8)
+        return try databaseBytes(in: directory).filter { $0.1.range(of: needle) != nil }.map(\.0)
+    }
+
+    @Test func aRejectedSessionLeavesNoAnswerInTheFileOrItsWAL() async throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteSessionStore(path: directory.appendingPathComponent("erase.sqlite").path)
+        let d = try FlowDriver(plugin: FixturePlugin(), store: store)
+        let markers = ["Quokkaname", "quokka@example.com", "Petquokka", "Customquokkatag"]
+        var view = try await atBasics(d, details: UserDetails(firstName: "Zed", email: "quokka@example.com"))
+        view = try await d.walk(view, [
+            basics.merging(["name": "Quokkaname", "hasPet": true, "petName": "Petquokka"]) { $1 },
+            ["route": "slow"], ["tags": ["a1", ["title": "Customquokkatag"]]],
+        ])
+        // A second user's session, which must survive the erasure intact.
+        let other = try await atBasics(d, user: "u2")
+        _ = try await d.submit(other, basics.merging(["name": "Keepme"]) { $1 })
+        // The scan can find what is there: before the rejection every marker is on disk.
+        for marker in markers {
+            #expect(try !filesContaining(marker, in: directory).isEmpty, "\(marker) should be stored before erasure")
+        }
+        let rejected = try await d.submit(view, ["birthdate": "2021-06-01"])
+        #expect(rejected.status == "rejected")
+        for marker in markers + ["2021-06-01"] {
+            #expect(try filesContaining(marker, in: directory).isEmpty, "\(marker) must be erased")
+        }
+        #expect(try !filesContaining("Keepme", in: directory).isEmpty)
+        try await store.close()
+    }
+}
