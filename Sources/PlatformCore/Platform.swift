@@ -237,6 +237,12 @@ public final class Platform: Sendable {
         return (passed ?? GateDecision(action: action, allowed: true)).json
     }
 
+    public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws(RPCError) -> JSONValue {
+        let engine = try engine(tenant, flow: flow)
+        let figures = try await storing { try await store.funnel(tenant: tenant, flow: flow, since: since, until: until) }
+        return figures.json(stepOrder: engine.flow.steps.map(\.id))
+    }
+
     public func close() async throws {
         try await store.close()
     }

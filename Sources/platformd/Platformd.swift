@@ -8,7 +8,7 @@ struct Platformd: AsyncParsableCommand {
         commandName: "platformd",
         abstract: "Serves the onboarding flows of the registered app plugins as JSON-RPC 2.0, one message per line.",
         version: Platform.version,
-        subcommands: [Serve.self, Info.self, Describe.self],
+        subcommands: [Serve.self, Info.self, Describe.self, Funnel.self],
         defaultSubcommand: Serve.self
     )
 }

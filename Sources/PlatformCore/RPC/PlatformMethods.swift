@@ -1,3 +1,5 @@
+import Foundation
+
 extension Platform {
     /// The contract's method table.
     public var methods: [String: RPCServer.Method] {
@@ -59,6 +61,18 @@ extension Platform {
                 }
                 return try await self.updateProfile(
                     tenant: params.string("tenant"), userId: params.string("userId"), values: values)
+            },
+            "analytics.funnel": { params in
+                func date(_ name: String) throws -> Date? {
+                    guard let text = try params.optionalString(name) else { return nil }
+                    guard let date = Timestamp.date(text) else {
+                        throw RPCError.invalidParams(name, "\(name) must be an ISO 8601 timestamp such as 2026-11-21T00:00:00Z")
+                    }
+                    return date
+                }
+                return try await self.funnel(
+                    tenant: params.string("tenant"), flow: params.optionalString("flow") ?? "onboarding",
+                    since: date("since"), until: date("until"))
             },
             "gate.check": { params in
                 try await self.checkGate(

@@ -295,6 +295,79 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
+    // MARK: - funnels
+
+    public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws -> FunnelFigures {
+        let cohortArguments: StatementArguments = [
+            tenant, flow, since?.timeIntervalSince1970, since?.timeIntervalSince1970,
+            until?.timeIntervalSince1970, until?.timeIntervalSince1970,
+        ]
+        // The cohort's events: every event of the sessions started in the window.
+        let cohort = """
+            WITH cohort AS (
+                SELECT DISTINCT session_id FROM events
+                WHERE tenant = ? AND flow = ? AND kind = 'started'
+                  AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?)
+            ),
+            ev AS (SELECT events.* FROM events JOIN cohort USING (session_id)),
+            completed_sessions AS (SELECT DISTINCT session_id FROM ev WHERE kind = 'completed')
+            """
+        return try await writer.read { db in
+            var figures = FunnelFigures()
+            if let row = try Row.fetchOne(db, sql: cohort + """
+                SELECT
+                    (SELECT COUNT(*) FROM cohort) AS started,
+                    (SELECT COUNT(*) FROM completed_sessions) AS completed,
+                    (SELECT COUNT(DISTINCT session_id) FROM ev WHERE kind = 'rejected') AS rejected,
+                    (SELECT COUNT(*) FROM ev AS last
+                     WHERE kind = 'deferred' AND id = (SELECT MAX(id) FROM ev WHERE ev.session_id = last.session_id)) AS deferred
+                """, arguments: cohortArguments) {
+                figures.started = row["started"]
+                figures.completed = row["completed"]
+                figures.rejected = row["rejected"]
+                figures.deferred = row["deferred"]
+            }
+            for row in try Row.fetchAll(db, sql: cohort + """
+                SELECT step,
+                    COUNT(DISTINCT CASE WHEN kind = 'arrived' THEN session_id END) AS reached,
+                    COUNT(DISTINCT CASE WHEN kind = 'left' THEN session_id END) AS left_count
+                FROM ev WHERE step IS NOT NULL AND kind IN ('arrived', 'left') GROUP BY step
+                """, arguments: cohortArguments) {
+                figures.steps[row["step"], default: .init()].reached = row["reached"]
+                figures.steps[row["step"], default: .init()].left = row["left_count"]
+            }
+            for row in try Row.fetchAll(db, sql: cohort + """
+                SELECT step, COUNT(*) AS dropped FROM ev AS arrival
+                WHERE kind = 'arrived'
+                  AND id = (SELECT MAX(id) FROM ev WHERE ev.session_id = arrival.session_id AND ev.kind = 'arrived')
+                  AND session_id NOT IN (SELECT session_id FROM completed_sessions)
+                GROUP BY step
+                """, arguments: cohortArguments) {
+                figures.steps[row["step"], default: .init()].dropped = row["dropped"]
+            }
+            for row in try Row.fetchAll(db, sql: cohort + """
+                SELECT step, SUM(seconds) AS seconds FROM ev
+                WHERE kind = 'left' AND seconds IS NOT NULL GROUP BY step, session_id
+                """, arguments: cohortArguments) {
+                figures.steps[row["step"], default: .init()].secondsPerSession.append(row["seconds"])
+            }
+            figures.branches = try Row.fetchAll(db, sql: cohort + """
+                SELECT step, to_step, COUNT(DISTINCT session_id) AS count,
+                    COUNT(DISTINCT CASE WHEN session_id IN (SELECT session_id FROM completed_sessions) THEN session_id END) AS completed
+                FROM ev WHERE kind = 'branch' GROUP BY step, to_step ORDER BY MIN(id)
+                """, arguments: cohortArguments).map { row in
+                FunnelFigures.Branch(from: row["step"], to: row["to_step"], count: row["count"], completed: row["completed"])
+            }
+            for row in try Row.fetchAll(db, sql: cohort + """
+                SELECT step, COUNT(DISTINCT session_id) AS count FROM ev
+                WHERE kind = 'left' AND action = 'skip' GROUP BY step
+                """, arguments: cohortArguments) {
+                figures.skips[row["step"]] = row["count"]
+            }
+            return figures
+        }
+    }
+
     public func close() async throws {
         if hasWAL {
             try await writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }

@@ -52,6 +52,9 @@ public protocol SessionStore: Sendable {
     /// Events of a tenant's sessions, oldest first.
     func events(tenant: String, flow: String?, since: Date?, until: Date?) async throws -> [StoredEvent]
 
+    /// The funnel of the sessions of `flow` started in [since, until), computed from the events.
+    func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws -> FunnelFigures
+
     /// Finishes pending work and closes the database.
     func close() async throws
 }

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import PlatformCore
+
+struct Funnel: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a flow's funnel from the events in the database as a table.",
+        discussion: "The funnel covers the sessions started in [--since, --until), with everything that happened to them.")
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: "The tenant, e.g. aflfantasy.") var tenant: String
+    @Option(help: "The flow id.") var flow = "onboarding"
+    @Option(help: "Only sessions started at or after this ISO 8601 time (2026-11-01T00:00:00Z).") var since: String?
+    @Option(help: "Only sessions started before this ISO 8601 time.") var until: String?
+    @Flag(help: "Print the analytics.funnel JSON instead of a table.") var json = false
+
+    func run() async throws {
+        let logger = store.bootstrapLogging()
+        let sinceDate = try since.map { try Self.parse($0, "--since") }
+        let untilDate = try until.map { try Self.parse($0, "--until") }
+        let platform = try store.openPlatform(logger: logger)
+        let result: Result<JSONValue, RPCError>
+        do {
+            result = .success(try await platform.funnel(tenant: tenant, flow: flow, since: sinceDate, until: untilDate))
+        } catch {
+            result = .failure(error)
+        }
+        try await platform.close()
+        switch result {
+        case .success(let funnel): print(json ? funnel.serialized() : FunnelTable(funnel).text)
+        case .failure(let error): throw ValidationError(error.message)
+        }
+    }
+
+    static func parse(_ text: String, _ option: String) throws -> Date {
+        guard let date = Timestamp.date(text) else {
+            throw ValidationError("\(option) must be an ISO 8601 time such as 2026-11-01T00:00:00Z")
+        }
+        return date
+    }
+}
+
+/// The funnel as aligned text columns.
+struct FunnelTable {
+    let funnel: JSONValue
+
+    init(_ funnel: JSONValue) {
+        self.funnel = funnel
+    }
+
+    func int(_ value: JSONValue?) -> String { value?.intValue.map(String.init) ?? "-" }
+
+    var text: String {
+        let rate = (funnel["completionRate"]?.doubleValue ?? 0) * 100
+        var lines = [
+            "started \(int(funnel["started"]))  completed \(int(funnel["completed"]))  deferred \(int(funnel["deferred"]))  rejected \(int(funnel["rejected"]))  completion \(String(format: "%.1f", rate))%",
+            "",
+        ]
+        let steps = funnel["steps"]?.arrayValue ?? []
+        lines += Self.table(
+            ["step", "reached", "left", "dropped", "median s"],
+            steps.map { step in
+                [step["id"]?.stringValue ?? "", int(step["reached"]), int(step["left"]), int(step["dropped"]),
+                 step["medianSeconds"]?.doubleValue.map { String(format: "%.1f", $0) } ?? "-"]
+            })
+        if let branches = funnel["branches"]?.arrayValue, !branches.isEmpty {
+            lines.append("")
+            lines += Self.table(["branch", "sessions", "completed"], branches.map { branch in
+                ["\(branch["from"]?.stringValue ?? "") -> \(branch["to"]?.stringValue ?? "")", int(branch["count"]), int(branch["completed"])]
+            })
+        }
+        if let skips = funnel["skips"]?.arrayValue, !skips.isEmpty {
+            lines.append("")
+            lines += Self.table(["skipped step", "sessions"], skips.map { [$0["step"]?.stringValue ?? "", int($0["count"])] })
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func table(_ header: [String], _ rows: [[String]]) -> [String] {
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0[column].count }.max() ?? 0
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { column, cell in
+                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: "  ")
+        }
+        return [line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)
+    }
+}

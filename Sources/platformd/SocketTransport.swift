@@ -1,0 +1,227 @@
+import Logging
+import NIOCore
+import NIOPosix
+import PlatformCore
+import Synchronization
+
+/// Where a socket server listens.
+enum SocketEndpoint: Sendable, CustomStringConvertible {
+    case unix(path: String)
+    case tcp(host: String, port: Int)
+
+    /// Parses `HOST:PORT`, `:PORT` or `PORT` (host 127.0.0.1), and `[v6]:PORT`.
+    static func tcp(_ text: String) -> SocketEndpoint? {
+        let host: Substring
+        let port: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = text[text.index(after: text.startIndex)..<close]
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":") else { return nil }
+            port = rest.dropFirst()
+        } else if let colon = text.lastIndex(of: ":") {
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        } else {
+            host = ""
+            port = text[...]
+        }
+        guard let number = Int(port), (0...65_535).contains(number), !host.contains(":") || text.hasPrefix("[") else {
+            return nil
+        }
+        return .tcp(host: host.isEmpty ? "127.0.0.1" : String(host), port: number)
+    }
+
+    var description: String {
+        switch self {
+        case .unix(let path): "unix \(path)"
+        case .tcp(let host, let port): "tcp \(host.contains(":") ? "[\(host)]" : host):\(port)"
+        }
+    }
+}
+
+/// Line-framed JSON-RPC over a Unix or TCP socket: many concurrent connections, requests on one
+/// connection handled in order. A stop (signal) closes the listener, lets each connection finish
+/// the request it is handling, closes idle connections, and returns once all are done.
+struct SocketTransport {
+    let server: RPCServer
+    let endpoint: SocketEndpoint
+    let maxLineBytes: Int
+    let logger: Logger
+
+    struct StartupError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func run() async throws {
+        if case .unix(let path) = endpoint { try await UnixSocketFile.prepare(path) }
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+        let limit = maxLineBytes
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limit)))
+                let async = try NIOAsyncChannel<LineFramer.Frame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                return Connection(channel: channel, async: async)
+            }
+        }
+        let listener: NIOAsyncChannel<Connection, Never>
+        switch endpoint {
+        case .unix(let path):
+            listener = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
+        case .tcp(let host, let port):
+            listener = try await bootstrap.bind(host: host, port: port, childChannelInitializer: initializer)
+        }
+        logger.notice("listening on \(describe(listener.channel.localAddress))")
+
+        let registry = ConnectionRegistry()
+        let signals = ShutdownSignals.install { [logger] signal in
+            logger.info("received signal \(signal): closing the listener, finishing in-flight requests")
+            for idle in registry.stop() { idle.close(promise: nil) }
+            listener.channel.close(promise: nil)
+        }
+        defer { withExtendedLifetime(signals) {} }
+
+        try await listener.executeThenClose { connections in
+            try await withThrowingDiscardingTaskGroup { group in
+                for try await connection in connections {
+                    group.addTask { await serve(connection, registry: registry) }
+                }
+            }
+        }
+        if case .unix(let path) = endpoint { UnixSocketFile.remove(path) }
+    }
+
+    struct Connection: Sendable {
+        let channel: any Channel
+        let async: NIOAsyncChannel<LineFramer.Frame, ByteBuffer>
+    }
+
+    func serve(_ connection: Connection, registry: ConnectionRegistry) async {
+        let id = ObjectIdentifier(connection.channel)
+        defer { registry.remove(id) }
+        do {
+            try await connection.async.executeThenClose { inbound, outbound in
+                guard registry.idle(id, connection.channel) else { return }
+                for try await frame in inbound {
+                    guard registry.busy(id) else { break }
+                    let reply: JSONValue?
+                    switch frame {
+                    case .line(let line): reply = await server.reply(to: line)
+                    case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
+                    }
+                    if let reply {
+                        try await outbound.write(ByteBuffer(bytes: reply.serializedBytes() + [0x0A]))
+                    }
+                    guard registry.idle(id, connection.channel) else { break }
+                }
+            }
+        } catch {
+            logger.debug("connection ended: \(error)")
+        }
+    }
+
+    func describe(_ address: SocketAddress?) -> String {
+        guard let address else { return endpoint.description }
+        switch address {
+        case .unixDomainSocket: return endpoint.description
+        default: return "tcp \(address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "?"):\(address.port ?? 0)"
+        }
+    }
+}
+
+/// Which connections are between requests, so that a stop closes those at once and lets the
+/// others finish the request in hand.
+final class ConnectionRegistry: Sendable {
+    private struct State {
+        var stopping = false
+        var idle: [ObjectIdentifier: any Channel] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Marks a connection idle; false once stopping (the connection should end).
+    func idle(_ id: ObjectIdentifier, _ channel: any Channel) -> Bool {
+        state.withLock { state in
+            guard !state.stopping else { return false }
+            state.idle[id] = channel
+            return true
+        }
+    }
+
+    /// Marks a connection busy with a request; false once stopping.
+    func busy(_ id: ObjectIdentifier) -> Bool {
+        state.withLock { state in
+            state.idle[id] = nil
+            return !state.stopping
+        }
+    }
+
+    func remove(_ id: ObjectIdentifier) {
+        state.withLock { _ = $0.idle.removeValue(forKey: id) }
+    }
+
+    /// Starts stopping; returns the idle connections to close.
+    func stop() -> [any Channel] {
+        state.withLock { state in
+            state.stopping = true
+            defer { state.idle = [:] }
+            return Array(state.idle.values)
+        }
+    }
+}
+
+/// Frames a connection's bytes into lines with the size limit.
+struct LineFrameDecoder: ByteToMessageDecoder {
+    typealias InboundOut = LineFramer.Frame
+
+    var framer: LineFramer
+
+    init(maxLineBytes: Int) {
+        framer = LineFramer(maxLineBytes: maxLineBytes)
+    }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard buffer.readableBytes > 0 else { return .needMoreData }
+        let frames = buffer.withUnsafeReadableBytes { framer.push($0) }
+        buffer.moveReaderIndex(to: buffer.writerIndex)
+        for frame in frames { context.fireChannelRead(wrapInboundOut(frame)) }
+        return .needMoreData
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        _ = try decode(context: context, buffer: &buffer)
+        if seenEOF {
+            for frame in framer.finish() { context.fireChannelRead(wrapInboundOut(frame)) }
+        }
+        return .needMoreData
+    }
+}
+
+/// A Unix socket path left by a crashed run is replaced; one a live server answers on is not.
+enum UnixSocketFile {
+    static func prepare(_ path: String) async throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw SocketTransport.StartupError(description: "\(path) exists and is not a socket; not replacing it")
+        }
+        let live: Bool
+        do {
+            let probe = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: path).get()
+            try? await probe.close()
+            live = true
+        } catch {
+            live = false
+        }
+        if live {
+            throw SocketTransport.StartupError(description: "another server is listening on \(path)")
+        }
+        remove(path)
+    }
+
+    static func remove(_ path: String) {
+        _ = unlink(path)
+    }
+}
