@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 let plugins = ["StatLocker", "TeePals", "AirFit", "AFLFantasy"]
@@ -34,7 +35,10 @@ let package = Package(
         .target(
             name: name,
             dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")],
-            path: "Sources/Plugins/\(name)"
+            path: "Sources/Plugins/\(name)",
+            // A plugin's data (a goals library, a gazetteer) lives in its Resources folder.
+            resources: FileManager.default.fileExists(atPath: "\(Context.packageDirectory)/Sources/Plugins/\(name)/Resources")
+                ? [.process("Resources")] : []
         )
     }
     + [

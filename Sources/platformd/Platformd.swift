@@ -7,6 +7,11 @@ struct Platformd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "platformd",
         abstract: "Serves the onboarding flows of the registered app plugins as JSON-RPC 2.0, one message per line.",
+        discussion: """
+            `platformd serve` (the default command) answers on stdio; add --unix PATH or --tcp [HOST:]PORT \
+            for sockets. --db PATH chooses the SQLite database (default: ./\(StoreOptions.defaultPath) in the \
+            directory the server starts in; --db :memory: keeps nothing). See `platformd serve --help`.
+            """,
         version: Platform.version,
         subcommands: [Serve.self, Info.self, Describe.self, Funnel.self],
         defaultSubcommand: Serve.self

@@ -75,12 +75,11 @@ struct SocketTransport {
         logger.notice("listening on \(describe(listener.channel.localAddress))")
 
         let registry = ConnectionRegistry()
-        let signals = ShutdownSignals.install { [logger] signal in
+        ShutdownSignals.install { [logger] signal in
             logger.info("received signal \(signal): closing the listener, finishing in-flight requests")
             for idle in registry.stop() { idle.close(promise: nil) }
             listener.channel.close(promise: nil)
         }
-        defer { withExtendedLifetime(signals) {} }
 
         try await listener.executeThenClose { connections in
             try await withThrowingDiscardingTaskGroup { group in

@@ -29,44 +29,34 @@ struct StdioTransport {
             continuation.finish()
         }
         reader.start()
-        let signals = ShutdownSignals.install { signal in
+        ShutdownSignals.install { signal in
             logger.info("received signal \(signal): finishing in-flight work")
             continuation.finish()
         }
-        defer { withExtendedLifetime(signals) {} }
         for await frame in frames {
             let reply: JSONValue?
             switch frame {
             case .line(let line): reply = await server.reply(to: line)
             case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
             }
-            if let reply { StandardOutput.writeLine(reply.serializedBytes()) }
+            if let reply, !StandardOutput.writeLine(reply.serializedBytes()) {
+                logger.notice("stdout is closed: stopping")
+                break
+            }
         }
     }
 }
 
 enum StandardOutput {
-    static func writeLine(_ bytes: [UInt8]) {
+    /// Writes the line and its newline; false when stdout can no longer be written.
+    static func writeLine(_ bytes: [UInt8]) -> Bool {
         var remaining = bytes + [0x0A]
         while !remaining.isEmpty {
             let written = remaining.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else { return false }
             remaining.removeFirst(written)
         }
-    }
-}
-
-/// SIGTERM and SIGINT start a graceful stop instead of killing the process.
-enum ShutdownSignals {
-    /// The sources must be kept alive as long as the handler should run.
-    static func install(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
-        [SIGTERM, SIGINT].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { handler(signalNumber) }
-            source.resume()
-            return source
-        }
+        return true
     }
 }

@@ -72,7 +72,8 @@ public struct RPCServer: Sendable {
 
     static func isValidID(_ id: JSONValue?) -> Bool {
         switch id {
-        case nil, .null?, .string?, .int?, .double?: true
+        case nil, .null?, .string?, .int?: true
+        case .double(let number)?: number.isFinite
         default: false
         }
     }

@@ -1,0 +1,334 @@
+import Foundation
+import PlatformCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A running `platformd` child process driven over its stdin/stdout, for integration tests.
+///
+/// stdout and stderr are read by background threads into buffers; every wait is bounded by a
+/// timeout (30 s by default) and throws `PlatformdProcess.Failure` instead of hanging, with the
+/// tail of the server's stderr in the message.
+final class PlatformdProcess: Sendable {
+    /// How a wait ends when the server never answers.
+    static let defaultTimeout: Duration = .seconds(30)
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    struct Exit: Sendable, Equatable, CustomStringConvertible {
+        var status: Int32
+        /// True when the process was ended by a signal it did not handle (`status` is the signal).
+        var signaled: Bool
+
+        var description: String { signaled ? "killed by signal \(status)" : "exit status \(status)" }
+    }
+
+    private struct State: Sendable {
+        var stdout: [UInt8] = []
+        /// Offset in `stdout` of the first byte not yet returned by `readLine`.
+        var consumed = 0
+        var stdoutClosed = false
+        var stderr: [UInt8] = []
+        var stderrClosed = false
+        var exit: Exit?
+        /// Bumped on every change, so a waiter never misses one.
+        var generation = 0
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var timers: [Int: Task<Void, Never>] = [:]
+    }
+
+    private let process: Process
+    private let stdinPipe = Pipe()
+    private let stdoutPipe = Pipe()
+    private let stderrPipe = Pipe()
+    private let state = Mutex(State())
+    let arguments: [String]
+
+    // MARK: - launching
+
+    /// Launches `platformd` with `arguments` (e.g. `["serve", "--db", ":memory:"]`).
+    init(_ arguments: [String], currentDirectory: URL? = nil) throws {
+        guard let binary = Self.binaryURL else {
+            throw Failure(description: "platformd binary not found next to the test bundle; set PLATFORMD_BINARY")
+        }
+        // A write to the stdin of a server that already exited must throw, not kill the test runner.
+        signal(SIGPIPE, SIG_IGN)
+        self.arguments = arguments
+        process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        process.standardInput = stdinPipe
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        process.terminationHandler = { [weak self] finished in
+            let exit = Exit(status: finished.terminationStatus, signaled: finished.terminationReason == .uncaughtSignal)
+            self?.update { $0.exit = exit }
+        }
+        try process.run()
+        startReader(stdoutPipe.fileHandleForReading.fileDescriptor, stdout: true)
+        startReader(stderrPipe.fileHandleForReading.fileDescriptor, stdout: false)
+    }
+
+    /// Runs `body` with a fresh server and kills the server afterwards if it is still running,
+    /// whether `body` returned or threw.
+    static func with<T>(
+        _ arguments: [String], currentDirectory: URL? = nil,
+        _ body: (PlatformdProcess) async throws -> T
+    ) async throws -> T {
+        let server = try PlatformdProcess(arguments, currentDirectory: currentDirectory)
+        defer { server.kill() }
+        return try await body(server)
+    }
+
+    /// `platformd serve --db :memory:` plus `extra`.
+    static func withServer<T>(
+        _ extra: [String] = [], _ body: (PlatformdProcess) async throws -> T
+    ) async throws -> T {
+        try await with(["serve", "--db", ":memory:"] + extra, body)
+    }
+
+    /// The executable built next to the test bundle (`.build/<triple>/debug/platformd`).
+    static let binaryURL: URL? = locateBinary()
+
+    private static func locateBinary() -> URL? {
+        let files = FileManager.default
+        func executable(_ url: URL) -> Bool {
+            var isDirectory: ObjCBool = false
+            return files.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
+                && files.isExecutableFile(atPath: url.path)
+        }
+        if let override = ProcessInfo.processInfo.environment["PLATFORMD_BINARY"], !override.isEmpty {
+            let url = URL(fileURLWithPath: override)
+            return executable(url) ? url : nil
+        }
+        var starts: [URL] = []
+        if let main = Bundle.main.executableURL { starts.append(main.deletingLastPathComponent()) }
+        if let first = CommandLine.arguments.first {
+            starts.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            starts.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        for start in starts {
+            var directory = start.standardizedFileURL
+            // Up from e.g. `.build/x86_64-unknown-linux-gnu/debug/` (or a bundle's `Contents/MacOS`).
+            for _ in 0..<4 {
+                for candidate in ["platformd", "debug/platformd", "release/platformd"] {
+                    let url = directory.appendingPathComponent(candidate)
+                    if executable(url) { return url }
+                }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        // Last resort: the package's own build directory, found from this source file.
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { root = root.deletingLastPathComponent() }  // Support, platformdTests, Tests, root
+        for candidate in [".build/debug/platformd", ".build/release/platformd"] {
+            let url = root.appendingPathComponent(candidate)
+            if executable(url) { return url }
+        }
+        return nil
+    }
+
+    // MARK: - writing
+
+    /// Writes `line` followed by `terminator` to the server's stdin.
+    func send(_ line: String, terminator: String = "\n") throws {
+        try write(Array((line + terminator).utf8))
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        do {
+            try stdinPipe.fileHandleForWriting.write(contentsOf: Data(bytes))
+        } catch {
+            throw failure("writing to stdin failed: \(error)")
+        }
+    }
+
+    /// Sends EOF to the server.
+    func closeStdin() throws {
+        try stdinPipe.fileHandleForWriting.close()
+    }
+
+    /// Sends `signal` (e.g. `SIGTERM`) to the server.
+    func send(signal number: Int32) {
+        _ = deliver(number, to: process.processIdentifier)
+    }
+
+    /// SIGKILL when still running; used on every way out of `with`.
+    func kill() {
+        if state.withLock({ $0.exit == nil }) { send(signal: SIGKILL) }
+    }
+
+    // MARK: - reading
+
+    private enum LineOutcome: Sendable {
+        case line([UInt8])
+        case endOfOutput
+    }
+
+    /// The next line the server writes to stdout, without its newline. A last line without a
+    /// newline before stdout closes is returned as is.
+    func readLine(timeout: Duration = PlatformdProcess.defaultTimeout) async throws -> String {
+        let outcome = try await wait(for: "a line on stdout", timeout: timeout) { state -> LineOutcome? in
+            let unread = state.stdout[state.consumed...]
+            if let newline = unread.firstIndex(of: 0x0A) {
+                state.consumed = newline + 1
+                return .line(Array(state.stdout[unread.startIndex..<newline]))
+            }
+            guard state.stdoutClosed else { return nil }
+            guard !unread.isEmpty else { return .endOfOutput }
+            state.consumed = state.stdout.count
+            return .line(Array(unread))
+        }
+        switch outcome {
+        case .line(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .endOfOutput: throw failure("stdout closed while waiting for a line")
+        }
+    }
+
+    /// The next stdout line, parsed as JSON.
+    func readReply(timeout: Duration = PlatformdProcess.defaultTimeout) async throws -> JSONValue {
+        let line = try await readLine(timeout: timeout)
+        do {
+            return try JSONValue.parse(line)
+        } catch {
+            throw failure("stdout line is not JSON (\(error)): \(line)")
+        }
+    }
+
+    /// Sends one line and reads the next reply line.
+    func request(_ line: String, terminator: String = "\n") async throws -> JSONValue {
+        try send(line, terminator: terminator)
+        return try await readReply()
+    }
+
+    /// Sends a JSON-RPC request built from `method`, `params` and `id`, and reads the reply.
+    func call(_ method: String, _ params: JSONValue = [:], id: JSONValue = 1) async throws -> JSONValue {
+        let request: JSONValue = ["jsonrpc": "2.0", "id": id, "method": .string(method), "params": params]
+        return try await self.request(request.serialized())
+    }
+
+    /// Waits until the process has exited and closed stdout and stderr.
+    func waitForExit(timeout: Duration = PlatformdProcess.defaultTimeout) async throws -> Exit {
+        try await wait(for: "the process to exit", timeout: timeout) { state in
+            state.stdoutClosed && state.stderrClosed ? state.exit : nil
+        }
+    }
+
+    /// Everything the server wrote to stdout so far.
+    var stdoutBytes: [UInt8] { state.withLock { $0.stdout } }
+
+    /// Everything the server wrote to stderr so far.
+    var stderrText: String { state.withLock { String(decoding: $0.stderr, as: UTF8.self) } }
+
+    // MARK: - machinery
+
+    private func startReader(_ descriptor: Int32, stdout: Bool) {
+        let thread = Thread { [self] in
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                let bytes = Array(chunk[0..<count])
+                update { state in
+                    if stdout { state.stdout += bytes } else { state.stderr += bytes }
+                }
+            }
+            update { state in
+                if stdout { state.stdoutClosed = true } else { state.stderrClosed = true }
+            }
+        }
+        thread.name = "platformd \(stdout ? "stdout" : "stderr") reader"
+        thread.start()
+    }
+
+    /// Changes the state and wakes every waiter.
+    private func update(_ change: (inout State) -> Void) {
+        let (waiters, timers) = state.withLock { state in
+            change(&state)
+            state.generation += 1
+            defer {
+                state.waiters = [:]
+                state.timers = [:]
+            }
+            return (Array(state.waiters.values), Array(state.timers.values))
+        }
+        timers.forEach { $0.cancel() }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Re-evaluates `check` on every change until it gives a value, or throws after `timeout`.
+    private func wait<T: Sendable>(
+        for what: String, timeout: Duration, _ check: (inout State) -> T?
+    ) async throws -> T {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            let (value, generation) = state.withLock { state in (check(&state), state.generation) }
+            if let value { return value }
+            guard ContinuousClock.now < deadline else {
+                throw failure("timed out after \(timeout) waiting for \(what)")
+            }
+            await changed(since: generation, deadline: deadline)
+        }
+    }
+
+    /// Returns after the next change to the state (or right away if one happened since
+    /// `generation`), or at `deadline`.
+    private func changed(since generation: Int, deadline: ContinuousClock.Instant) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let id: Int? = state.withLock { state in
+                guard state.generation == generation else { return nil }
+                let id = state.nextWaiter
+                state.nextWaiter += 1
+                state.waiters[id] = continuation
+                return id
+            }
+            guard let id else { return continuation.resume() }
+            let timer = Task { [self] in
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                guard !Task.isCancelled else { return }
+                let waiter = state.withLock { state in
+                    state.timers[id] = nil
+                    return state.waiters.removeValue(forKey: id)
+                }
+                waiter?.resume()
+            }
+            let pending = state.withLock { state in
+                guard state.waiters[id] != nil else { return false }
+                state.timers[id] = timer
+                return true
+            }
+            if !pending { timer.cancel() }
+        }
+    }
+
+    private func failure(_ message: String) -> Failure {
+        let stderr = stderrText
+        let tail = stderr.count > 2000 ? "…" + stderr.suffix(2000) : stderr
+        return Failure(description: "platformd \(arguments.joined(separator: " ")): \(message)\n--- stderr ---\n\(tail)")
+    }
+}
+
+/// `kill(2)`, out of reach of the method of the same name.
+private func deliver(_ signal: Int32, to pid: Int32) -> Int32 {
+    kill(pid, signal)
+}
+
+/// A fresh directory under the system's temporary directory, removed after `body`.
+func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("platformdTests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory)
+}
