@@ -90,9 +90,10 @@ public struct FieldValidator: Sendable {
         case .multiChoice:
             return try normalizedSelection(raw, spec)
         case .search:
-            let id = raw.stringValue ?? raw["value"]?.stringValue
-            guard let id else { throw typeError(spec, "a result from the search") }
             let provider = searchProviders[spec.id]
+            guard let id = raw.stringValue ?? provider?.id(ofStored: raw) else {
+                throw typeError(spec, "a result from the search")
+            }
             guard let stored = provider?.resolve(id) else {
                 throw provider?.unknownValueError(field: spec.id)
                     ?? failure(spec, .notAnOption, "Choose \(spec.label.lowercased()) from the search results.")

@@ -105,6 +105,8 @@ public protocol SearchProvider: Sendable {
     func unknownValueError(field: String) -> FieldError
     /// Shown when a search finds nothing.
     var emptyMessage: String { get }
+    /// The id inside an object this provider stored, so a client may post back the saved value.
+    func id(ofStored value: JSONValue) -> String?
 }
 
 extension SearchProvider {
@@ -112,6 +114,7 @@ extension SearchProvider {
         FieldError(field: field, code: .notAnOption, message: "Choose one of the search results.")
     }
     public var emptyMessage: String { "No results found" }
+    public func id(ofStored value: JSONValue) -> String? { value["value"]?.stringValue }
 }
 
 /// One app's onboarding, served under its tenant id.
