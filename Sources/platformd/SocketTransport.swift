@@ -100,17 +100,20 @@ struct SocketTransport {
         let id = ObjectIdentifier(connection.channel)
         defer { registry.remove(id) }
         do {
-            try await connection.async.executeThenClose { inbound, outbound in
+            try await connection.async.executeThenClose { inbound, _ in
                 guard registry.idle(id, connection.channel) else { return }
                 for try await frame in inbound {
                     guard registry.busy(id) else { break }
                     let reply: JSONValue?
                     switch frame {
-                    case .line(let line): reply = await server.reply(to: line)
+                    case .line(let line):
+                        logger.trace("handling a \(line.count)-byte line", metadata: ["connection": "\(id.hashValue)"])
+                        reply = await server.reply(to: line)
                     case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
                     }
                     if let reply {
-                        try await outbound.write(ByteBuffer(bytes: reply.serializedBytes() + [0x0A]))
+                        // Waits until the bytes are handed to the socket, so a stop right after never drops them.
+                        try await connection.channel.writeAndFlush(ByteBuffer(bytes: reply.serializedBytes() + [0x0A])).get()
                     }
                     guard registry.idle(id, connection.channel) else { break }
                 }

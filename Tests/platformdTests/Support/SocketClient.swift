@@ -1,0 +1,111 @@
+import Foundation
+import PlatformCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A blocking line client for the socket transports, with a receive timeout so no test hangs.
+final class SocketClient {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects to a Unix domain socket.
+    init(unixPath: String, timeoutSeconds: Int = 30) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(unixPath.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            throw Failure(description: "connect(\(unixPath)) failed: errno \(errno)")
+        }
+        setTimeout(timeoutSeconds)
+    }
+
+    /// Connects to 127.0.0.1:port.
+    init(tcpPort: Int, timeoutSeconds: Int = 30) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(tcpPort).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            throw Failure(description: "connect(127.0.0.1:\(tcpPort)) failed: errno \(errno)")
+        }
+        setTimeout(timeoutSeconds)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    private func setTimeout(_ seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw Failure(description: "send failed: errno \(errno)") }
+            offset += written
+        }
+    }
+
+    func send(_ line: String) throws {
+        try write(Array(line.utf8) + [0x0A])
+    }
+
+    /// Closes the sending side, as a client does when it has nothing more to ask.
+    func finishWriting() {
+        shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// The next line, or nil when the server closed the connection.
+    func readLine() throws -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return nil }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(description: errno == EAGAIN ? "timed out waiting for a line" : "recv failed: errno \(errno)")
+            }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    func readReply() throws -> JSONValue {
+        guard let line = try readLine() else { throw Failure(description: "connection closed while waiting for a reply") }
+        return try JSONValue.parse(line)
+    }
+}
