@@ -53,7 +53,7 @@ let package = Package(
             ] + plugins.map { .byName(name: $0) }
         ),
         .testTarget(name: "PlatformCoreTests", dependencies: ["PlatformCore", "PlatformTesting"]),
-        .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore", "PlatformTesting"], exclude: ["Fixtures"]),
     ]
     + plugins.map { name in
         .testTarget(name: "\(name)Tests", dependencies: [.byName(name: name), "PlatformCore", "PlatformTesting"])

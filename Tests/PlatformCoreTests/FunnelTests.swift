@@ -110,3 +110,20 @@ import Testing
         #expect(await d.error("analytics.funnel", ["tenant": "nope"])?.code == -32002)
     }
 }
+
+@Suite struct FlowDiagramTests {
+    @Test func theFixtureFlowIsAValidMermaidChartWithItsBranches() throws {
+        let plugin = FixturePlugin()
+        let flow = try #require(plugin.flow("onboarding"))
+        let chart = try MermaidChecker.check(FlowDiagram(flow: flow, plugin: plugin).mermaid).get()
+        #expect(Set(chart.nodes.keys) == Set(flow.steps.map(\.id) + ["done"]))
+        #expect(chart.edges.contains { $0.from == "route" && $0.to == "birth" && $0.label == "route = fast" })
+        #expect(chart.edges.contains { $0.from == "analysis" && $0.to == "done" })
+    }
+
+    @Test func theCheckerRejectsBrokenCharts() {
+        #expect(throws: MermaidChecker.Problems.self) { try MermaidChecker.check("graph XY\na --> b").get() }
+        #expect(throws: MermaidChecker.Problems.self) { try MermaidChecker.check("flowchart TD\n    a[\"A\"]\n    a --> b").get() }
+        #expect(throws: MermaidChecker.Problems.self) { try MermaidChecker.check("flowchart TD\n    a[\"say \"hi\"\"]").get() }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import PlatformCore
+import PlatformTesting
+import Testing
+
+/// `platformd info`, `platformd describe` and `flow.describe` for every registered flow.
+@Suite("platformd describe")
+struct DescribeTests {
+    static func output(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await PlatformdProcess.with(arguments) { process in
+            let exit = try await process.waitForExit()
+            return (exit.status, String(decoding: process.stdoutBytes, as: UTF8.self), process.stderrText)
+        }
+    }
+
+    /// Every (tenant, flow) the server registers, from platform.info.
+    static func registeredFlows() async throws -> [(tenant: String, flow: String)] {
+        try await PlatformdProcess.withServer { server in
+            let tenants = try await server.call("platform.info")["result"]?["tenants"]?.arrayValue ?? []
+            return tenants.flatMap { tenant in
+                (tenant["flows"]?.arrayValue ?? []).compactMap { flow in
+                    tenant["tenant"]?.stringValue.flatMap { name in flow.stringValue.map { (name, $0) } }
+                }
+            }
+        }
+    }
+
+    @Test func everyRegisteredFlowPrintsAValidMermaidFlowchart() async throws {
+        for (tenant, flow) in try await Self.registeredFlows() {
+            let result = try await Self.output(["describe", tenant, "--flow", flow, "--format", "mermaid"])
+            #expect(result.status == 0, "\(tenant)/\(flow): \(result.stderr)")
+            switch MermaidChecker.check(result.stdout.trimmingCharacters(in: .newlines)) {
+            case .success(let chart):
+                #expect(chart.nodes.count >= 2, "\(tenant)/\(flow)")
+            case .failure(let problems):
+                Issue.record("\(tenant)/\(flow) prints an invalid chart: \(problems)\n\(result.stdout)")
+            }
+            let json = try await Self.output(["describe", tenant, "--flow", flow])
+            let description = try JSONValue.parse(json.stdout.trimmingCharacters(in: .newlines))
+            #expect(description["steps"]?.arrayValue?.isEmpty == false)
+            #expect(description["mermaid"]?.stringValue == result.stdout.trimmingCharacters(in: .newlines))
+        }
+    }
+
+    @Test func infoListsEveryTenant() async throws {
+        let result = try await Self.output(["info"])
+        #expect(result.status == 0)
+        for tenant in ["statlocker", "teepals", "airfit", "aflfantasy"] {
+            #expect(result.stdout.contains(tenant))
+        }
+    }
+
+    @Test func unknownTenantOrFlowIsAClearError() async throws {
+        let unknown = try await Self.output(["describe", "nope"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("tenant nope"))
+        let format = try await Self.output(["describe", "statlocker", "--format", "png"])
+        #expect(format.status != 0)
+    }
+}
