@@ -17,54 +17,44 @@ final class SocketClient {
     private var buffer: [UInt8] = []
 
     /// Connects to a Unix domain socket.
-    init(unixPath: String, timeoutSeconds: Int = 30) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
+    convenience init(unixPath: String, timeoutSeconds: Int = 30) throws {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let path = Array(unixPath.utf8)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (index, byte) in path.prefix(raw.count - 1).enumerated() { raw[index] = byte }
         }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
-            close(descriptor)
-            throw Failure(description: "connect(\(unixPath)) failed: errno \(errno)")
-        }
-        setTimeout(timeoutSeconds)
+        try self.init(family: AF_UNIX, address: address, name: unixPath, timeoutSeconds: timeoutSeconds)
     }
 
     /// Connects to 127.0.0.1:port.
-    init(tcpPort: Int, timeoutSeconds: Int = 30) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
+    convenience init(tcpPort: Int, timeoutSeconds: Int = 30) throws {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(tcpPort).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        try self.init(family: AF_INET, address: address, name: "127.0.0.1:\(tcpPort)", timeoutSeconds: timeoutSeconds)
+    }
+
+    private init<Address>(family: Int32, address: Address, name: String, timeoutSeconds: Int) throws {
+        descriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
+        var address = address
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                connect(descriptor, $0, socklen_t(MemoryLayout<Address>.size))
             }
         }
         guard result == 0 else {
             close(descriptor)
-            throw Failure(description: "connect(127.0.0.1:\(tcpPort)) failed: errno \(errno)")
+            throw Failure(description: "connect(\(name)) failed: errno \(errno)")
         }
-        setTimeout(timeoutSeconds)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit {
         close(descriptor)
-    }
-
-    private func setTimeout(_ seconds: Int) {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     func write(_ bytes: [UInt8]) throws {
