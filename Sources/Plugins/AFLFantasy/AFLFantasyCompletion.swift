@@ -27,7 +27,8 @@ struct AFLFantasyCompletion: CompletionHandler {
             FieldID.hasExistingTeam: .bool(path == .existing),
             "teamChoiceSkipped": .bool(context.wasSkipped(StepID.teamChoice)),
             "path": .string(path.rawValue),
-            "teamValidation": .string(check.source.rawValue),
+            // Only a valid verdict completes, so "passed" means the validator accepted the team.
+            "teamValidation": .string(check.source == .validator ? "passed" : "fallback"),
         ]
         if path == .created {
             account["guide"] = [
@@ -36,7 +37,7 @@ struct AFLFantasyCompletion: CompletionHandler {
                 "secondsSpent": .double(context.secondsSpent[StepID.createTeamGuide] ?? 0),
             ]
         }
-        logger.info("onboarding completed", metadata: ["path": "\(path.rawValue)", "teamValidation": "\(check.source.rawValue)"])
+        logger.info("onboarding completed", metadata: ["path": "\(path.rawValue)", "validatedBy": "\(check.source.rawValue)"])
 
         let name = context.coachName
         return CompletionResult(

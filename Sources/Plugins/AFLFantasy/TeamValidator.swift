@@ -64,7 +64,7 @@ public enum TeamIDFormat {
 struct TeamCheck: Sendable, Hashable {
     enum Source: String {
         /// The configured validator answered.
-        case validator = "passed"
+        case validator
         /// The validator failed or timed out; the ID was accepted on its form.
         case fallback
     }
