@@ -1,15 +1,58 @@
+import Logging
 import PlatformCore
 
-/// The AFL Fantasy app's onboarding, served under tenant `aflfantasy`.
+let logger = Logger(label: "AFLFantasy")
+
+/// The AFL Fantasy app's onboarding (seed 004), served under tenant `aflfantasy`.
 ///
-/// Registered, with no flow yet: its flow is built by the AFL Fantasy plugin issue, so until then
-/// `flow.start` for this tenant answers "not found".
+/// `splash` → `welcome` → `team_choice` → (`personal_info` | `create_team_guide` → `personal_info`)
+/// → `credentials` → `validation`, which checks the team through a `TeamValidator` and completes.
+/// See Docs/plugins/aflfantasy.md.
 public struct AFLFantasyPlugin: OnboardingPlugin {
     public let id = "aflfantasy"
     public let name = "AFL Fantasy"
-    public let version = "0.1.0"
+    public let version = "1.0.0"
     public let defaultDisplayName = "Coach"
-    public var flows: [Flow] { [] }
 
-    public init() {}
+    let validator: any TeamValidator
+    let validationTimeout: Duration
+
+    /// - Parameters:
+    ///   - validator: checks the Team ID on the `validation` step; the default checks its form offline.
+    ///   - validationTimeout: how long `validation` waits for the validator before accepting the
+    ///     Team ID on its form (the fallback, marked `teamValidation: "fallback"` in the account).
+    public init(validator: any TeamValidator = OfflineTeamValidator(), validationTimeout: Duration = .seconds(10)) {
+        self.validator = validator
+        self.validationTimeout = validationTimeout
+    }
+
+    public var flows: [Flow] {
+        [
+            Flow(
+                steps: [
+                    SplashStep(), WelcomeStep(), TeamChoiceStep(), CreateTeamGuideStep(), PersonalInfoStep(),
+                    CredentialsStep(), ValidationStep(validator: validator, timeout: validationTimeout),
+                ],
+                resumePolicy: .savedStep,
+                progress: Self.progress,
+                completion: AFLFantasyCompletion())
+        ]
+    }
+
+    /// "Step N of 6". The guide and personal info share step 3, so both paths count to 6; the
+    /// completed session shows 6 of 6 (the seed's `complete`).
+    static let progress = ProgressScheme(
+        total: 6,
+        indices: [
+            StepID.welcome: 1, StepID.teamChoice: 2, StepID.createTeamGuide: 3, StepID.personalInfo: 3,
+            StepID.credentials: 4, StepID.validation: 5,
+        ],
+        label: { "Step \($0) of \($1)" })
+
+    public var onboardingGate: OnboardingGate {
+        OnboardingGate(
+            title: "Finish Setting Up",
+            message: "Connect your AFL Fantasy team to unlock trade insights, captain advice and cash cow alerts.",
+            cta: "Continue Setup")
+    }
 }

@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import PlatformCore
+
+/// Writes the `account` record when `validation` succeeds, and builds the seed's Complete screen.
+///
+/// `account` holds the answers, the path taken, how the team was validated and, only when the
+/// create-team guide was on the final path, a `guide` object with its checklist and timings.
+struct AFLFantasyCompletion: CompletionHandler {
+    func complete(_ context: StepContext) throws -> CompletionResult {
+        guard let firstName = context.value(of: FieldID.firstName)?.stringValue,
+              let email = context.value(of: FieldID.email)?.stringValue,
+              let teamId = context.value(of: FieldID.teamId)?.stringValue else {
+            // Unreachable through the engine (each step requires them); answered as -32004, not a crash.
+            throw ValidationFailure([FieldError(field: nil, code: .required, message: "Some of your details are missing. Go back and fill them in.")])
+        }
+        let path = OnboardingPath(context)
+        let check = TeamCheck(json: context.computed(for: StepID.validation)) ?? .fallback(teamId: teamId)
+        let teamName = context.value(of: FieldID.teamName)?.stringValue ?? check.validation.teamName
+
+        var account: [String: JSONValue] = [
+            FieldID.firstName: .string(firstName),
+            FieldID.email: .string(email),
+            FieldID.teamId: .string(teamId),
+            FieldID.teamName: teamName.map(JSONValue.string) ?? .null,
+            // Skipping team choice keeps the seed's original flow, which is the existing-team one.
+            FieldID.hasExistingTeam: .bool(path == .existing),
+            "teamChoiceSkipped": .bool(context.wasSkipped(StepID.teamChoice)),
+            "path": .string(path.rawValue),
+            // Only a valid verdict completes, so "passed" means the validator accepted the team.
+            "teamValidation": .string(check.source == .validator ? "passed" : "fallback"),
+        ]
+        if path == .created {
+            account["guide"] = [
+                FieldID.completedItems: context.answers(of: StepID.createTeamGuide)?[FieldID.completedItems] ?? [],
+                "skipped": .bool(context.wasSkipped(StepID.createTeamGuide)),
+                "secondsSpent": .double(context.secondsSpent[StepID.createTeamGuide] ?? 0),
+            ]
+        }
+        logger.info("onboarding completed", metadata: ["path": "\(path.rawValue)", "validatedBy": "\(check.source.rawValue)"])
+
+        let name = context.coachName
+        return CompletionResult(
+            records: ["account": .object(account)],
+            message: "Welcome to AFL Fantasy, \(name)!",
+            screen: CompleteScreen(name: name, teamId: teamId, teamName: teamName, path: path).json)
+    }
+}
+
+/// The seed's Complete screen (the last screen of both flows), in the app's voice.
+struct CompleteScreen {
+    let name: String
+    let teamId: String
+    let teamName: String?
+    let path: OnboardingPath
+
+    var json: JSONValue {
+        let team = teamName ?? "Team \(teamId)"
+        let body = switch path {
+        case .existing: "\(team) is connected. Your trade insights, captain advice and cash cow alerts are ready."
+        case .created: "Your new team, \(team), is connected. Your trade insights, captain advice and cash cow alerts are ready."
+        }
+        return [
+            "title": .string("You're All Set, \(name)!"),
+            "body": .string(body),
+            "summary": [
+                ["label": "Coach", "value": .string(name)],
+                ["label": "Team", "value": .string(team)],
+                ["label": "Team ID", "value": .string(teamId)],
+            ],
+            "actions": [["id": "open_dashboard", "label": "Go to My Team"]],
+        ]
+    }
+}
