@@ -1,8 +1,10 @@
 // swift-tools-version: 6.1
-import Foundation
 import PackageDescription
 
 let plugins = ["StatLocker", "TeePals", "AirFit", "AFLFantasy"]
+
+/// A plugin's data (a goals library, a gazetteer) lives in its Resources folder.
+let pluginsWithResources: Set<String> = ["StatLocker"]
 
 let package = Package(
     name: "platformd",
@@ -36,9 +38,7 @@ let package = Package(
             name: name,
             dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Plugins/\(name)",
-            // A plugin's data (a goals library, a gazetteer) lives in its Resources folder.
-            resources: FileManager.default.fileExists(atPath: "\(Context.packageDirectory)/Sources/Plugins/\(name)/Resources")
-                ? [.process("Resources")] : []
+            resources: pluginsWithResources.contains(name) ? [.process("Resources")] : []
         )
     }
     + [

@@ -312,7 +312,7 @@ public struct FlowEngine: Sendable {
 
     public func context(_ state: SessionState, now: Date) -> StepContext {
         StepContext(
-            tenant: state.tenant, user: state.user,
+            tenant: state.tenant, userId: state.userId, user: state.user,
             displayName: state.user.personalName(default: plugin.defaultDisplayName),
             answers: state.answers, computedResults: state.computed, path: state.path,
             skipped: state.skipped, secondsSpent: state.secondsSpent, now: now

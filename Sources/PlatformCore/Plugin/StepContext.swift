@@ -3,6 +3,8 @@ import Foundation
 /// What a step sees of its session: who it is for, what was answered, and the time.
 public struct StepContext: Sendable {
     public var tenant: String
+    /// The user the session belongs to (the `userId` of `flow.start`); empty where there is no session (diagrams).
+    public var userId: String
     public var user: UserDetails
     /// The personalised name (the contract's display-name rule).
     public var displayName: String
@@ -18,11 +20,12 @@ public struct StepContext: Sendable {
     public var now: Date
 
     public init(
-        tenant: String, user: UserDetails = .empty, displayName: String,
+        tenant: String, userId: String = "", user: UserDetails = .empty, displayName: String,
         answers: [String: [String: JSONValue]] = [:], computedResults: [String: JSONValue] = [:],
         path: [String] = [], skipped: Set<String> = [], secondsSpent: [String: Double] = [:], now: Date
     ) {
         self.tenant = tenant
+        self.userId = userId
         self.user = user
         self.displayName = displayName
         self.answers = answers

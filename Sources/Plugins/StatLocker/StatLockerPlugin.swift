@@ -1,15 +1,83 @@
+import Logging
 import PlatformCore
 
-/// The StatLocker app's onboarding, served under tenant `statlocker`.
-///
-/// Registered, with no flow yet: its flow is built by the StatLocker plugin issue, so until then
-/// `flow.start` for this tenant answers "not found".
+/// The StatLocker app's onboarding, served under tenant `statlocker`: seed 000 (B-003) in the
+/// revamp's 11 steps (seed 001), to the ids of the wire contract. Docs/plugins/statlocker.md
+/// describes every step, field, rule and record.
 public struct StatLockerPlugin: OnboardingPlugin {
     public let id = "statlocker"
     public let name = "StatLocker"
-    public let version = "0.1.0"
+    public let version = "1.0.0"
     public let defaultDisplayName = "Athlete"
-    public var flows: [Flow] { [] }
+    let log: OnboardingLog
+    let rules: SeasonGoalRules
 
-    public init() {}
+    /// `logger` receives the seed's `[StatLocker][Onboarding]` debug lines.
+    public init(logger: Logger = Logger(label: "StatLocker")) {
+        self.init(logger: logger, library: .shared)
+    }
+
+    /// A plugin over another goals library (tests: a library that changed under a saved session).
+    init(logger: Logger = Logger(label: "StatLocker"), library: GoalsLibrary) {
+        self.log = OnboardingLog(logger: logger)
+        self.rules = SeasonGoalRules(library: library)
+    }
+
+    public var flows: [Flow] {
+        let questions: [any FlowStep] = [
+            SportStep(log: log),
+            MotivationalStep.welcomeJourney,
+            TeamGenderStep(log: log),
+            ProfileDetailsStep(log: log),
+            PositionStep(log: log),
+            TeamInfoStep(log: log),
+            SeasonGoalsStep(log: log, rules: rules),
+            MotivationalStep.goalsLockedIn,
+            ToneQuizStep(log: log),
+            MotivationalStep.almostThere,
+        ]
+        let steps = questions + [ReviewStep(earlierSteps: questions, rules: rules)]
+        return [Flow(
+            steps: steps, resumePolicy: .savedStep, progress: .sequential(steps),
+            completion: StatLockerCompletion(log: log, rules: rules))]
+    }
+
+    public var onboardingGate: OnboardingGate {
+        OnboardingGate(
+            title: "Finish building your Locker", message: "Complete onboarding to start tracking your stats.",
+            cta: "Continue Setup")
+    }
+
+    /// The seed's "You can change these anytime in Settings": tone and goals.
+    public var editableFields: [FieldSpec] {
+        [AITones.field, rules.field(offering: rules.library.goals)]
+    }
+
+    /// Applies a tone or a new set of goals to the `profile` record. Goals are checked against the
+    /// player's own gender, position and level, and become SeasonGoal objects; a goal kept from
+    /// before keeps its id and progress.
+    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+        guard var athlete = profile.records["profile"]?.objectValue else {
+            throw ValidationFailure([FieldError(field: nil, code: .notEditable, message: Messages.noAthleteProfile)])
+        }
+        if let tone = values[FieldID.aiTone] {
+            athlete["aiTone"] = tone
+        }
+        if let items = values[FieldID.seasonGoals]?.arrayValue {
+            let offered = Set(rules.library.goals(
+                sport: athlete["sport"]?.stringValue, gender: athlete["teamGender"]?.stringValue,
+                position: athlete["position"]?.stringValue, level: athlete["level"]?.stringValue
+            ).map(\.id))
+            if items.contains(where: { $0.stringValue.map { !offered.contains($0) } ?? false }) {
+                throw ValidationFailure([FieldError(
+                    field: FieldID.seasonGoals, code: .notAnOption, message: Messages.goalNotOffered)])
+            }
+            let errors = rules.errors(in: items)
+            guard errors.isEmpty else { throw ValidationFailure(errors) }
+            athlete["seasonGoals"] = .array(rules.seasonGoals(items, existing: athlete["seasonGoals"]?.arrayValue ?? []))
+        }
+        var records = profile.records
+        records["profile"] = .object(athlete)
+        return records
+    }
 }

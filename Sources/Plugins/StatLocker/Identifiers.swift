@@ -1,0 +1,32 @@
+/// The contract's step ids for StatLocker, in flow order.
+enum StepID {
+    static let sport = "sport"
+    static let welcomeJourney = "welcome_journey"
+    static let teamGender = "team_gender"
+    static let profileDetails = "profile_details"
+    static let position = "position"
+    static let teamInfo = "team_info"
+    static let seasonGoals = "season_goals"
+    static let goalsLockedIn = "goals_locked_in"
+    static let toneQuiz = "tone_quiz"
+    static let almostThere = "almost_there"
+    static let review = "review"
+}
+
+/// The contract's field ids for StatLocker.
+enum FieldID {
+    static let sport = "sport"
+    static let teamGender = "teamGender"
+    static let gradYear = "gradYear"
+    static let level = "level"
+    static let position = "position"
+    static let hsTeamName = "hsTeamName"
+    static let hsCity = "hsCity"
+    static let hsState = "hsState"
+    static let hasClubTeam = "hasClubTeam"
+    static let clubTeamName = "clubTeamName"
+    static let clubCity = "clubCity"
+    static let clubState = "clubState"
+    static let seasonGoals = "seasonGoals"
+    static let aiTone = "aiTone"
+}

@@ -1,0 +1,147 @@
+import Foundation
+import PlatformCore
+
+/// A custom goal as posted in `seasonGoals`: `{ "title", "targetValue"?, "unit"? }`.
+enum CustomGoal {
+    /// The keys of a custom goal, shown to clients as the field's `itemFields` (the seed's modal).
+    static let itemFields: [FieldSpec] = [
+        FieldSpec(
+            id: "title", type: .text, label: "Goal name", placeholder: "Improve weak-side coverage",
+            minLength: 3, maxLength: 80, normalization: .collapsedSpaces,
+            messages: [
+                .required: "Give your custom goal a name.",
+                .invalidType: "Give your custom goal a name.",
+                .tooShort: "Custom goal names need at least 3 characters.",
+                .tooLong: "Custom goal names can be up to 80 characters.",
+            ]),
+        FieldSpec(
+            id: "targetValue", type: .number, label: "Target", required: false, min: 0, max: 100_000,
+            messages: [
+                .invalidType: "A custom goal's target must be a number, or leave it blank.",
+                .outOfRange: "A custom goal's target must be between 0 and 100,000.",
+            ]),
+        FieldSpec(
+            id: "unit", type: .text, label: "Unit", required: false, placeholder: "games, saves, or leave blank",
+            maxLength: 20,
+            messages: [
+                .invalidType: "A custom goal's unit must be text, or leave it blank.",
+                .tooLong: "Keep the unit to 20 characters or fewer.",
+            ]),
+    ]
+
+    /// The goal as kept (its known keys, cleaned), or the reason it was refused.
+    static func cleaned(_ item: [String: JSONValue], field: String) -> Result<JSONValue, FieldError> {
+        let validator = FieldValidator()
+        var kept: [String: JSONValue] = [:]
+        for spec in itemFields {
+            switch validator.check(item[spec.id], against: spec) {
+            case .valid(let value): kept[spec.id] = value
+            case .absent: break
+            case .invalid(let error): return .failure(FieldError(field: field, code: error.code, message: error.message))
+            }
+        }
+        return .success(.object(kept))
+    }
+
+    static func titleKey(_ title: String) -> String {
+        title.precomposedStringWithCanonicalMapping.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
+    }
+}
+
+/// The season-goal rules beyond the field's own (a template id or a custom object, exactly 3,
+/// no duplicates), shared by the `season_goals` step and `profile.update`.
+struct SeasonGoalRules: Sendable {
+    let library: GoalsLibrary
+    let fieldId = FieldID.seasonGoals
+
+    /// The `seasonGoals` field: library options for this player, up to 3 custom goals.
+    func field(offering goals: [GoalTemplate]) -> FieldSpec {
+        FieldSpec(
+            id: fieldId, type: .multiChoice, label: "Season goals", options: goals.map(\.option),
+            minItems: 3, maxItems: 3, allowCustom: true, itemFields: CustomGoal.itemFields,
+            messages: [
+                .required: "Pick 3 season goals to continue.",
+                .count: "Pick exactly 3 goals to lock in your season.",
+                .duplicate: "You already picked that goal. Choose a different one.",
+                .notAnOption: Messages.goalNotOffered,
+                .invalidType: "Pick goals from the list or add a custom goal.",
+            ],
+            extra: ["customLabel": "Custom Goal"])
+    }
+
+    /// Errors the field's own checks leave to us: custom goals' keys, and a custom goal that
+    /// repeats a library goal picked alongside it. `items` passed the field's checks.
+    func errors(in items: [JSONValue]) -> [FieldError] {
+        let pickedTitles = Set(items.compactMap { $0.stringValue.flatMap(library.goal)?.title }.map(CustomGoal.titleKey))
+        for item in items {
+            guard let object = item.objectValue else { continue }
+            if case .failure(let error) = CustomGoal.cleaned(object, field: fieldId) { return [error] }
+            if let title = object["title"]?.stringValue, pickedTitles.contains(CustomGoal.titleKey(title)) {
+                return [FieldError(field: fieldId, code: .duplicate, message: Messages.customGoalRepeatsPick)]
+            }
+        }
+        return []
+    }
+
+    /// The items as kept: template ids as sent, custom goals with only their known keys.
+    func cleaned(_ items: [JSONValue]) -> [JSONValue] {
+        items.map { item in
+            guard let object = item.objectValue, case .success(let kept) = CustomGoal.cleaned(object, field: fieldId) else {
+                return item
+            }
+            return kept
+        }
+    }
+
+    /// The items as the seed's SeasonGoal objects. A library goal's id is its template id; a
+    /// custom goal gets a new UUID, unless `existing` holds a custom goal with the same title,
+    /// whose id and progress it keeps (so re-saving goals after onboarding loses nothing).
+    func seasonGoals(_ items: [JSONValue], existing: [JSONValue] = []) -> [JSONValue] {
+        cleaned(items).compactMap { item -> JSONValue? in
+            if let id = item.stringValue {
+                guard let template = library.goal(id) else { return nil }
+                let before = existing.first { $0["id"]?.stringValue == id && $0["isCustom"] != true }
+                return Self.record(template, currentValue: before?["currentValue"] ?? 0)
+            }
+            let title = item["title"]?.stringValue ?? ""
+            let before = existing.first {
+                $0["isCustom"] == true && $0["title"]?.stringValue.map(CustomGoal.titleKey) == CustomGoal.titleKey(title)
+            }
+            return [
+                "id": .string(before?["id"]?.stringValue ?? UUID().uuidString),
+                "title": .string(title),
+                "targetValue": item["targetValue"] ?? .null,
+                "currentValue": before?["currentValue"] ?? 0,
+                "unit": item["unit"] ?? "",
+                "metricType": "count",
+                "trackingKey": "custom",
+                "isCustom": true,
+            ]
+        }
+    }
+
+    static func record(_ template: GoalTemplate, currentValue: JSONValue = 0) -> JSONValue {
+        [
+            "id": .string(template.id),
+            "title": .string(template.title),
+            "targetValue": number(template.target),
+            "currentValue": currentValue,
+            "unit": .string(template.unit),
+            "metricType": .string(template.metricType),
+            "trackingKey": .string(template.trackingKey),
+            "isCustom": false,
+        ]
+    }
+
+    static func number(_ value: Double) -> JSONValue {
+        value.rounded() == value && abs(value) < 1e15 ? .int(Int64(value)) : .double(value)
+    }
+
+    /// Titles for logs and the review: a template's title, a custom goal's own.
+    func titles(_ items: [JSONValue]) -> [String] {
+        items.compactMap { item in
+            if let id = item.stringValue { return library.goal(id)?.title ?? id }
+            return item["title"]?.stringValue
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import PlatformCore
+
+/// Step 9: how the AI Coach sounds.
+struct ToneQuizStep: FlowStep {
+    let id = StepID.toneQuiz
+    let kind = StepKind.question
+    let log: OnboardingLog
+
+    func fields(in context: StepContext) -> [FieldSpec] { [AITones.field] }
+
+    func copy(in context: StepContext) -> StepCopy {
+        StepCopy(
+            title: "How do you like feedback, \(context.displayName)?",
+            subtitle: "This shapes how we give you feedback.",
+            helper: "This shapes how AI Coach talks to you.")
+    }
+
+    func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
+        log.stepCompleted(7, step: id, "tone=\(values[FieldID.aiTone]?.stringValue ?? "")")
+        return .next
+    }
+}
