@@ -1,3 +1,4 @@
+import Foundation
 import PlatformCore
 import PlatformTesting
 import Testing
@@ -53,11 +54,23 @@ struct CitySearchTests {
         #expect(ids("portland").contains("4975802"))
     }
 
+    @Test func withoutACommaATrailingStateOrCountryStillQualifies() {
+        #expect(ids("Portland ME") == ["4975802"])
+        #expect(ids("portland oregon") == ["5746545"])
+        #expect(ids("Paris France").first == "2988507")
+        // A name that exists as typed is not reinterpreted: "New York" is not "New" in York.
+        #expect(ids("new york").first == "5128581")
+        #expect(ids("Portland Narnia").isEmpty)
+    }
+
     @Test func aCountryNameOrCodeNarrowsParis() throws {
         let france = ids("Paris, France", limit: 50)
         #expect(france.first == "2988507")
         #expect(ids("Paris, FR").first == "2988507")
         #expect(ids("Paris, FRA").first == "2988507")
+        #expect(ids("Paris, Fra").first == "2988507")
+        #expect(ids("London, UK").first == "2643743")
+        #expect(ids("London, Canada").first == "6058560")
         let gazetteer = Gazetteer.shared
         for id in france {
             #expect(gazetteer.place(id: Int(id)!)?.countryCode == "FR")
@@ -216,5 +229,48 @@ struct CitySearchTests {
     ])
     func folding(_ text: String, _ folded: String) {
         #expect(NameFolding.fold(text) == folded)
+    }
+}
+
+@Suite("Gazetteer loading")
+struct GazetteerLoadingTests {
+    static let countries = "# iso\tiso3\tname\nUS\tUSA\tUnited States\nCH\tCHE\tSwitzerland\n"
+    static let states = "TX\tTexas\n"
+
+    func load(_ gazetteer: String) throws -> Gazetteer {
+        let files = ["countries": Self.countries, "us_states": Self.states, "gazetteer": gazetteer]
+        return try Gazetteer.load { name in
+            guard let text = files[name] else { throw Gazetteer.LoadError(description: "no \(name)") }
+            return Data(text.utf8)
+        }
+    }
+
+    @Test func readsPlacesAlternatesAndTables() throws {
+        let gazetteer = try load("""
+            # comment
+            4671654\tAustin\t30.26715\t-97.74306\tUS\tTX\t974447\tWaterloo|Ostin
+            2657896\tZürich\t47.36667\t8.55\tCH\t\t415367\tZurich|Turicum
+            1\tWaterloo\t1.5\t2.5\tCH\t\t10\t
+
+            """)
+        #expect(gazetteer.places.map(\.geonameId) == [4671654, 2657896, 1])
+        #expect(gazetteer.place(id: 4671654)?.usState == "TX")
+        #expect(gazetteer.place(id: 2657896)?.usState == nil)
+        // "Zurich" folds to Zürich's own name, so it is not indexed twice.
+        #expect(gazetteer.names.map(\.key) == ["austin", "ostin", "turicum", "waterloo", "waterloo", "zurich"])
+        #expect(gazetteer.search(CityQuery("waterloo"), limit: 5).map(\.geonameId) == [1, 4671654])
+        #expect(gazetteer.search(CityQuery("Waterloo, Texas"), limit: 5).map(\.geonameId) == [4671654])
+        #expect(gazetteer.label(of: gazetteer.place(id: 4671654)!) == "Austin, TX, United States")
+        #expect(gazetteer.label(of: gazetteer.place(id: 2657896)!) == "Zürich, Switzerland")
+    }
+
+    @Test func aDamagedOrMissingFileIsAnError() throws {
+        #expect(throws: Gazetteer.LoadError.self) { try load("4671654\tAustin\tnot-a-number\t-97.7\tUS\tTX\t1\t\n") }
+        #expect(throws: Gazetteer.LoadError.self) { try load("4671654\tAustin\t30.2\n") }
+        // Out of population order, the ranking would be wrong: refused.
+        #expect(throws: Gazetteer.LoadError.self) {
+            try load("1\tSmall\t1\t1\tCH\t\t10\t\n2\tBig\t1\t1\tCH\t\t20\t\n")
+        }
+        #expect(throws: Gazetteer.LoadError.self) { try Gazetteer.load { _ in throw Gazetteer.LoadError(description: "gone") } }
     }
 }

@@ -11,6 +11,18 @@ struct CityQuery: Sendable, Hashable {
         name = parts.first ?? ""
         qualifiers = parts.dropFirst().filter { !$0.isEmpty }
     }
+
+    init(name: String, qualifiers: [String]) {
+        self.name = name
+        self.qualifiers = qualifiers
+    }
+
+    /// "Portland ME" read as "Portland, ME": the last word as a qualifier, for a query that
+    /// found nothing as written and has no comma of its own.
+    var lastWordAsQualifier: CityQuery? {
+        guard qualifiers.isEmpty, let space = name.lastIndex(of: " ") else { return nil }
+        return CityQuery(name: String(name[..<space]), qualifiers: [String(name[name.index(after: space)...])])
+    }
 }
 
 /// How well a place answers a query; smaller is better. The order is the ranking rule:

@@ -11,7 +11,12 @@ struct CitySearch: SearchProvider {
 
     func search(_ query: String, limit: Int) -> [JSONValue] {
         let gazetteer = self.gazetteer
-        return gazetteer.search(CityQuery(query), limit: limit).map { place in
+        let query = CityQuery(query)
+        var places = gazetteer.search(query, limit: limit)
+        if places.isEmpty, let relaxed = query.lastWordAsQualifier {
+            places = gazetteer.search(relaxed, limit: limit)
+        }
+        return places.map { place in
             [
                 "value": .string(String(place.geonameId)), "label": .string(gazetteer.label(of: place)),
                 "latitude": .double(place.latitude), "longitude": .double(place.longitude),

@@ -46,7 +46,7 @@ struct RegionQualifier: Sendable, Hashable {
 final class Gazetteer: Sendable {
     /// Places, most populous first: a place's position is its population rank.
     let places: [Place]
-    /// Every searchable name, folded, in byte order of `key`.
+    /// Every searchable name, folded, in `String` order of `key`.
     let names: [IndexedName]
     let placeById: [Int: Int]
     let countries: [String: Country]
@@ -101,6 +101,9 @@ extension Gazetteer {
     }
 
     /// The gazetteer shipped with the plugin, loaded on first use.
+    ///
+    /// A missing or damaged resource is a broken build: it is logged as critical, and TeePals
+    /// then finds no city (and accepts none) while the server keeps serving the other tenants.
     static let shared: Gazetteer = {
         let logger = Logger(label: "TeePals")
         let started = ContinuousClock.now
@@ -112,18 +115,22 @@ extension Gazetteer {
             ])
             return gazetteer
         } catch {
-            // The resource is part of the build: without it the plugin cannot work at all.
-            fatalError("TeePals gazetteer: \(error)")
+            logger.critical("gazetteer not loaded: city search finds nothing", metadata: ["error": "\(error)"])
+            return Gazetteer(places: [], names: [], countries: [], usStates: [:])
         }
     }()
 
     static func load(from bundle: Bundle) throws -> Gazetteer {
-        func resource(_ name: String) throws -> Data {
+        try load { name in
             guard let url = bundle.url(forResource: name, withExtension: "tsv") else {
                 throw LoadError(description: "\(name).tsv is missing from the TeePals resources")
             }
             return try Data(contentsOf: url)
         }
+    }
+
+    /// Builds the gazetteer from the three TSV files, given by name without extension.
+    static func load(_ resource: (String) throws -> Data) throws -> Gazetteer {
         let countries = try TSV.rows(resource("countries")).map { fields in
             guard fields.count == 3 else { throw LoadError(description: "countries.tsv: bad row \(fields)") }
             return Country(code: fields[0], code3: fields[1], name: fields[2])
@@ -135,13 +142,18 @@ extension Gazetteer {
         }
         var places: [Place] = []
         var names: [IndexedName] = []
-        var badRow: String?
+        var problem: String?
         TSV.forEachRow(try resource("gazetteer")) { fields in
             func text(_ field: Int) -> String { String(decoding: fields[field], as: UTF8.self) }
-            guard badRow == nil else { return }
+            guard problem == nil else { return }
             guard fields.count == 8, let id = Int(text(0)), let latitude = Double(text(2)),
                   let longitude = Double(text(3)), let population = Int(text(6)) else {
-                badRow = text(0)
+                problem = "bad row \(text(0))"
+                return
+            }
+            // Ranking reads a place's position as its population rank.
+            if let previous = places.last, previous.population < population {
+                problem = "row \(id) is more populous than the row before it; places must be most populous first"
                 return
             }
             let position = Int32(places.count)
@@ -158,7 +170,7 @@ extension Gazetteer {
                 names.append(IndexedName(key: key, place: position, isAlternate: true))
             }
         }
-        if let badRow { throw LoadError(description: "gazetteer.tsv: bad row \(badRow)") }
+        if let problem { throw LoadError(description: "gazetteer.tsv: \(problem)") }
         return Gazetteer(places: places, names: names, countries: countries, usStates: usStates)
     }
 }
