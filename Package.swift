@@ -4,7 +4,7 @@ import PackageDescription
 let plugins = ["StatLocker", "TeePals", "AirFit", "AFLFantasy"]
 
 /// A plugin's data (a goals library, a gazetteer) lives in its Resources folder.
-let pluginsWithResources: Set<String> = ["StatLocker"]
+let pluginsWithResources: Set<String> = ["StatLocker", "TeePals"]
 
 let package = Package(
     name: "platformd",
@@ -56,6 +56,9 @@ let package = Package(
         .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore", "PlatformTesting"], exclude: ["Fixtures"]),
     ]
     + plugins.map { name in
-        .testTarget(name: "\(name)Tests", dependencies: [.byName(name: name), "PlatformCore", "PlatformTesting"])
+        .testTarget(
+            name: "\(name)Tests",
+            dependencies: [.byName(name: name), "PlatformCore", "PlatformTesting", .product(name: "Logging", package: "swift-log")]
+        )
     }
 )

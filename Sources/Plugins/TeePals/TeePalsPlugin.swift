@@ -1,15 +1,51 @@
+import Logging
 import PlatformCore
 
-/// The TeePals app's onboarding, served under tenant `teepals`.
+/// The TeePals app's onboarding, served under tenant `teepals` (seed 002).
 ///
-/// Registered, with no flow yet: its flow is built by the TeePals plugin issue, so until then
-/// `flow.start` for this tenant answers "not found".
+/// Tier 1 is a four-step wizard (nickname, birthdate, location, gender) that resumes at the first
+/// unanswered step and rejects anyone under 13. Tier 2 is a gate on the social actions until a
+/// photo and a skill level are added with `profile.update`. Docs/plugins/teepals.md has the rules.
 public struct TeePalsPlugin: OnboardingPlugin {
     public let id = "teepals"
     public let name = "TeePals"
-    public let version = "0.1.0"
+    public let version = "1.0.0"
     public let defaultDisplayName = "Golfer"
-    public var flows: [Flow] { [] }
+    let logger: Logger
 
-    public init() {}
+    /// `logger` receives the plugin's log lines (tests pass one that records them).
+    public init(logger: Logger = Logger(label: "TeePals")) {
+        self.logger = logger
+    }
+
+    public var flows: [Flow] {
+        let steps: [any FlowStep] = [NicknameStep(), BirthdateStep(logger: logger), LocationStep(), GenderStep()]
+        return [
+            Flow(
+                steps: steps, resumePolicy: .firstMissingAnswer,
+                progress: .sequential(steps, label: { "\($0)/\($1)" }),
+                completion: TeePalsCompletion(logger: logger))
+        ]
+    }
+
+    public var onboardingGate: OnboardingGate {
+        OnboardingGate(
+            id: "tier1", title: "Finish Setting Up",
+            message: "Tell us your nickname, birthday, city and gender to start using TeePals.",
+            cta: "Continue Setup")
+    }
+
+    public var gates: [any Gate] { [ProfileGate()] }
+
+    public var editableFields: [FieldSpec] { ProfileFields.editable }
+
+    public var searchProviders: [String: any SearchProvider] { ["location": CitySearch()] }
+
+    public var intro: JSONValue? { Intro.posters }
+
+    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+        let records = try ProfileFields.updated(profile.records, with: values)
+        logger.info("profile updated", metadata: ["tenant": "\(id)", "fields": "\(values.keys.sorted())"])
+        return records
+    }
 }

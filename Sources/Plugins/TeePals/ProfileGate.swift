@@ -1,0 +1,72 @@
+import Foundation
+import PlatformCore
+
+/// Tier 2: the social actions wait for a profile photo and a skill level, both set with
+/// `profile.update` after onboarding. Every other action is not this gate's business.
+struct ProfileGate: Gate {
+    let id = "tier2"
+
+    static let guardedActions: Set<String> = ["join_round", "create_post", "host_round", "send_message"]
+    static let title = "Complete Your Profile"
+    static let message = "To join rounds and connect with golfers, please add:"
+    static let cta = "Add Photo & Skill Level"
+
+    func decide(action: String, profile: Profile) -> GateDecision? {
+        guard Self.guardedActions.contains(action) else { return nil }
+        let record = profile.records["profile_public"]
+        let requirements = [
+            GateRequirement(id: "photo", label: "Profile photo", satisfied: record?["photoUrl"]?.stringValue != nil),
+            GateRequirement(id: "skillLevel", label: "Skill level", satisfied: record?["skillLevel"]?.stringValue != nil),
+        ]
+        if requirements.allSatisfy(\.satisfied) {
+            return GateDecision(action: action, allowed: true, requirements: requirements)
+        }
+        return GateDecision(
+            action: action, allowed: false, gate: id, title: Self.title, message: Self.message, cta: Self.cta,
+            requirements: requirements)
+    }
+}
+
+/// What `profile.update` may change after onboarding: the two things tier 2 asks for.
+enum ProfileFields {
+    static let maximumPhotoURLLength = 2048
+
+    static let skillLevels = [
+        FieldOption(value: "beginner", label: "Beginner"),
+        FieldOption(value: "intermediate", label: "Intermediate"),
+        FieldOption(value: "advanced", label: "Advanced"),
+        FieldOption(value: "expert", label: "Expert"),
+    ]
+
+    /// Optional, so that `null` removes a photo or a skill level (and the gate closes again).
+    static let editable = [
+        FieldSpec(
+            id: "photoUrl", type: .text, label: "Profile photo", required: false,
+            placeholder: "https://…", maxLength: maximumPhotoURLLength,
+            messages: [.tooLong: "The photo link can be at most \(maximumPhotoURLLength) characters."]),
+        FieldSpec(
+            id: "skillLevel", type: .choice, label: "Skill level", required: false, options: skillLevels,
+            messages: [.notAnOption: "Choose beginner, intermediate, advanced or expert."]),
+    ]
+
+    /// An absolute https URL with a host and nothing a URL cannot hold.
+    static func isSecureURL(_ text: String) -> Bool {
+        guard !text.contains(where: { $0.isWhitespace }), let components = URLComponents(string: text),
+              components.scheme?.lowercased() == "https", let host = components.host, !host.isEmpty else { return false }
+        return true
+    }
+
+    /// Writes validated values into `profile_public`; keys not sent are left as they were.
+    static func updated(_ records: [String: JSONValue], with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+        if let photo = values["photoUrl"]?.stringValue, !isSecureURL(photo) {
+            throw ValidationFailure([FieldError(
+                field: "photoUrl", code: .invalidFormat,
+                message: "The photo link must be a full https:// address, like https://example.com/me.jpg.")])
+        }
+        var profile = records["profile_public"]?.objectValue ?? [:]
+        for (key, value) in values { profile[key] = value }
+        var records = records
+        records["profile_public"] = .object(profile)
+        return records
+    }
+}

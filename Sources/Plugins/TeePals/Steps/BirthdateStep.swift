@@ -1,0 +1,66 @@
+import Logging
+import PlatformCore
+
+/// 3.2: "When's your birthday?" — age verification only.
+///
+/// The birthdate itself is never kept: `stored` keeps the fact of verification and its time, so
+/// the field shows no value when the person comes back, and the step still counts as answered.
+/// Under 13 the session is rejected and the engine erases every answer. No log line carries the
+/// date.
+struct BirthdateStep: FlowStep {
+    let id = "birthdate"
+    let kind = StepKind.question
+    let logger: Logger
+
+    static let rejection = Rejection(code: "underage", message: "You must be 13+ to use TeePals")
+
+    func fields(in context: StepContext) -> [FieldSpec] {
+        [
+            FieldSpec(
+                id: "birthdate", type: .date, label: "Birthday", placeholder: "YYYY-MM-DD",
+                messages: [
+                    .required: "Enter your birthday so we can confirm you're 13 or older.",
+                    .invalidFormat: "Enter a real date written YYYY-MM-DD (year, month, day).",
+                ],
+                // Bounds for the client's date picker.
+                extra: ["min": .string(AgeCheck.earliestBirthday.description), "max": .string(CalendarDate(context.now).description)])
+        ]
+    }
+
+    func copy(in context: StepContext) -> StepCopy {
+        StepCopy(
+            title: "When's your birthday?", helper: "We keep this private (age verification only)",
+            content: ["minimumAge": .int(Int64(AgeCheck.minimumAge))])
+    }
+
+    func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
+        guard let birthday = Self.birthday(in: values) else { return [] }
+        if birthday < AgeCheck.earliestBirthday {
+            return [FieldError(field: "birthdate", code: .outOfRange, message: "Birthdays before 1900 aren't accepted. Please check the year.")]
+        }
+        if CalendarDate(context.now) < birthday {
+            return [FieldError(field: "birthdate", code: .outOfRange, message: "Your birthday can't be in the future.")]
+        }
+        return []
+    }
+
+    func stored(_ values: [String: JSONValue], in context: StepContext) -> [String: JSONValue] {
+        let verified = Self.birthday(in: values).map { AgeCheck.isOldEnough(bornOn: $0, on: CalendarDate(context.now)) } ?? false
+        return ["ageVerified": .bool(verified), "ageVerifiedAt": .string(Timestamp.string(context.now))]
+    }
+
+    func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
+        // Resuming replays saved answers, which hold no date: the step was passed already.
+        guard let birthday = Self.birthday(in: values) else { return .next }
+        if AgeCheck.isOldEnough(bornOn: birthday, on: CalendarDate(context.now)) {
+            logger.info("age verified", metadata: ["tenant": "\(context.tenant)"])
+            return .next
+        }
+        logger.notice("under the minimum age: session rejected, answers erased", metadata: ["tenant": "\(context.tenant)"])
+        return .reject(Self.rejection)
+    }
+
+    static func birthday(in values: [String: JSONValue]) -> CalendarDate? {
+        values["birthdate"]?.stringValue.flatMap(CalendarDate.init)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+import PlatformCore
+import PlatformTesting
+import Synchronization
+import Testing
+@testable import TeePals
+
+/// A UTC instant, for clocks that must sit on an exact day.
+func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 12, _ minute: Int = 0) -> Date {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
+    return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute))!
+}
+
+/// The day most tests run on: 15 June 2026, noon UTC. Someone born 2013-06-15 turns 13 today.
+let testDay = utc(2026, 6, 15)
+
+/// Answers that pass each step; the city is Austin, TX (GeoNames 4671654).
+enum Answers {
+    static let nickname: [String: JSONValue] = ["nickname": "Birdie Queen"]
+    static let adultBirthdate = "1990-04-25"
+    static let birthdate: [String: JSONValue] = ["birthdate": .string(adultBirthdate)]
+    static let austinId = "4671654"
+    static let location: [String: JSONValue] = ["location": .string(austinId)]
+    static let gender: [String: JSONValue] = ["gender": "female"]
+}
+
+/// A driver over an in-memory store (or `store`), its clock on `now`, the plugin logging to `logs`.
+func teePals(now: Date = testDay, store: (any SessionStore)? = nil, logs: LogRecorder? = nil) throws -> FlowDriver {
+    let plugin = logs.map { TeePalsPlugin(logger: $0.logger) } ?? TeePalsPlugin()
+    return try FlowDriver(plugin: plugin, store: store, clock: TestClock(now))
+}
+
+extension FlowDriver {
+    /// Starts `user`'s session and answers every step before `step`.
+    func session(_ user: String = "u1", at step: String) async throws -> SessionView {
+        let order = ["nickname", "birthdate", "location", "gender"]
+        let answers = [Answers.nickname, Answers.birthdate, Answers.location, Answers.gender]
+        var view = try await start(user)
+        for (id, values) in zip(order, answers) {
+            if id == step { break }
+            view = try await submit(view, values)
+        }
+        #expect(view.stepId == step)
+        return view
+    }
+
+    /// Walks `user` through the whole wizard.
+    func completed(_ user: String = "u1") async throws -> SessionView {
+        let view = try await submit(session(user, at: "gender"), Answers.gender)
+        #expect(view.status == "completed")
+        return view
+    }
+
+    func search(_ view: SessionView, _ query: String, limit: Int? = nil) async throws -> JSONValue {
+        var params: [String: JSONValue] = [
+            "sessionId": .string(view.sessionId), "field": "location", "query": .string(query),
+        ]
+        if let limit { params["limit"] = .int(Int64(limit)) }
+        return try await call("flow.search", params)
+    }
+
+    func update(_ user: String, _ values: [String: JSONValue]) async throws -> JSONValue {
+        try await call("profile.update", ["userId": .string(user), "values": .object(values)])
+    }
+}
+
+/// Records every line a Logger writes (message and metadata), for tests that check what is logged.
+final class LogRecorder: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var all: [String] { lines.withLock { $0 } }
+
+    var logger: Logger {
+        var logger = Logger(label: "TeePals") { _ in RecordingLogHandler(recorder: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    fileprivate func record(_ line: String) {
+        lines.withLock { $0.append(line) }
+    }
+}
+
+struct RecordingLogHandler: LogHandler {
+    let recorder: LogRecorder
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        recorder.record("\(event.level) \(event.message) \(merged)")
+    }
+}
+
+/// A fresh directory under the system's temporary directory.
+enum TemporaryDirectory {
+    static func make() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("teepals-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
