@@ -35,7 +35,7 @@ enum Answers {
     ]
 }
 
-func driver(_ plugin: AirFitPlugin = AirFitPlugin(), clock: TestClock = TestClock()) throws -> FlowDriver {
+func driver(_ plugin: AirFitPlugin = AirFitPlugin(analyzer: OfflineGoalAnalyzer()), clock: TestClock = TestClock()) throws -> FlowDriver {
     try FlowDriver(plugin: plugin, clock: clock)
 }
 

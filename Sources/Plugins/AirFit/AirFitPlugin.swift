@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PlatformCore
 
@@ -14,12 +15,26 @@ public struct AirFitPlugin: OnboardingPlugin {
     /// How long goal analysis may take before the offline result is used.
     public static let defaultAnalysisTimeout: Duration = .seconds(8)
 
+    /// The server's set-up: the analyzer the environment configures (see `GoalAnalyzerSetup`),
+    /// the offline one when it configures none.
+    public init() {
+        self.init(environment: ProcessInfo.processInfo.environment)
+    }
+
+    public init(environment: [String: String], logger: Logger = Logger(label: "AirFit")) {
+        let setup = GoalAnalyzerSetup(environment: environment)
+        if let problem = setup.problem {
+            logger.warning("goal analyzer configuration ignored", metadata: ["problem": "\(problem)"])
+        }
+        self.init(analyzer: setup.analyzer, analysisTimeout: setup.timeout, logger: logger)
+    }
+
     /// - Parameters:
-    ///   - analyzer: turns a `describe_own` aspiration into a structured goal; offline by default.
+    ///   - analyzer: turns a `describe_own` aspiration into a structured goal.
     ///   - analysisTimeout: after this, the offline analyzer's result is used instead.
     ///   - logger: where fallbacks are reported (never with the person's text).
     public init(
-        analyzer: any GoalAnalyzer = OfflineGoalAnalyzer(),
+        analyzer: any GoalAnalyzer,
         analysisTimeout: Duration = AirFitPlugin.defaultAnalysisTimeout,
         logger: Logger = Logger(label: "AirFit")
     ) {
