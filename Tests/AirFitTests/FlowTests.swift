@@ -37,13 +37,14 @@ import Testing
         #expect(done.progressIndex == 8)
     }
 
-    @Test func everyStepButTheFirstOffersBack() async throws {
+    @Test func everyStepButTheFirstOffersBackAndEveryStepTheFooter() async throws {
         let d = try driver()
         var view = try await d.start("u1")
         #expect(!view.actions.contains("back"))
         for values in Answers.walk {
             view = try await d.submit(view, values)
             #expect(view.actions.contains("back"), "no back on \(view.stepId ?? "?")")
+            #expect(view.step?["content"]?["footer"] == "Privacy & Data", "no footer on \(view.stepId ?? "?")")
         }
         #expect(view.actions == ["continue", "back"])
         #expect(view.step?["actions"]?.arrayValue?.first?["label"] == "Create My Coach")

@@ -21,7 +21,7 @@ struct CoachingStyleStep: FlowStep {
     }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        StepCopy.airFit(
             title: "How should your coach speak to you?",
             subtitle: "Blend the voices that bring out your best.",
             helper: "Your blend is shared out as percentages of 100; leave every slider at 0 for an even mix.",

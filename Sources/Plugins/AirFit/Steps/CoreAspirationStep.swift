@@ -33,7 +33,7 @@ struct CoreAspirationStep: FlowStep {
     }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        StepCopy.airFit(
             title: "What matters most right now?",
             subtitle: "Your coach shapes every recommendation around it.",
             actions: [.continue("Next")])

@@ -25,7 +25,7 @@ struct EngagementPreferencesStep: FlowStep {
     }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        StepCopy.airFit(
             title: "How closely should your coach work with you?",
             subtitle: "Choose a rhythm, or tailor each detail.",
             actions: [.continue("Next")])

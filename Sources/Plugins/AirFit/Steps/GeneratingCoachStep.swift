@@ -7,7 +7,7 @@ struct GeneratingCoachStep: FlowStep {
     let kind = StepKind.processing
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        StepCopy.airFit(
             title: "Crafting Your Coach…",
             subtitle: "Bringing your choices together.",
             content: [

@@ -18,7 +18,7 @@ struct LifeSnapshotStep: FlowStep {
     }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        StepCopy.airFit(
             title: "What does a typical week look like?",
             subtitle: "Select all that apply. Your coach plans around your life, not the other way around.",
             actions: [.continue("Next")])

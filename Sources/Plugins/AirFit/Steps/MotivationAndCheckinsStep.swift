@@ -27,7 +27,7 @@ struct MotivationAndCheckinsStep: FlowStep {
     }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        StepCopy.airFit(
             title: "A few final touches.",
             subtitle: "How your coach marks progress and checks in.",
             actions: [.continue("Next")])

@@ -6,10 +6,10 @@ struct OpeningScreenStep: FlowStep {
     let kind = StepKind.content
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        StepCopy.airFit(
             title: "Let's design your AirFit Coach.",
             subtitle: "Est. 3-4 minutes to create your personalized experience.",
-            content: ["brand": "AirFit", "estimatedMinutes": "3-4", "footer": "Privacy & Data"],
+            content: ["brand": "AirFit", "estimatedMinutes": "3-4"],
             actions: [.continue("Begin"), .later("Maybe Later")])
     }
 }

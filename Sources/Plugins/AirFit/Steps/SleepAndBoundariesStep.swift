@@ -28,7 +28,7 @@ struct SleepAndBoundariesStep: FlowStep {
     }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        StepCopy.airFit(
             title: "Protect your rest.",
             subtitle: "Your coach stays quiet while you sleep.",
             helper: "Going to bed after midnight? Choose a time such as 00:30.",

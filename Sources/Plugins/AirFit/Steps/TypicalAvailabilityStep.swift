@@ -31,7 +31,7 @@ struct TypicalAvailabilityStep: FlowStep {
     }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        StepCopy.airFit(
             title: "When do you usually have time to train?",
             subtitle: "Add the windows that tend to work. Your coach times plans and reminders around them.",
             helper: "Each block needs at least 15 minutes. Leave this empty if your week is too variable to plan around.",
