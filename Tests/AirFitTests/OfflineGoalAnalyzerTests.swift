@@ -35,6 +35,8 @@ import Testing
         Case(text: "Sleep 8 hours a night", type: .health, metric: .sleepDuration, target: .init(value: 8, unit: .h)),
         Case(text: "Run 10 miles without stopping within three months", type: .endurance, metric: .distance, target: .init(value: 10, unit: .mi), weeks: 13),
         Case(text: "Deadlift 405 lbs and lose 10 kg", type: .strength, metric: .oneRepMax, target: .init(value: 405, unit: .lb)),
+        // A rate is not a timeframe.
+        Case(text: "Lose 1 pound a week", type: .weightLoss, metric: .bodyWeight, target: .init(value: 1, unit: .lb)),
         Case(text: "Put on 10 pounds", type: .muscleGain, metric: .bodyWeight, target: .init(value: 10, unit: .lb)),
         Case(text: "Get to 70 kg", type: .weightManagement, metric: .bodyWeight, target: .init(value: 70, unit: .kg)),
         Case(text: "Swim a mile in under 30 minutes", type: .endurance, metric: .raceTime, target: .init(value: 30, unit: .min)),
