@@ -1,15 +1,88 @@
+import Foundation
+import Logging
 import PlatformCore
 
-/// The AirFit app's onboarding, served under tenant `airfit`.
-///
-/// Registered, with no flow yet: its flow is built by the AirFit plugin issue, so until then
-/// `flow.start` for this tenant answers "not found".
+/// The AirFit app's onboarding, the seed's "Persona Blueprint Flow", served under tenant `airfit`:
+/// eight screens that design the person's AI coach, then `generating_coach`, whose submit
+/// builds persona_profile.json and completes the session.
 public struct AirFitPlugin: OnboardingPlugin {
     public let id = "airfit"
     public let name = "AirFit"
-    public let version = "0.1.0"
+    public let version = "1.0.0"
     public let defaultDisplayName = "there"
-    public var flows: [Flow] { [] }
+    public let flows: [Flow]
 
-    public init() {}
+    /// How long goal analysis may take before the offline result is used.
+    public static let defaultAnalysisTimeout: Duration = .seconds(8)
+
+    /// The server's set-up: the analyzer the environment configures (see `GoalAnalyzerSetup`),
+    /// the offline one when it configures none.
+    public init() {
+        self.init(environment: ProcessInfo.processInfo.environment)
+    }
+
+    public init(environment: [String: String], logger: Logger = Logger(label: "AirFit")) {
+        let setup = GoalAnalyzerSetup(environment: environment)
+        if let problem = setup.problem {
+            logger.warning("goal analyzer configuration ignored", metadata: ["problem": "\(problem)"])
+        }
+        self.init(analyzer: setup.analyzer, analysisTimeout: setup.timeout, logger: logger)
+    }
+
+    /// - Parameters:
+    ///   - analyzer: turns a `describe_own` aspiration into a structured goal.
+    ///   - analysisTimeout: after this, the offline analyzer's result is used instead.
+    ///   - logger: where fallbacks are reported (never with the person's text).
+    public init(
+        analyzer: any GoalAnalyzer,
+        analysisTimeout: Duration = AirFitPlugin.defaultAnalysisTimeout,
+        logger: Logger = Logger(label: "AirFit")
+    ) {
+        let analysis = GoalAnalysisWork(analyzer: analyzer, timeout: analysisTimeout, logger: logger)
+        let steps: [any FlowStep] = [
+            OpeningScreenStep(),
+            LifeSnapshotStep(),
+            CoreAspirationStep(analysis: analysis),
+            CoachingStyleStep(),
+            EngagementPreferencesStep(),
+            TypicalAvailabilityStep(),
+            SleepAndBoundariesStep(),
+            MotivationAndCheckinsStep(),
+            GeneratingCoachStep(),
+        ]
+        let progress = ProgressScheme(
+            total: 8,
+            indices: Dictionary(uniqueKeysWithValues: AirFitStep.allCases.map { ($0.id, $0.progressIndex) }),
+            label: { "\($0) of \($1)" })
+        flows = [Flow(steps: steps, resumePolicy: .savedStep, progress: progress, completion: AirFitCompletion())]
+    }
+
+    public var onboardingGate: OnboardingGate {
+        OnboardingGate(
+            title: "Finish designing your coach",
+            message: "Complete your Persona Blueprint to meet your AirFit Coach.",
+            cta: "Continue Setup")
+    }
+
+    static let establishBaselineField = "establishBaseline"
+
+    public var editableFields: [FieldSpec] {
+        [
+            FieldSpec(
+                id: Self.establishBaselineField, type: .boolean, label: "Establish baseline",
+                messages: [
+                    .required: "Choose whether your coach starts by establishing your baseline.",
+                    .invalidType: "Establish baseline is either on (true) or off (false).",
+                ]),
+        ]
+    }
+
+    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+        var records = profile.records
+        guard let baseline = values[Self.establishBaselineField] else { return records }
+        var onboarding = records[AirFitCompletion.profileRecord]?.objectValue ?? [:]
+        onboarding[Self.establishBaselineField] = baseline
+        records[AirFitCompletion.profileRecord] = .object(onboarding)
+        return records
+    }
 }
