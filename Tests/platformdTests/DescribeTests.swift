@@ -26,7 +26,10 @@ struct DescribeTests {
     }
 
     @Test func everyRegisteredFlowPrintsAValidMermaidFlowchart() async throws {
-        for (tenant, flow) in try await Self.registeredFlows() {
+        let flows = try await Self.registeredFlows()
+        #expect(flows.map(\.tenant) == ["statlocker", "teepals", "airfit", "aflfantasy"])
+        #expect(flows.allSatisfy { $0.flow == "onboarding" })
+        for (tenant, flow) in flows {
             let result = try await Self.output(["describe", tenant, "--flow", flow, "--format", "mermaid"])
             #expect(result.status == 0, "\(tenant)/\(flow): \(result.stderr)")
             switch MermaidChecker.check(result.stdout.trimmingCharacters(in: .newlines)) {

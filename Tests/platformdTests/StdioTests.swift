@@ -33,7 +33,7 @@ struct StdioTests {
             #expect(tenants.map { $0["tenant"]?.stringValue } == ["statlocker", "teepals", "airfit", "aflfantasy"])
             #expect(tenants.map { $0["plugin"]?.stringValue } == ["StatLocker", "TeePals", "AirFit", "AFL Fantasy"])
             for tenant in tenants {
-                #expect(tenant["flows"]?.arrayValue != nil, "tenant \(tenant["tenant"]?.stringValue ?? "?") has no flows array")
+                #expect(tenant["flows"] == ["onboarding"], "tenant \(tenant["tenant"]?.stringValue ?? "?")")
             }
         }
     }
