@@ -203,7 +203,8 @@ public final class Platform: Sendable {
                 var errors: [FieldError] = []
                 for (key, value) in values.sorted(by: { $0.key < $1.key }) {
                     guard let spec = editable[key] else {
-                        errors.append(FieldError(field: key, code: .notEditable, message: "\(key) cannot be changed here."))
+                        let name = Self.label(of: key, in: plugin) ?? key
+                        errors.append(FieldError(field: key, code: .notEditable, message: "\(name) can't be changed after onboarding."))
                         continue
                     }
                     switch validator.check(value, against: spec) {
@@ -245,6 +246,17 @@ public final class Platform: Sendable {
 
     public func close() async throws {
         try await store.close()
+    }
+
+    /// A field's label as its flow shows it, for messages about keys that are not editable.
+    static func label(of field: String, in plugin: any OnboardingPlugin) -> String? {
+        let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: Date())
+        for flow in plugin.flows {
+            for step in flow.steps {
+                if let spec = step.fields(in: context).first(where: { $0.id == field }) { return spec.label }
+            }
+        }
+        return nil
     }
 
     static func json(_ profile: Profile) -> JSONValue {

@@ -117,6 +117,23 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         #expect(age?.message == "Age must be between 1 and 120.")
     }
 
+    @Test func blankStringsAreMissingWhateverTheType() async throws {
+        let d = try driver()
+        var view = try await atBasics(d)
+        let blank = await d.refuse(view, ["name": "", "age": 30, "kind": " ", "hasPet": false])
+        #expect(codes(blank) == ["name": .required, "kind": .required])
+        view = try await d.walk(view, [basics, ["route": "fast"]])
+        #expect(codes(await d.refuse(view, ["birthdate": ""])) == ["birthdate": .required])
+    }
+
+    @Test func mistypedUserDetailsAreInvalidParams() async throws {
+        let d = try driver()
+        let error = await d.error("flow.start", ["userId": "u1", "user": ["firstName": 5]])
+        #expect(error?.code == -32602)
+        #expect(error?.data?["param"] == "user.firstName")
+        #expect(try await d.start("u1", user: UserDetails(firstName: "Ok")).title == "Hi Ok")
+    }
+
     @Test func requiredTooLongLockedAndWrongTypes() async throws {
         let d = try driver()
         let view = try await atBasics(d)
@@ -301,6 +318,33 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         #expect(retried.stepId == "route")
     }
 
+    @Test func sensitiveValuesCannotBeRecoveredFromTheRetryDigest() async throws {
+        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+        let d = try FlowDriver(plugin: FixturePlugin(), store: store)
+        var view = try await atBasics(d)
+        view = try await d.walk(view, [basics, ["route": "fast"]])
+        let rejected = try await d.submit(view, ["birthdate": "2020-02-02"])
+        #expect(rejected.status == "rejected")
+        let digest = try #require(try await store.session(tenant: "fixture", key: .id(view.sessionId))?.lastSubmitDigest)
+        // Every date of the years around it, hashed the way a plain digest would: none matches.
+        var candidates: [String] = []
+        for year in 2018...2022 {
+            for month in 1...12 {
+                for day in 1...CalendarDate.daysIn(month: month, year: year) {
+                    candidates.append(CalendarDate(year: year, month: month, day: day)!.description)
+                }
+            }
+        }
+        #expect(candidates.contains("2020-02-02"))
+        let recovered = candidates.filter {
+            FlowEngine.Submit(stepId: "birth", revision: view.revision, values: ["birthdate": .string($0)]).digest == digest
+        }
+        #expect(recovered.isEmpty)
+        // Within the process the retry rule still holds, values compared exactly.
+        #expect(try await d.submit(view, ["birthdate": "2020-02-02"]).status == "rejected")
+        #expect(await d.refuse(view, ["birthdate": "2020-02-03"])?.code == -32005)
+    }
+
     @Test func retryOfACompletingSubmitReturnsTheCompletedView() async throws {
         let d = try driver()
         var view = try await atBasics(d)
@@ -472,6 +516,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         let notEditable = await d.error("profile.update", ["userId": "u1", "values": ["name": "Bob"]])
         #expect(notEditable?.code == -32004)
         #expect(notEditable?.fieldErrors.first?.code == .notEditable)
+        #expect(notEditable?.fieldErrors.first?.message == "Name can't be changed after onboarding.")
         let invalid = await d.error("profile.update", ["userId": "u1", "values": ["photoUrl": "http://x"]])
         #expect(invalid?.fieldErrors.first?.code == .invalidFormat)
         #expect(try await d.profile("u1")["records"]?["account"]?["photoUrl"] == nil)

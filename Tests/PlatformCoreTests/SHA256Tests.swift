@@ -29,3 +29,15 @@ struct SHA256Tests {
         #expect(hex == SHA256.hexDigest(bytes))
     }
 }
+
+@Suite struct HMACTests {
+    /// RFC 4231 test cases 1 and 6 (a key longer than the block).
+    @Test func rfc4231Vectors() {
+        let key1 = [UInt8](repeating: 0x0B, count: 20)
+        #expect(SHA256.hmacHex(key: key1, message: Array("Hi There".utf8))
+            == "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+        let key6 = [UInt8](repeating: 0xAA, count: 131)
+        #expect(SHA256.hmacHex(key: key6, message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8))
+            == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+    }
+}

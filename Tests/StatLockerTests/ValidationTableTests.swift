@@ -343,7 +343,7 @@ import Testing
         expectFieldError(await d.refuse(view, goals(custom("Clear it", target: -1))), field: "seasonGoals", code: .outOfRange)
         expectFieldError(await d.refuse(view, goals(custom("Clear it", unit: String(repeating: "u", count: 21)))),
                          field: "seasonGoals", code: .tooLong)
-        expectFieldError(await d.refuse(view, goals(["title": 42])), field: "seasonGoals", code: .required)
+        expectFieldError(await d.refuse(view, goals(["title": 42])), field: "seasonGoals", code: .invalidType)
 
         // Three and eighty fit; unknown keys and blank units are not kept; spaces collapse.
         let saved = try await d.submit(view, goals(["title": "  GBs   first ", "unit": "  ", "color": "red"]))

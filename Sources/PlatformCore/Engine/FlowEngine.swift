@@ -36,12 +36,28 @@ public struct FlowEngine: Sendable {
             self.values = values
         }
 
-        /// Identifies the submit without keeping its values.
+        /// Identifies the submit without keeping its values: SHA-256 of its canonical JSON.
         public var digest: String {
-            let canonical: JSONValue = [.string(stepId), .int(Int64(revision)), .string(action), JSONValue.object(values).canonical]
-            return SHA256.hexDigest(canonical.serialized())
+            SHA256.hexDigest(canonical.serialized())
+        }
+
+        /// For a submit with sensitive values (a birthdate has few enough values to search a
+        /// plain digest for them): an HMAC keyed by a secret that never leaves the process.
+        public func keyedDigest(key: [UInt8]) -> String {
+            "hmac:" + SHA256.hmacHex(key: key, message: Array(canonical.serialized().utf8))
+        }
+
+        var canonical: JSONValue {
+            [.string(stepId), .int(Int64(revision)), .string(action), JSONValue.object(values).canonical]
         }
     }
+
+    /// The key of sensitive submits' digests: random per process, kept in memory only. After a
+    /// restart such a resend is no longer recognised as a retry and gets -32003 or -32005.
+    static let processDigestKey: [UInt8] = {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }()
 
     public enum SubmitResult: Sendable {
         case applied(Transition)
@@ -111,7 +127,8 @@ public struct FlowEngine: Sendable {
     public func submit(
         _ state: SessionState, _ command: Submit, workResult: JSONValue? = nil, now: Date
     ) throws(RPCError) -> SubmitResult {
-        if state.lastSubmitDigest == command.digest {
+        let digest = self.digest(of: command, in: state, now: now)
+        if state.lastSubmitDigest == digest {
             return .applied(Transition(state: state, events: [], profile: nil, changed: false))
         }
         let view = { self.view(state, now: now) }
@@ -121,7 +138,11 @@ public struct FlowEngine: Sendable {
         let context = self.context(state, now: now)
         let offered = step.copy(in: context).actions.map(\.id)
         guard let action = SubmitAction(rawValue: command.action), offered.contains(command.action) else {
-            throw .invalidState("step \(current) does not offer the action \(command.action)", session: view())
+            switch command.action {
+            case "back": throw .invalidState("back is its own method: call flow.back", session: view())
+            case "edit": throw .invalidState("edit is done with flow.goto to the step to change", session: view())
+            default: throw .invalidState("step \(current) does not offer the action \(command.action)", session: view())
+            }
         }
         guard command.stepId == current, command.revision == state.revision else {
             throw .conflict(
@@ -130,7 +151,7 @@ public struct FlowEngine: Sendable {
 
         var next = state
         var events: [FlowEvent] = []
-        next.lastSubmitDigest = command.digest
+        next.lastSubmitDigest = digest
         next.revision += 1
         next.updatedAt = now
         next.status = .active
@@ -160,6 +181,12 @@ public struct FlowEngine: Sendable {
         next.stepErrors[current] = nil
         let decision = step.transition(after: action, values: values, in: self.context(next, now: now))
         return .applied(try apply(decision, from: step, to: next, events: events, now: now))
+    }
+
+    func digest(of command: Submit, in state: SessionState, now: Date) -> String {
+        let fields = flow.step(command.stepId)?.fields(in: context(state, now: now)) ?? []
+        let sensitive = fields.contains { $0.sensitive && command.values[$0.id] != nil }
+        return sensitive ? command.keyedDigest(key: Self.processDigestKey) : command.digest
     }
 
     /// The visible fields' normalised values, or every reason they were refused.

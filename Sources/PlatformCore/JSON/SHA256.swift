@@ -148,3 +148,22 @@ private let roundConstants: [UInt32] = [
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]
+
+extension SHA256 {
+    /// HMAC-SHA-256 (RFC 2104) of `message` under `key`.
+    public static func hmac(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        let blockSize = 64
+        var block = key.count > blockSize ? digest(key) : key
+        block += [UInt8](repeating: 0, count: blockSize - block.count)
+        let inner = digest(block.map { $0 ^ 0x36 } + message)
+        return digest(block.map { $0 ^ 0x5C } + inner)
+    }
+
+    /// HMAC-SHA-256 in lowercase hexadecimal.
+    public static func hmacHex(key: [UInt8], message: [UInt8]) -> String {
+        hmac(key: key, message: message).map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        }.joined()
+    }
+}

@@ -85,6 +85,9 @@ public struct FieldSpec: Sendable {
     public var messages: [FieldErrorCode: String]
     /// Extra, field-type specific data sent to clients (a slider's value bands, say).
     public var extra: [String: JSONValue]
+    /// A value the server must not be able to recover later (a birthdate): it is left out of the
+    /// retry digest, whose input space is small enough to search.
+    public var sensitive: Bool
 
     public init(
         id: String, type: FieldType, label: String, required: Bool = true,
@@ -95,7 +98,7 @@ public struct FieldSpec: Sendable {
         defaultValue: JSONValue? = nil, visibleWhen: VisibilityCondition? = nil,
         allowCustom: Bool = false, itemFields: [FieldSpec] = [],
         normalization: TextNormalization = .trimmed,
-        messages: [FieldErrorCode: String] = [:], extra: [String: JSONValue] = [:]
+        messages: [FieldErrorCode: String] = [:], extra: [String: JSONValue] = [:], sensitive: Bool = false
     ) {
         self.id = id
         self.type = type
@@ -117,6 +120,7 @@ public struct FieldSpec: Sendable {
         self.normalization = normalization
         self.messages = messages
         self.extra = extra
+        self.sensitive = sensitive
     }
 
     public func option(_ value: String) -> FieldOption? {

@@ -19,6 +19,10 @@ public struct FieldValidator: Sendable {
 
     public func check(_ raw: JSONValue?, against spec: FieldSpec) -> Outcome {
         guard let raw, !raw.isNull else { return missing(spec) }
+        // An empty or blank string is "nothing given" whatever the field's type.
+        if let text = raw.stringValue, text.allSatisfy(\.isWhitespace), spec.normalization != .none {
+            return missing(spec)
+        }
         do {
             let value = try normalized(raw, spec)
             if isEmpty(value) && spec.type != .multiChoice && spec.type != .list { return missing(spec) }
@@ -163,11 +167,11 @@ public struct FieldValidator: Sendable {
                 _ = try checkOption(value, spec)
                 key = "option:" + value
                 kept.append(item)
-            } else if spec.allowCustom, item.objectValue != nil {
-                let title = item["title"]?.stringValue.map { Self.normalize($0, .collapsedSpaces) } ?? ""
-                key = "custom:" + title.lowercased()
-                var object = item.objectValue ?? [:]
-                object["title"] = .string(title)
+            } else if spec.allowCustom, var object = item.objectValue {
+                // A title of the wrong type is left as sent, for the item's own checks to name.
+                let title = object["title"]?.stringValue.map { Self.normalize($0, .collapsedSpaces) }
+                if let title { object["title"] = .string(title) }
+                key = "custom:" + (title ?? "").lowercased()
                 kept.append(.object(object))
             } else {
                 throw typeError(spec, spec.allowCustom ? "a list of options or custom entries" : "a list of options")

@@ -6,7 +6,14 @@ extension Platform {
         [
             "platform.info": { _ in self.info() },
             "flow.start": { params in
-                let user = try params.optionalObject("user").map { UserDetails(json: .object($0)) }
+                let user = try params.optionalObject("user").map { details throws(RPCError) -> UserDetails in
+                    for key in ["firstName", "lastName", "email", "displayName"] {
+                        if let value = details[key], !value.isNull, value.stringValue == nil {
+                            throw RPCError.invalidParams("user.\(key)", "user.\(key) must be a string")
+                        }
+                    }
+                    return UserDetails(json: .object(details))
+                }
                 return try await self.start(
                     tenant: params.string("tenant"), userId: params.string("userId"),
                     flow: params.optionalString("flow") ?? "onboarding", user: user)

@@ -160,7 +160,7 @@ struct BirthStep: FlowStep {
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
-        [FieldSpec(id: "birthdate", type: .date, label: "Birthday")]
+        [FieldSpec(id: "birthdate", type: .date, label: "Birthday", sensitive: true)]
     }
 
     func copy(in context: StepContext) -> StepCopy { StepCopy(title: "When were you born?") }

@@ -107,13 +107,17 @@ struct SeasonGoalRules: Sendable {
             let before = existing.first {
                 $0["isCustom"] == true && $0["title"]?.stringValue.map(CustomGoal.titleKey) == CustomGoal.titleKey(title)
             }
+            let unit = item["unit"]?.stringValue ?? ""
+            let isPercent = unit == "%"
+            // Percent targets are fractions, as the library's (60 % is 0.6); a target of at most 1 already is one.
+            let target = item["targetValue"]?.doubleValue.map { isPercent && $0 > 1 ? $0 / 100 : $0 }
             return [
                 "id": .string(before?["id"]?.stringValue ?? UUID().uuidString),
                 "title": .string(title),
-                "targetValue": item["targetValue"] ?? .null,
+                "targetValue": target.map(JSONValue.double) ?? .null,
                 "currentValue": before?["currentValue"] ?? 0,
-                "unit": item["unit"] ?? "",
-                "metricType": "count",
+                "unit": .string(unit),
+                "metricType": isPercent ? "percent" : "count",
                 "trackingKey": "custom",
                 "isCustom": true,
             ]

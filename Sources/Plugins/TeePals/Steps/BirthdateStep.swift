@@ -23,7 +23,8 @@ struct BirthdateStep: FlowStep {
                     .invalidFormat: "Enter a real date written YYYY-MM-DD (year, month, day).",
                 ],
                 // Bounds for the client's date picker.
-                extra: ["min": .string(AgeCheck.earliestBirthday.description), "max": .string(CalendarDate(context.now).description)])
+                extra: ["min": .string(AgeCheck.earliestBirthday.description), "max": .string(CalendarDate(context.now).description)],
+                sensitive: true)
         ]
     }
 
