@@ -102,6 +102,18 @@ import Testing
         #expect(goals[2]["metricType"] == "max")
     }
 
+    @Test func customPercentGoalsAreKeptAsFractions() async throws {
+        let d = try makeDriver()
+        _ = try await d.completed(overrides: [
+            "season_goals": ["seasonGoals": [custom("Win 70% of ground balls", target: 70, unit: "%"), custom("Clear rate", target: 0.85, unit: "%"), "gk-var-ga-8"]],
+        ])
+        let goals = try await d.profile("u1")["records"]?["profile"]?["seasonGoals"]?.arrayValue ?? []
+        #expect(goals[0]["targetValue"] == 0.7)
+        #expect(goals[0]["metricType"] == "percent")
+        #expect(goals[1]["targetValue"] == 0.85)
+        #expect(goals[1]["metricType"] == "percent")
+    }
+
     @Test func accountDetailsMissingAreEmptyAndTheMessageUsesTheNameRule() async throws {
         let d = try makeDriver()
         let done = try await d.completed(user: UserDetails(email: "jordan.lee@example.com"))
