@@ -40,13 +40,16 @@ enum SocketEndpoint: Sendable, CustomStringConvertible {
 }
 
 /// Line-framed JSON-RPC over a Unix or TCP socket: many concurrent connections, requests on one
-/// connection handled in order. A stop (signal) closes the listener, lets each connection finish
-/// the request it is handling, closes idle connections, and returns once all are done.
+/// connection handled in order. A stop (signal) closes the listener and each connection's input,
+/// answers the lines already read, and returns once every connection is done.
 struct SocketTransport {
     let server: RPCServer
     let endpoint: SocketEndpoint
     let maxLineBytes: Int
     let logger: Logger
+
+    /// How long a stop waits for bytes already on their way before closing connections' input.
+    static let stopGrace = TimeAmount.milliseconds(200)
 
     struct StartupError: Error, CustomStringConvertible {
         var description: String
@@ -76,9 +79,15 @@ struct SocketTransport {
 
         let registry = ConnectionRegistry()
         ShutdownSignals.install { [logger] signal in
-            logger.info("received signal \(signal): closing the listener, finishing in-flight requests")
-            for idle in registry.stop() { idle.close(promise: nil) }
+            logger.info("received signal \(signal): closing the listener, answering what was sent")
             listener.channel.close(promise: nil)
+            // Each connection's input is closed after a short grace, so bytes a client sent just
+            // before the signal are still read; the lines read are all answered before it ends.
+            for channel in registry.stop() {
+                channel.eventLoop.scheduleTask(in: Self.stopGrace) {
+                    channel.close(mode: .input).whenFailure { _ in channel.close(promise: nil) }
+                }
+            }
         }
 
         try await listener.executeThenClose { connections in
@@ -101,9 +110,8 @@ struct SocketTransport {
         defer { registry.remove(id) }
         do {
             try await connection.async.executeThenClose { inbound, _ in
-                guard registry.idle(id, connection.channel) else { return }
+                guard registry.add(id, connection.channel) else { return }
                 for try await frame in inbound {
-                    guard registry.busy(id) else { break }
                     let reply: JSONValue?
                     switch frame {
                     case .line(let line):
@@ -115,7 +123,6 @@ struct SocketTransport {
                         // Waits until the bytes are handed to the socket, so a stop right after never drops them.
                         try await connection.channel.writeAndFlush(ByteBuffer(bytes: reply.serializedBytes() + [0x0A])).get()
                     }
-                    guard registry.idle(id, connection.channel) else { break }
                 }
             }
         } catch {
@@ -132,43 +139,33 @@ struct SocketTransport {
     }
 }
 
-/// Which connections are between requests, so that a stop closes those at once and lets the
-/// others finish the request in hand.
+/// The open connections, so that a stop can close their input.
 final class ConnectionRegistry: Sendable {
     private struct State {
         var stopping = false
-        var idle: [ObjectIdentifier: any Channel] = [:]
+        var open: [ObjectIdentifier: any Channel] = [:]
     }
 
     private let state = Mutex(State())
 
-    /// Marks a connection idle; false once stopping (the connection should end).
-    func idle(_ id: ObjectIdentifier, _ channel: any Channel) -> Bool {
+    /// Registers a connection; false once stopping (it should end at once).
+    func add(_ id: ObjectIdentifier, _ channel: any Channel) -> Bool {
         state.withLock { state in
             guard !state.stopping else { return false }
-            state.idle[id] = channel
+            state.open[id] = channel
             return true
         }
     }
 
-    /// Marks a connection busy with a request; false once stopping.
-    func busy(_ id: ObjectIdentifier) -> Bool {
-        state.withLock { state in
-            state.idle[id] = nil
-            return !state.stopping
-        }
-    }
-
     func remove(_ id: ObjectIdentifier) {
-        state.withLock { _ = $0.idle.removeValue(forKey: id) }
+        state.withLock { _ = $0.open.removeValue(forKey: id) }
     }
 
-    /// Starts stopping; returns the idle connections to close.
+    /// Starts stopping; returns the open connections.
     func stop() -> [any Channel] {
         state.withLock { state in
             state.stopping = true
-            defer { state.idle = [:] }
-            return Array(state.idle.values)
+            return Array(state.open.values)
         }
     }
 }

@@ -16,22 +16,51 @@ struct StdioTransport {
 
     func run() async {
         let (frames, continuation) = AsyncStream<LineFramer.Frame>.makeStream()
-        let reader = Thread { [maxLineBytes] in
+        // A stop wakes the reader through this pipe, so it can take what was already sent first.
+        var wake: [Int32] = [0, 0]
+        guard pipe(&wake) == 0 else {
+            logger.critical("cannot create a pipe: errno \(errno)")
+            return
+        }
+        let reader = Thread { [maxLineBytes, wake] in
             var framer = LineFramer(maxLineBytes: maxLineBytes)
-            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-            while true {
-                let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
+            func take(_ count: Int, from chunk: [UInt8]) {
                 for frame in framer.push(chunk[0..<count]) { continuation.yield(frame) }
+            }
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            var watched = [
+                pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),
+            ]
+            reading: while true {
+                if poll(&watched, 2, -1) < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                if watched[1].revents != 0 {
+                    // Stopping: every request the client sent before the signal is still answered.
+                    _ = fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK)
+                    while true {
+                        let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                        if count > 0 { take(count, from: chunk) } else if count < 0 && errno == EINTR { continue } else { break }
+                    }
+                    break reading
+                }
+                if watched[0].revents != 0 {
+                    let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    take(count, from: chunk)
+                }
             }
             for frame in framer.finish() { continuation.yield(frame) }
             continuation.finish()
         }
         reader.start()
-        ShutdownSignals.install { signal in
-            logger.info("received signal \(signal): finishing in-flight work")
-            continuation.finish()
+        ShutdownSignals.install { [wake] signal in
+            logger.info("received signal \(signal): answering what was sent, then stopping")
+            var byte: UInt8 = 1
+            _ = write(wake[1], &byte, 1)
         }
         for await frame in frames {
             let reply: JSONValue?

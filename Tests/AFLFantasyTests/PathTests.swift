@@ -161,19 +161,34 @@ import Testing
         #expect(guide?["completedItems"] == Answers.allItems["completedItems"])
     }
 
-    @Test func aGuideLeftBehindIsNotRecorded() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+    /// The contract records the guide "when the guide was shown", even if the user then went
+    /// back and connected an existing team instead.
+    @Test func aGuideShownThenLeftBehindIsStillRecorded() async throws {
+        let clock = TestClock()
+        let d = try FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.newTeam)
+        clock.advance(seconds: 30)
         view = try await d.submit(view, Answers.fourItems)
         view = try await d.back(view)
+        clock.advance(seconds: 5)
         view = try await d.back(view)
         #expect(view.stepId == "team_choice")
         view = try await d.walk(view, [Answers.existingTeam, Answers.personal, Answers.credentials, [:]])
         #expect(view.status == "completed")
         let account = try await d.profile("u1")["records"]?["account"]
         #expect(account?["path"] == "existing")
-        #expect(account?["guide"] == nil)
+        #expect(account?["guide"] == [
+            "completedItems": Answers.fourItems["completedItems"] ?? .null, "skipped": false, "secondsSpent": 35,
+        ])
+    }
+
+    @Test func aGuideNeverShownIsNotRecorded() async throws {
+        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        var view = try await atTeamChoice(d)
+        view = try await d.walk(view, [Answers.existingTeam, Answers.personal, Answers.credentials, [:]])
+        #expect(view.status == "completed")
+        #expect(try await d.profile("u1")["records"]?["account"]?["guide"] == nil)
     }
 
     /// The contract's table: splash 0 (no label), welcome 1, team choice 2, guide and personal

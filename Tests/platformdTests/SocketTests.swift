@@ -137,6 +137,22 @@ struct SocketTests {
         }
     }
 
+    @Test(arguments: Transport.allCases)
+    func aRequestSentJustBeforeSIGTERMIsAnswered(transport: Transport) async throws {
+        for round in 0..<5 {
+            try await Self.withListening(transport) { listening in
+                let client = try listening.connect()
+                try client.send(Self.request(1))
+                #expect(try client.readReply()["id"] == 1)
+                try client.send(Self.request(2))
+                listening.server.send(signal: SIGTERM)
+                #expect(try client.readReply()["id"] == 2, "round \(round)")
+                #expect(try client.readLine() == nil)
+                #expect(try await listening.server.waitForExit().status == 0)
+            }
+        }
+    }
+
     @Test func stdinIsNotReadOnSockets() async throws {
         try await Self.withListening(.tcp) { listening in
             try listening.server.send(Self.request(9))

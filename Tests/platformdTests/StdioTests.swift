@@ -292,6 +292,19 @@ struct StdioTests {
         return try await server.waitForExit()
     }
 
+    @Test func aRequestSentJustBeforeSIGTERMIsAnswered() async throws {
+        for round in 0..<5 {
+            try await PlatformdProcess.withServer { server in
+                #expect(try await server.request(Self.probe(1))["id"] == 1)
+                try server.send(Self.probe(2))
+                server.send(signal: SIGTERM)
+                #expect(try await server.readReply()["id"] == 2, "round \(round)")
+                let exit = try await server.waitForExit()
+                #expect(exit.status == 0)
+            }
+        }
+    }
+
     @Test func sigtermWhileIdleExitsZero() async throws {
         try await PlatformdProcess.withServer { server in
             // A reply proves the server is up and its signal handlers are installed.

@@ -257,9 +257,11 @@ public struct FlowEngine: Sendable {
         var onPath = state
         onPath.answers = state.answers.filter { state.path.contains($0.key) }
         onPath.computed = state.computed.filter { state.path.contains($0.key) }
+        var completionContext = context(onPath, now: now)
+        completionContext.answersOffPath = state.answers.filter { !state.path.contains($0.key) }
         let result: CompletionResult
         do {
-            result = try flow.completion.complete(context(onPath, now: now))
+            result = try flow.completion.complete(completionContext)
         } catch let failure as ValidationFailure {
             throw .validationFailed(failure.errors, session: view(state, now: now))
         } catch {

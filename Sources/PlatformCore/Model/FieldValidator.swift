@@ -174,7 +174,7 @@ public struct FieldValidator: Sendable {
                 key = "custom:" + (title ?? "").lowercased()
                 kept.append(.object(object))
             } else {
-                throw typeError(spec, spec.allowCustom ? "a list of options or custom entries" : "a list of options")
+                throw typeError(spec, spec.allowCustom ? "a list of choices or custom entries" : "a list of choices")
             }
             if !seen.insert(key).inserted {
                 throw failure(spec, .duplicate, "Each choice can be picked only once.")

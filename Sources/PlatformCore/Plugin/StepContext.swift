@@ -17,6 +17,9 @@ public struct StepContext: Sendable {
     public var skipped: Set<String>
     /// Seconds spent on each step, summed over every visit.
     public var secondsSpent: [String: Double]
+    /// At completion: answers of steps visited but left off the final path (a branch the user
+    /// went back from). `answers` then holds only the final path's.
+    public var answersOffPath: [String: [String: JSONValue]] = [:]
     public var now: Date
 
     public init(

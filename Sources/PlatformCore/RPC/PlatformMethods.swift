@@ -14,8 +14,12 @@ extension Platform {
                     }
                     return UserDetails(json: .object(details))
                 }
+                let userId = try params.string("userId")
+                guard !userId.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw RPCError.invalidParams("userId", "userId must not be empty")
+                }
                 return try await self.start(
-                    tenant: params.string("tenant"), userId: params.string("userId"),
+                    tenant: params.string("tenant"), userId: userId,
                     flow: params.optionalString("flow") ?? "onboarding", user: user)
             },
             "flow.get": { params in

@@ -55,7 +55,9 @@ public struct RPCServer: Sendable {
         let result: JSONValue
         do {
             guard let handler = methods[method] else { throw RPCError.methodNotFound(method) }
-            guard let params = request["params"].map({ $0.objectValue }) ?? [:] else {
+            // An empty positional list is "no parameters", as some client libraries send it.
+            let given = request["params"] == [] ? nil : request["params"]
+            guard let params = given.map({ $0.objectValue }) ?? [:] else {
                 throw RPCError.invalidParams("params", "params must be an object of named parameters")
             }
             result = try await handler(RPCParams(params))

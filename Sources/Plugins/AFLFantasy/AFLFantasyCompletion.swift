@@ -4,8 +4,9 @@ import PlatformCore
 
 /// Writes the `account` record when `validation` succeeds, and builds the seed's Complete screen.
 ///
-/// `account` holds the answers, the path taken, how the team was validated and, only when the
-/// create-team guide was on the final path, a `guide` object with its checklist and timings.
+/// `account` holds the answers, the path taken, how the team was validated and, whenever the
+/// create-team guide was shown (on the final path or on a branch the user went back from), a
+/// `guide` object with its checklist and timings.
 struct AFLFantasyCompletion: CompletionHandler {
     func complete(_ context: StepContext) throws -> CompletionResult {
         guard let firstName = context.value(of: FieldID.firstName)?.stringValue,
@@ -30,11 +31,13 @@ struct AFLFantasyCompletion: CompletionHandler {
             // Only a valid verdict completes, so "passed" means the validator accepted the team.
             "teamValidation": .string(check.source == .validator ? "passed" : "fallback"),
         ]
-        if path == .created {
+        let guide = StepID.createTeamGuide
+        if path == .created || context.secondsSpent[guide] != nil {
+            let answers = context.answers(of: guide) ?? context.answersOffPath[guide]
             account["guide"] = [
-                FieldID.completedItems: context.answers(of: StepID.createTeamGuide)?[FieldID.completedItems] ?? [],
-                "skipped": .bool(context.wasSkipped(StepID.createTeamGuide)),
-                "secondsSpent": .double(context.secondsSpent[StepID.createTeamGuide] ?? 0),
+                FieldID.completedItems: answers?[FieldID.completedItems] ?? [],
+                "skipped": .bool(context.wasSkipped(guide)),
+                "secondsSpent": .double(context.secondsSpent[guide] ?? 0),
             ]
         }
         logger.info("onboarding completed", metadata: ["path": "\(path.rawValue)", "validatedBy": "\(check.source.rawValue)"])

@@ -36,11 +36,11 @@ struct PersonalInfoStep: FlowStep {
         [
             FieldSpec(
                 id: FieldID.firstName, type: .text, label: "First name", placeholder: "Your first name",
-                maxLength: 50, defaultValue: context.user.firstName.map(JSONValue.string),
+                maxLength: 50, defaultValue: Self.cleaned(context.user.firstName).map(JSONValue.string),
                 messages: [.required: "Please enter your first name."]),
             FieldSpec(
                 id: FieldID.email, type: .text, label: "Email", placeholder: "name@example.com",
-                defaultValue: context.user.email.map(JSONValue.string),
+                defaultValue: Self.cleaned(context.user.email).map(JSONValue.string),
                 messages: [.required: "Please enter your email address."],
                 // Shown to clients; checked by `validate` so that an over-long address is
                 // `invalid_format` like every other malformed one.
@@ -57,5 +57,12 @@ struct PersonalInfoStep: FlowStep {
     func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
         guard let email = values[FieldID.email]?.stringValue else { return [] }
         return EmailRule.error(for: email).map { [$0] } ?? []
+    }
+
+    /// What the app passed, as the field would keep it: trimmed, inner runs of spaces collapsed.
+    static func cleaned(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let clean = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return clean.isEmpty ? nil : clean
     }
 }
