@@ -132,6 +132,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         #expect(error?.code == -32602)
         #expect(error?.data?["param"] == "user.firstName")
         #expect(try await d.start("u1", user: UserDetails(firstName: "Ok")).title == "Hi Ok")
+        #expect(await d.error("flow.start", ["userId": "  "])?.data?["param"] == "userId")
     }
 
     @Test func requiredTooLongLockedAndWrongTypes() async throws {

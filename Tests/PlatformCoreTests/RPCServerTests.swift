@@ -86,6 +86,8 @@ import Testing
         #expect(crash?["error"] == ["code": -32603, "message": "Internal error"])
         let positional = await reply(#"{"jsonrpc":"2.0","id":5,"method":"echo","params":[1]}"#)
         #expect(positional?["error"]?["code"] == -32602)
+        let emptyList = await reply(#"{"jsonrpc":"2.0","id":6,"method":"echo","params":[]}"#)
+        #expect(emptyList?["result"] == [:])
         #expect(await reply(#"{"jsonrpc":"2.0","id":null,"method":"echo"}"#)?["id"] == .null)
     }
 
