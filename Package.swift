@@ -52,7 +52,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ] + plugins.map { .byName(name: $0) }
         ),
-        .testTarget(name: "PlatformCoreTests", dependencies: ["PlatformCore", "PlatformTesting"]),
+        .testTarget(
+            name: "PlatformCoreTests",
+            dependencies: ["PlatformCore", "PlatformTesting", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore", "PlatformTesting"], exclude: ["Fixtures"]),
     ]
     + plugins.map { name in

@@ -11,20 +11,52 @@ public final class Platform: Sendable {
 
     /// Plugins in registration order, by tenant id.
     public let plugins: [any OnboardingPlugin]
-    let pluginsByTenant: [String: any OnboardingPlugin]
+    let tenants: [String: Tenant]
     let store: any SessionStore
     let clock: @Sendable () -> Date
     let newSessionID: @Sendable () -> String
     let logger: Logger
+    /// Each plugin's `prepare`, started on its tenant's first request and awaited by the others.
+    let preparations = Mutex<[String: Task<Void, Never>]>([:])
 
+    /// A registered plugin with its flows' engines, built once.
+    struct Tenant: Sendable {
+        let plugin: any OnboardingPlugin
+        /// Flow ids in the plugin's order.
+        let flowIDs: [String]
+        let engines: [String: FlowEngine]
+        let validator: FieldValidator
+
+        func engine(_ flow: String) throws(RPCError) -> FlowEngine {
+            guard let engine = engines[flow] else { throw .notFound("flow \(flow) of tenant \(plugin.id)") }
+            return engine
+        }
+    }
+
+    /// Registers the plugins. A definition error (two plugins on one tenant id, two flows with one
+    /// id, a field id used twice in a flow, progress or edges naming unknown steps) stops the
+    /// server at start-up rather than on some later request.
     public init(
         plugins: [any OnboardingPlugin], store: any SessionStore,
         clock: @escaping @Sendable () -> Date = { Date() },
         newSessionID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
         logger: Logger = Logger(label: "platformd")
     ) {
+        var tenants: [String: Tenant] = [:]
+        for plugin in plugins {
+            precondition(tenants[plugin.id] == nil, "two plugins are registered as tenant \(plugin.id)")
+            let flows = plugin.flows
+            precondition(Set(flows.map(\.id)).count == flows.count, "tenant \(plugin.id) has two flows with one id")
+            let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: Date())
+            let problems = flows.flatMap { $0.definitionProblems(context) }
+            precondition(problems.isEmpty, "tenant \(plugin.id): \(problems.joined(separator: "; "))")
+            tenants[plugin.id] = Tenant(
+                plugin: plugin, flowIDs: flows.map(\.id),
+                engines: Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowEngine(plugin: plugin, flow: $0)) }),
+                validator: plugin.validator)
+        }
         self.plugins = plugins
-        self.pluginsByTenant = Dictionary(plugins.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.tenants = tenants
         self.store = store
         self.clock = clock
         self.newSessionID = newSessionID
@@ -33,15 +65,29 @@ public final class Platform: Sendable {
 
     // MARK: - lookups
 
-    func plugin(_ tenant: String) throws(RPCError) -> any OnboardingPlugin {
-        guard let plugin = pluginsByTenant[tenant] else { throw .notFound("tenant \(tenant)") }
-        return plugin
+    /// The tenant, once its plugin is prepared.
+    func tenant(_ id: String) async throws(RPCError) -> Tenant {
+        guard let tenant = tenants[id] else { throw .notFound("tenant \(id)") }
+        await prepare(tenant.plugin)
+        return tenant
     }
 
-    func engine(_ tenant: String, flow: String) throws(RPCError) -> FlowEngine {
-        let plugin = try plugin(tenant)
-        guard let definition = plugin.flow(flow) else { throw .notFound("flow \(flow) of tenant \(tenant)") }
-        return FlowEngine(plugin: plugin, flow: definition)
+    func prepare(_ plugin: any OnboardingPlugin) async {
+        let preparation = preparations.withLock { started in
+            if let task = started[plugin.id] { return task }
+            let task = Task {
+                // A thread of its own: loading may take seconds and must not hold a pool thread.
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    Thread {
+                        plugin.prepare()
+                        done.resume()
+                    }.start()
+                }
+            }
+            started[plugin.id] = task
+            return task
+        }
+        await preparation.value
     }
 
     /// Runs a store call, passing RPCErrors through and turning anything else into -32603.
@@ -62,17 +108,17 @@ public final class Platform: Sendable {
             "name": "platformd", "version": .string(Self.version), "protocol": .int(Int64(Self.protocolVersion)),
             "tenants": .array(plugins.map { plugin in
                 ["tenant": .string(plugin.id), "plugin": .string(plugin.name), "version": .string(plugin.version),
-                 "flows": .array(plugin.flows.map { .string($0.id) })]
+                 "flows": .array((tenants[plugin.id]?.flowIDs ?? []).map(JSONValue.string))]
             }),
         ]
     }
 
     public func start(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(RPCError) -> JSONValue {
-        let engine = try engine(tenant, flow: flow)
-        let now = clock()
+        let engine = try await self.tenant(tenant).engine(flow)
         let sessionID = newSessionID()
         return try await storing {
             try await store.updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
+                let now = self.clock()
                 let transition = engine.start(
                     existing, newSessionId: sessionID, tenant: tenant, userId: userId, user: user, now: now)
                 let commit = transition.changed ? SessionCommit(state: transition.state, events: transition.events) : nil
@@ -82,22 +128,23 @@ public final class Platform: Sendable {
     }
 
     public func get(tenant: String, key: SessionKey) async throws(RPCError) -> JSONValue {
-        let plugin = try plugin(tenant)
+        let registered = try await self.tenant(tenant)
         let state = try await storing { try await store.session(tenant: tenant, key: key) }
-        guard let state, let flow = plugin.flow(state.flow) else { throw .notFound("session") }
-        return FlowEngine(plugin: plugin, flow: flow).view(state, now: clock())
+        guard let state, let engine = registered.engines[state.flow] else { throw .notFound("session") }
+        return engine.view(state, now: clock())
     }
 
     public func submit(tenant: String, sessionId: String, command: FlowEngine.Submit) async throws(RPCError) -> JSONValue {
-        let plugin = try plugin(tenant)
+        let registered = try await self.tenant(tenant)
         var workResult: JSONValue?
         while true {
-            let now = clock()
             let given = workResult
             let outcome = try await storing {
                 try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state -> (SessionCommit?, SubmitOutcome) in
-                    guard let state, let flow = plugin.flow(state.flow) else { throw RPCError.notFound("session \(sessionId)") }
-                    let engine = FlowEngine(plugin: plugin, flow: flow)
+                    guard let state, let engine = registered.engines[state.flow] else {
+                        throw RPCError.notFound("session \(sessionId)")
+                    }
+                    let now = self.clock()
                     switch try engine.submit(state, command, workResult: given, now: now) {
                     case .applied(let transition):
                         let commit = transition.changed
@@ -151,12 +198,13 @@ public final class Platform: Sendable {
         tenant: String, sessionId: String,
         _ command: @escaping @Sendable (FlowEngine, SessionState, Date) throws(RPCError) -> FlowEngine.Transition
     ) async throws(RPCError) -> JSONValue {
-        let plugin = try plugin(tenant)
-        let now = clock()
+        let registered = try await self.tenant(tenant)
         return try await storing {
             try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state in
-                guard let state, let flow = plugin.flow(state.flow) else { throw RPCError.notFound("session \(sessionId)") }
-                let engine = FlowEngine(plugin: plugin, flow: flow)
+                guard let state, let engine = registered.engines[state.flow] else {
+                    throw RPCError.notFound("session \(sessionId)")
+                }
+                let now = self.clock()
                 let transition = try command(engine, state, now)
                 return (SessionCommit(state: transition.state, events: transition.events), engine.view(transition.state, now: now))
             }
@@ -164,7 +212,7 @@ public final class Platform: Sendable {
     }
 
     public func search(tenant: String, sessionId: String, field: String, query: String, limit: Int) async throws(RPCError) -> JSONValue {
-        let plugin = try plugin(tenant)
+        let plugin = try await self.tenant(tenant).plugin
         guard try await storing({ try await store.session(tenant: tenant, key: .id(sessionId)) }) != nil else {
             throw .notFound("session \(sessionId)")
         }
@@ -178,14 +226,15 @@ public final class Platform: Sendable {
     }
 
     public func describe(tenant: String, flow: String) throws(RPCError) -> JSONValue {
-        let engine = try engine(tenant, flow: flow)
+        guard let registered = tenants[tenant] else { throw .notFound("tenant \(tenant)") }
+        let engine = try registered.engine(flow)
         var reply = FlowDiagram(flow: engine.flow, plugin: engine.plugin).json
         if let intro = engine.plugin.intro { reply["intro"] = intro }
         return .object(reply)
     }
 
     public func profile(tenant: String, userId: String) async throws(RPCError) -> JSONValue {
-        _ = try plugin(tenant)
+        _ = try await self.tenant(tenant)
         guard let profile = try await storing({ try await store.profile(tenant: tenant, userId: userId) }) else {
             throw .notFound("profile of user \(userId): onboarding is not complete")
         }
@@ -193,9 +242,10 @@ public final class Platform: Sendable {
     }
 
     public func updateProfile(tenant: String, userId: String, values: [String: JSONValue]) async throws(RPCError) -> JSONValue {
-        let plugin = try plugin(tenant)
+        let registered = try await self.tenant(tenant)
+        let plugin = registered.plugin
         let editable = Dictionary(plugin.editableFields.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let validator = plugin.validator
+        let validator = registered.validator
         return try await storing {
             try await store.updateProfile(tenant: tenant, userId: userId) { profile in
                 guard var profile else { throw RPCError.notFound("profile of user \(userId): onboarding is not complete") }
@@ -225,7 +275,7 @@ public final class Platform: Sendable {
     }
 
     public func checkGate(tenant: String, userId: String, action: String) async throws(RPCError) -> JSONValue {
-        let plugin = try plugin(tenant)
+        let plugin = try await self.tenant(tenant).plugin
         guard let profile = try await storing({ try await store.profile(tenant: tenant, userId: userId) }) else {
             return plugin.onboardingGate.decision(for: action).json
         }
@@ -239,7 +289,7 @@ public final class Platform: Sendable {
     }
 
     public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws(RPCError) -> JSONValue {
-        let engine = try engine(tenant, flow: flow)
+        let engine = try await self.tenant(tenant).engine(flow)
         let figures = try await storing { try await store.funnel(tenant: tenant, flow: flow, since: since, until: until) }
         return figures.json(stepOrder: engine.flow.steps.map(\.id))
     }

@@ -41,6 +41,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        ShutdownSignals.install()
         let logger = store.bootstrapLogging()
         let platform = try store.openPlatform(logger: logger)
         let server = platform.rpcServer()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -8,27 +9,37 @@ import Darwin
 
 /// SIGTERM and SIGINT start a graceful stop instead of killing the process.
 ///
-/// The handler only writes the signal number to a pipe (all a signal handler may safely do); a
-/// thread reads the pipe and runs the stop. Installing the handler with `signal` swaps the action
-/// atomically, so no signal arriving after `install` is lost.
+/// `install` runs first thing, so a signal during start-up is never fatal: it is remembered until
+/// the transport says how to stop (`onStop`). The handler only writes the signal number to a pipe
+/// (all a signal handler may safely do); a thread reads the pipe and runs the stop.
 enum ShutdownSignals {
     nonisolated(unsafe) private static var writeEnd: Int32 = -1
 
-    static func install(_ handler: @escaping @Sendable (Int32) -> Void) {
+    private struct State {
+        var stop: (@Sendable (Int32) -> Void)?
+        var received: Int32?
+    }
+
+    private static let state = Mutex(State())
+
+    static func install() {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return }
         writeEnd = fds[1]
         let readEnd = fds[0]
-        let reader = Thread {
+        Thread {
             var number: Int32 = 0
             while true {
                 let count = read(readEnd, &number, MemoryLayout<Int32>.size)
                 if count < 0 && errno == EINTR { continue }
                 guard count == MemoryLayout<Int32>.size else { return }
-                handler(number)
+                let stop = state.withLock { state -> (@Sendable (Int32) -> Void)? in
+                    state.received = state.received ?? number
+                    return state.stop
+                }
+                stop?(number)
             }
-        }
-        reader.start()
+        }.start()
         for signalNumber in [SIGTERM, SIGINT] {
             signal(signalNumber) { received in
                 var number = received
@@ -37,5 +48,14 @@ enum ShutdownSignals {
         }
         // A client that goes away must not kill the server: writes fail with EPIPE instead.
         signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// How to stop; run at once if a signal already came.
+    static func onStop(_ stop: @escaping @Sendable (Int32) -> Void) {
+        let pending = state.withLock { state -> Int32? in
+            state.stop = stop
+            return state.received
+        }
+        if let pending { stop(pending) }
     }
 }

@@ -50,6 +50,8 @@ struct SocketTransport {
 
     /// How long a stop waits for bytes already on their way before closing connections' input.
     static let stopGrace = TimeAmount.milliseconds(200)
+    /// How long a stop waits for connections to take their last replies before closing them.
+    static let stopDeadline = TimeAmount.seconds(10)
 
     struct StartupError: Error, CustomStringConvertible {
         var description: String
@@ -78,14 +80,19 @@ struct SocketTransport {
         logger.notice("listening on \(describe(listener.channel.localAddress))")
 
         let registry = ConnectionRegistry()
-        ShutdownSignals.install { [logger] signal in
+        ShutdownSignals.onStop { [logger] signal in
             logger.info("received signal \(signal): closing the listener, answering what was sent")
             listener.channel.close(promise: nil)
             // Each connection's input is closed after a short grace, so bytes a client sent just
             // before the signal are still read; the lines read are all answered before it ends.
+            // A client that does not read its replies cannot hold the stop up: after the
+            // deadline its connection is closed outright.
             for channel in registry.stop() {
                 channel.eventLoop.scheduleTask(in: Self.stopGrace) {
                     channel.close(mode: .input).whenFailure { _ in channel.close(promise: nil) }
+                }
+                channel.eventLoop.scheduleTask(in: Self.stopDeadline) {
+                    channel.close(promise: nil)
                 }
             }
         }

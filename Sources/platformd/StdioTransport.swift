@@ -39,10 +39,14 @@ struct StdioTransport {
                 }
                 if watched[1].revents != 0 {
                     // Stopping: every request the client sent before the signal is still answered.
-                    _ = fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK)
-                    while true {
+                    // poll with no wait says whether more is there, so stdin's flags (shared with
+                    // the parent process) are left as they are.
+                    var input = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)]
+                    while poll(&input, 1, 0) > 0, input[0].revents & Int16(POLLIN) != 0 {
                         let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-                        if count > 0 { take(count, from: chunk) } else if count < 0 && errno == EINTR { continue } else { break }
+                        if count < 0 && errno == EINTR { continue }
+                        guard count > 0 else { break }
+                        take(count, from: chunk)
                     }
                     break reading
                 }
@@ -57,7 +61,7 @@ struct StdioTransport {
             continuation.finish()
         }
         reader.start()
-        ShutdownSignals.install { [wake] signal in
+        ShutdownSignals.onStop { [wake] signal in
             logger.info("received signal \(signal): answering what was sent, then stopping")
             var byte: UInt8 = 1
             _ = write(wake[1], &byte, 1)

@@ -85,6 +85,28 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         #expect(kept.title == "Hi Jordan")
     }
 
+    @Test func skippedStepsCountAsAnsweredOnResume() async throws {
+        let d = try driver()
+        var view = try await d.start("u1", flow: "quick")
+        view = try await d.submit(view, action: "skip")
+        view = try await d.submit(view, ["twoAnswer": "b"])
+        #expect(view.stepId == "three")
+        let resumed = try await d.start("u1", flow: "quick")
+        #expect(resumed.stepId == "three")
+        #expect(resumed.revision == view.revision)
+    }
+
+    @Test func sensitiveValuesAreNeverKept() async throws {
+        let d = try driver()
+        var view = try await d.start("u1", flow: "quick")
+        view = try await d.walk(view, [["oneAnswer": "a"], ["twoAnswer": "b"], ["threeAnswer": "secret"]])
+        view = try await d.back(view)
+        #expect(view.stepId == "three")
+        #expect(view.value("threeAnswer") == nil)
+        // The step still counts as answered: resuming goes past it.
+        #expect(try await d.start("u1", flow: "quick").stepId == "four")
+    }
+
     @Test func laterDefersAndContinueReactivates() async throws {
         let d = try driver()
         let view = try await d.start("u1")
@@ -421,6 +443,31 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         #expect(current.stepId == "analysis")
         #expect(current.revision == view.revision)
         #expect(await d.error("profile.get", ["userId": "u1"])?.code == -32002)
+    }
+
+    @Test func aCompletionHandlerRefusalAnswersWithTheStoredSession() async throws {
+        let d = try driver()
+        var view = try await atBasics(d)
+        view = try await d.walk(view, [basics.merging(["name": "Invalid"]) { $1 }, ["route": "fast"], adultBirthdate])
+        let error = await d.refuse(view)
+        #expect(error?.code == -32004)
+        #expect(error?.fieldErrors.first?.message == "That name cannot finish.")
+        #expect(error?.session?.revision == view.revision)
+        #expect(error?.session?.stepId == "analysis")
+        #expect(try await d.get(view).revision == view.revision)
+    }
+
+    @Test func completingASecondFlowKeepsTheFirstFlowsRecords() async throws {
+        let d = try driver()
+        var view = try await atBasics(d)
+        view = try await d.walk(view, [basics, ["route": "fast"], adultBirthdate, [:]])
+        #expect(view.status == "completed")
+        var quick = try await d.start("u1", flow: "quick")
+        quick = try await d.walk(quick, [["oneAnswer": "a"], ["twoAnswer": "b"], ["threeAnswer": "c"], ["fourAnswer": "d"]])
+        #expect(quick.status == "completed")
+        let records = try await d.profile("u1")["records"]
+        #expect(records?.objectValue?.keys.sorted() == ["account", "quick", "settings"])
+        #expect(records?["quick"] == ["four": "d"])
     }
 
     @Test func underageIsRejectedErasedAndFinal() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PlatformCore
 import PlatformTesting
 import Testing
@@ -151,6 +152,14 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         #expect(window.map(\.event.kind) == [.left])
     }
 
+    @Test func aFileStoreCommitsWithSynchronousFull() async throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteSessionStore(path: directory.appendingPathComponent("sync.sqlite").path)
+        #expect(try await store.synchronousMode() == 2)
+        try await store.close()
+    }
+
     @Test func aFileStoreReopensWithItsState() async throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -165,7 +174,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
     }
 }
 
-@Suite struct Erasure {
+@Suite(.serialized) struct Erasure {
     /// Every file of the database (main file, WAL, shared memory) as bytes.
     func databaseBytes(in directory: URL) throws -> [(String, Data)] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).map {
@@ -202,6 +211,39 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
             #expect(try filesContaining(marker, in: directory).isEmpty, "\(marker) must be erased")
         }
         #expect(try !filesContaining("Keepme", in: directory).isEmpty)
+        try await store.close()
+    }
+
+    /// A reader holding an old snapshot (an operator's sqlite3, a backup) blocks the WAL's
+    /// truncation: the rejection is still answered at once, and the bytes go at the next write
+    /// after the reader is done.
+    @Test func aReaderHoldingASnapshotOnlyPostponesTheErasure() async throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("held.sqlite").path
+        let store = try SQLiteSessionStore(path: path)
+        let d = try FlowDriver(plugin: FixturePlugin(), store: store)
+        var view = try await atBasics(d)
+        view = try await d.walk(view, [basics.merging(["name": "Heldmarker"]) { $1 }, ["route": "fast"]])
+
+        let reader = try DatabaseQueue(path: path)
+        let release = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        let held = Task.detached {
+            try reader.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions")
+                holding.signal()
+                release.wait()
+            }
+        }
+        holding.wait()
+        let rejected = try await d.submit(view, ["birthdate": "2021-06-01"])
+        #expect(rejected.status == "rejected")
+        release.signal()
+        try await held.value
+        try reader.close()
+        _ = try await d.start("someone-else")
+        #expect(try filesContaining("Heldmarker", in: directory).isEmpty)
         try await store.close()
     }
 }

@@ -153,6 +153,21 @@ struct SocketTests {
         }
     }
 
+    @Test func sigtermRightAfterStartUpStopsCleanly() async throws {
+        for _ in 0..<5 {
+            try await withTemporaryDirectory { directory in
+                let path = directory.appendingPathComponent("quick.sock").path
+                try await PlatformdProcess.with(["serve", "--db", ":memory:", "--unix", path]) { server in
+                    _ = try await Self.listeningLine(server)
+                    server.send(signal: SIGTERM)
+                    let exit = try await server.waitForExit()
+                    #expect(exit == .init(status: 0, signaled: false))
+                }
+                #expect(!FileManager.default.fileExists(atPath: path))
+            }
+        }
+    }
+
     @Test func stdinIsNotReadOnSockets() async throws {
         try await Self.withListening(.tcp) { listening in
             try listening.server.send(Self.request(9))

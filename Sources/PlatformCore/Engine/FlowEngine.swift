@@ -91,6 +91,9 @@ public struct FlowEngine: Sendable {
         if flow.resumePolicy == .firstMissingAnswer, !state.status.isFinal {
             let path = resumePath(state, now: now)
             if path != state.path, let target = path.last {
+                if let current = state.currentStep {
+                    leave(&state, step: current, action: "resume", now: now, events: &events)
+                }
                 events.append(FlowEvent(.arrived, step: target, at: now))
                 state.path = path
                 state.arrivedAt = now
@@ -107,9 +110,10 @@ public struct FlowEngine: Sendable {
     func resumePath(_ state: SessionState, now: Date) -> [String] {
         var path = [flow.steps[0].id]
         let context = self.context(state, now: now)
-        while let current = path.last, let saved = state.answers[current], let step = flow.step(current),
-              path.count <= flow.steps.count {
-            let action: SubmitAction = state.skipped.contains(current) ? .skip : .continue
+        while let current = path.last, let step = flow.step(current), path.count <= flow.steps.count {
+            let skipped = state.skipped.contains(current)
+            guard let saved = skipped ? [:] : state.answers[current] else { break }
+            let action: SubmitAction = skipped ? .skip : .continue
             let next: String?
             switch step.transition(after: action, values: saved, in: context) {
             case .next: next = flow.step(after: current)?.id
@@ -175,12 +179,14 @@ public struct FlowEngine: Sendable {
             }
             next.computed[current] = workResult
             next.skipped.remove(current)
+            let sensitive = step.fields(in: context).filter(\.sensitive).map(\.id)
             next.answers[current] = step.stored(clean, in: self.context(next, now: now))
+                .filter { !sensitive.contains($0.key) }
             values = clean
         }
         next.stepErrors[current] = nil
         let decision = step.transition(after: action, values: values, in: self.context(next, now: now))
-        return .applied(try apply(decision, from: step, to: next, events: events, now: now))
+        return .applied(try apply(decision, from: step, to: next, before: state, events: events, now: now))
     }
 
     func digest(of command: Submit, in state: SessionState, now: Date) -> String {
@@ -211,8 +217,10 @@ public struct FlowEngine: Sendable {
         return clean
     }
 
+    /// `before` is the session as stored, for the view an error answers with.
     func apply(
-        _ decision: StepTransition, from step: any FlowStep, to state: SessionState, events: [FlowEvent], now: Date
+        _ decision: StepTransition, from step: any FlowStep, to state: SessionState, before: SessionState,
+        events: [FlowEvent], now: Date
     ) throws(RPCError) -> Transition {
         var state = state
         var events = events
@@ -235,12 +243,12 @@ public struct FlowEngine: Sendable {
             if let following = flow.step(after: step.id) {
                 try arrive(at: following.id)
             } else {
-                return try complete(state, events: events, now: now)
+                return try complete(state, before: before, events: events, now: now)
             }
         case .goTo(let target):
             try arrive(at: target)
         case .complete:
-            return try complete(state, events: events, now: now)
+            return try complete(state, before: before, events: events, now: now)
         case .reject(let rejection):
             state.status = .rejected
             state.rejection = rejection
@@ -253,7 +261,7 @@ public struct FlowEngine: Sendable {
         return Transition(state: state, events: events, profile: nil, changed: true)
     }
 
-    func complete(_ state: SessionState, events: [FlowEvent], now: Date) throws(RPCError) -> Transition {
+    func complete(_ state: SessionState, before: SessionState, events: [FlowEvent], now: Date) throws(RPCError) -> Transition {
         var onPath = state
         onPath.answers = state.answers.filter { state.path.contains($0.key) }
         onPath.computed = state.computed.filter { state.path.contains($0.key) }
@@ -263,7 +271,7 @@ public struct FlowEngine: Sendable {
         do {
             result = try flow.completion.complete(completionContext)
         } catch let failure as ValidationFailure {
-            throw .validationFailed(failure.errors, session: view(state, now: now))
+            throw .validationFailed(failure.errors, session: view(before, now: now))
         } catch {
             throw .internalError("completion of \(plugin.id)/\(flow.id) failed: \(error)")
         }

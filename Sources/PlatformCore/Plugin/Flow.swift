@@ -87,6 +87,29 @@ public struct Flow: Sendable {
         return steps[index + 1]
     }
 
+    /// What is wrong with the flow's definition, checked when a plugin is registered: field ids
+    /// must be unique in the flow (answers are looked up by field id), progress numbers must name
+    /// steps, edges must lead to steps.
+    public func definitionProblems(_ context: StepContext) -> [String] {
+        var problems: [String] = []
+        var owners: [String: String] = [:]
+        for step in steps {
+            for field in step.fields(in: context) {
+                if let owner = owners[field.id] {
+                    problems.append("field \(field.id) is in both \(owner) and \(step.id)")
+                }
+                owners[field.id] = step.id
+            }
+        }
+        for id in progress.indices.keys where self.step(id) == nil {
+            problems.append("progress numbers unknown step \(id)")
+        }
+        for (from, edge) in edges where self.step(edge.to) == nil {
+            problems.append("\(from) has an edge to unknown step \(edge.to)")
+        }
+        return problems.map { "flow \(id): \($0)" }
+    }
+
     /// Every edge of the flow graph, with implicit "next in order" edges spelled out.
     public var edges: [(from: String, edge: FlowEdge)] {
         steps.flatMap { step -> [(from: String, edge: FlowEdge)] in

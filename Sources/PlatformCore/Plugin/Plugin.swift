@@ -137,6 +137,9 @@ public protocol OnboardingPlugin: Sendable {
     var intro: JSONValue? { get }
     /// Applies validated `profile.update` values to the records; may add cross-field errors.
     func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue]
+    /// Loads what the plugin needs before its first request (a gazetteer). The host runs it once,
+    /// on a thread of its own, before the tenant's first request, never inside a transaction.
+    func prepare()
 }
 
 /// Field errors raised outside a step (profile updates).
@@ -152,6 +155,7 @@ extension OnboardingPlugin {
     public var searchProviders: [String: any SearchProvider] { [:] }
     public var defaultDisplayName: String { "there" }
     public var intro: JSONValue? { nil }
+    public func prepare() {}
 
     public func flow(_ id: String) -> Flow? {
         flows.first { $0.id == id }

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import Logging
+import Synchronization
 
 /// The embedded default store: SQLite through GRDB, WAL with `synchronous=FULL` for files,
 /// `secure_delete` on so erased answers leave no bytes behind.
@@ -9,9 +11,13 @@ public final class SQLiteSessionStore: SessionStore {
     let writer: any DatabaseWriter
     /// Whether the database is a file with a WAL that must be truncated after an erasure.
     let hasWAL: Bool
+    /// An erasure whose WAL truncation could not run yet (a reader held an old snapshot).
+    let truncationPending = Mutex(false)
+    let logger: Logger
 
     /// Opens (creating and migrating when needed) the database at `path`, or an in-memory one for ":memory:".
-    public init(path: String) throws {
+    public init(path: String, logger: Logger = Logger(label: "platformd.store")) throws {
+        self.logger = logger
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
@@ -27,8 +33,16 @@ public final class SQLiteSessionStore: SessionStore {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             writer = try DatabasePool(path: path, configuration: configuration)
             hasWAL = true
+            // GRDB sets NORMAL when it turns WAL on, after prepareDatabase: every reply waits for
+            // a durable commit, so the writer goes back to FULL.
+            try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         }
         try Self.migrator.migrate(writer)
+    }
+
+    /// The writer connection's `synchronous` setting (2 is FULL).
+    public func synchronousMode() async throws -> Int {
+        try await writer.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     static var migrator: DatabaseMigrator {
@@ -112,15 +126,33 @@ public final class SQLiteSessionStore: SessionStore {
             precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
             try Self.save(db, commit.state, replacing: old)
             for event in commit.events { try Self.insert(db, event, of: commit.state) }
-            if let profile = commit.profile { try Self.save(db, profile) }
+            if let profile = commit.profile { try Self.save(db, profile, keepingOtherRecords: true) }
             let erased = commit.state.status == .rejected && old?.status != .rejected
             return (result, erased)
         }
-        if erased && hasWAL {
-            // Old page versions of the erased rows live on in the WAL until it is checkpointed and truncated.
-            try await writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        if hasWAL && (erased || truncationPending.withLock { $0 }) {
+            await truncateWAL()
         }
         return result
+    }
+
+    /// Old page versions of erased rows live on in the WAL until it is checkpointed and truncated.
+    /// The commit is already durable, so a failure (a reader holding an old snapshot) is not the
+    /// request's: the truncation is retried after the next write and at close.
+    func truncateWAL() async {
+        do {
+            try await writer.writeWithoutTransaction { db in
+                // A truncating checkpoint waits for readers of old snapshots; it must not hold
+                // the writer for the usual busy timeout, so it waits briefly and retries later.
+                try db.execute(sql: "PRAGMA busy_timeout = 200")
+                defer { try? db.execute(sql: "PRAGMA busy_timeout = 10000") }
+                _ = try db.checkpoint(.truncate)
+            }
+            truncationPending.withLock { $0 = false }
+        } catch {
+            truncationPending.withLock { $0 = true }
+            logger.warning("WAL truncation after an erasure postponed: \(error)")
+        }
     }
 
     static func fetchSession(_ db: Database, tenant: String, key: SessionKey) throws -> SessionState? {
@@ -182,17 +214,25 @@ public final class SQLiteSessionStore: SessionStore {
             state.completion?.json.serialized(), state.rejection?.json.serialized(),
             state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
         ]
-        try db.execute(sql: """
-            INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
-                progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (id) DO UPDATE SET
-                status = excluded.status, revision = excluded.revision, user_json = excluded.user_json,
-                path_json = excluded.path_json, progress_json = excluded.progress_json,
-                arrived_at = excluded.arrived_at, last_submit_digest = excluded.last_submit_digest,
-                completion_json = excluded.completion_json, rejection_json = excluded.rejection_json,
-                updated_at = excluded.updated_at
-            """, arguments: arguments)
+        if old == nil {
+            try db.execute(sql: """
+                INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
+                    progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: arguments)
+        } else {
+            try db.execute(sql: """
+                UPDATE sessions SET status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
+                    arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?
+                WHERE tenant = ? AND id = ?
+                """, arguments: [
+                    state.status.rawValue, state.revision, state.user.json.serialized(),
+                    JSONValue.array(state.path.map(JSONValue.string)).serialized(), progress.serialized(),
+                    state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, state.completion?.json.serialized(),
+                    state.rejection?.json.serialized(), state.updatedAt.timeIntervalSince1970, state.tenant, state.id,
+                ])
+            guard db.changesCount == 1 else { throw DatabaseError(message: "session \(state.id) is not in tenant \(state.tenant)") }
+        }
 
         // Only the steps whose answers changed are written, so unchanged rows are not rewritten.
         let steps = Set(state.answers.keys).union(state.computed.keys)
@@ -238,7 +278,7 @@ public final class SQLiteSessionStore: SessionStore {
             let (profile, result) = try body(try Self.fetchProfile(db, tenant: tenant, userId: userId))
             if let profile {
                 precondition(profile.tenant == tenant && profile.userId == userId, "a profile update must stay with its user")
-                try Self.save(db, profile)
+                try Self.save(db, profile, keepingOtherRecords: false)
             }
             return result
         }
@@ -258,16 +298,22 @@ public final class SQLiteSessionStore: SessionStore {
             tenant: tenant, userId: userId, completedAt: Date(timeIntervalSince1970: row["completed_at"]), records: records)
     }
 
-    static func save(_ db: Database, _ profile: Profile) throws {
+    /// Writes a profile. A completion adds its records to the user's others (another flow's);
+    /// an update replaces the whole set, so a record it drops is deleted.
+    static func save(_ db: Database, _ profile: Profile, keepingOtherRecords: Bool) throws {
         try db.execute(sql: """
             INSERT INTO profiles (tenant, user_id, completed_at) VALUES (?, ?, ?)
             ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
             """, arguments: [profile.tenant, profile.userId, profile.completedAt.timeIntervalSince1970])
-        try db.execute(
-            sql: "DELETE FROM records WHERE tenant = ? AND user_id = ?", arguments: [profile.tenant, profile.userId])
+        if !keepingOtherRecords {
+            try db.execute(
+                sql: "DELETE FROM records WHERE tenant = ? AND user_id = ?", arguments: [profile.tenant, profile.userId])
+        }
         for (name, body) in profile.records.sorted(by: { $0.key < $1.key }) {
             try db.execute(sql: """
                 INSERT INTO records (tenant, user_id, name, body_json, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (tenant, user_id, name) DO UPDATE SET
+                    body_json = excluded.body_json, updated_at = excluded.updated_at
                 """, arguments: [profile.tenant, profile.userId, name, body.serialized(), Date().timeIntervalSince1970])
         }
     }
@@ -309,7 +355,7 @@ public final class SQLiteSessionStore: SessionStore {
                 WHERE tenant = ? AND flow = ? AND kind = 'started'
                   AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?)
             ),
-            ev AS (SELECT events.* FROM events JOIN cohort USING (session_id)),
+            ev AS (SELECT events.* FROM events JOIN cohort USING (session_id) WHERE events.tenant = ?1),
             completed_sessions AS (SELECT DISTINCT session_id FROM ev WHERE kind = 'completed')
             """
         return try await writer.read { db in
@@ -368,10 +414,10 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
+    /// Checkpoints (truncating the WAL) and closes. A checkpoint that cannot run (a reader holds a
+    /// snapshot) is logged; the database still closes and stays consistent.
     public func close() async throws {
-        if hasWAL {
-            try await writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
-        }
+        if hasWAL { await truncateWAL() }
         try writer.close()
     }
 }

@@ -41,6 +41,11 @@ public struct TeePalsPlugin: OnboardingPlugin {
 
     public var searchProviders: [String: any SearchProvider] { ["location": CitySearch()] }
 
+    /// The gazetteer takes seconds to index: it is built before the first request, off the write lock.
+    public func prepare() {
+        _ = Gazetteer.shared
+    }
+
     public var intro: JSONValue? { Intro.posters }
 
     public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {

@@ -24,9 +24,9 @@ struct FixturePlugin: OnboardingPlugin {
                     label: { "Step \($0) of \($1)" }),
                 completion: FixtureCompletion()),
             Flow(
-                id: "quick", steps: [QuickStep(id: "one"), QuickStep(id: "two"), QuickStep(id: "three")],
+                id: "quick", steps: [QuickStep(id: "one"), QuickStep(id: "two"), QuickStep(id: "three", sensitive: true), QuickStep(id: "four")],
                 resumePolicy: .firstMissingAnswer,
-                completion: FixtureCompletion()),
+                completion: QuickCompletion()),
         ]
     }
 
@@ -215,13 +215,20 @@ struct AnalysisFailure: Error {}
 
 struct QuickStep: FlowStep {
     let id: String
+    var sensitive = false
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
-        [FieldSpec(id: "\(id)Answer", type: .text, label: "Answer \(id)")]
+        [FieldSpec(id: "\(id)Answer", type: .text, label: "Answer \(id)", sensitive: sensitive)]
     }
 
-    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Quick \(id)") }
+    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Quick \(id)", actions: [.continue(), .skip()]) }
+}
+
+struct QuickCompletion: CompletionHandler {
+    func complete(_ context: StepContext) throws -> CompletionResult {
+        CompletionResult(records: ["quick": ["four": context.value(of: "fourAnswer") ?? .null]], message: "Done")
+    }
 }
 
 struct FixtureCompletion: CompletionHandler {
@@ -229,6 +236,9 @@ struct FixtureCompletion: CompletionHandler {
 
     func complete(_ context: StepContext) throws -> CompletionResult {
         if context.value(of: "name") == "Crash" { throw Crash() }
+        if context.value(of: "name") == "Invalid" {
+            throw ValidationFailure([FieldError(field: "name", code: .invalidFormat, message: "That name cannot finish.")])
+        }
         let account: JSONValue = [
             "name": context.value(of: "name") ?? .null,
             "kind": context.value(of: "kind") ?? .null,
