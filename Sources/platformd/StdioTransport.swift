@@ -22,10 +22,16 @@ struct StdioTransport {
             logger.critical("cannot create a pipe: errno \(errno)")
             return
         }
+        // At most this many lines wait for the handler: a client that pipes in a huge file is
+        // read as fast as it is answered, not buffered whole.
+        let room = DispatchSemaphore(value: 64)
         let reader = Thread { [maxLineBytes, wake] in
             var framer = LineFramer(maxLineBytes: maxLineBytes)
             func take(_ count: Int, from chunk: [UInt8]) {
-                for frame in framer.push(chunk[0..<count]) { continuation.yield(frame) }
+                for frame in framer.push(chunk[0..<count]) {
+                    room.wait()
+                    continuation.yield(frame)
+                }
             }
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
             var watched = [
@@ -57,7 +63,10 @@ struct StdioTransport {
                     take(count, from: chunk)
                 }
             }
-            for frame in framer.finish() { continuation.yield(frame) }
+            for frame in framer.finish() {
+                room.wait()
+                continuation.yield(frame)
+            }
             continuation.finish()
         }
         reader.start()
@@ -67,6 +76,7 @@ struct StdioTransport {
             _ = write(wake[1], &byte, 1)
         }
         for await frame in frames {
+            defer { room.signal() }
             let reply: JSONValue?
             switch frame {
             case .line(let line): reply = await server.reply(to: line)
