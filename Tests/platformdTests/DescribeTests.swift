@@ -45,6 +45,21 @@ struct DescribeTests {
         }
     }
 
+    /// Each plugin's page shows its flow's diagram; it must be the one the server prints.
+    @Test(arguments: ["statlocker", "teepals", "airfit", "aflfantasy"])
+    func pluginDocsShowTheCurrentDiagram(tenant: String) async throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Docs/plugins/\(tenant).md").standardizedFileURL
+        let page = try String(contentsOf: docs, encoding: .utf8)
+        let block = try #require(page.range(of: "```mermaid\n").map { start in
+            page[start.upperBound...].prefix { _ in true }
+        })
+        let diagram = try #require(block.range(of: "```").map { block[..<$0.lowerBound] })
+        let live = try await Self.output(["describe", tenant, "--format", "mermaid"])
+        #expect(diagram.trimmingCharacters(in: .whitespacesAndNewlines) == live.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+                "Docs/plugins/\(tenant).md: paste `platformd describe \(tenant) --format mermaid`")
+    }
+
     @Test func infoListsEveryTenant() async throws {
         let result = try await Self.output(["info"])
         #expect(result.status == 0)
