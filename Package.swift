@@ -38,7 +38,10 @@ let package = Package(
             name: name,
             dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Plugins/\(name)",
-            resources: pluginsWithResources.contains(name) ? [.process("Resources")] : []
+            resources: pluginsWithResources.contains(name) ? [.process("Resources")] : [],
+            // The gazetteer index (half a million names) takes seconds to build unoptimised; the
+            // plugin is compiled with -O in every configuration so a debug server stays usable.
+            swiftSettings: name == "TeePals" ? [.unsafeFlags(["-O"])] : []
         )
     }
     + [

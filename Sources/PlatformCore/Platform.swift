@@ -65,15 +65,21 @@ public final class Platform: Sendable {
 
     // MARK: - lookups
 
-    /// The tenant, once its plugin is prepared.
+    /// The tenant. Its plugin's preparation starts on its first request and runs in the
+    /// background; only the calls that need it (search) wait for it.
     func tenant(_ id: String) async throws(RPCError) -> Tenant {
         guard let tenant = tenants[id] else { throw .notFound("tenant \(id)") }
-        await prepare(tenant.plugin)
+        _ = preparation(of: tenant.plugin)
         return tenant
     }
 
-    func prepare(_ plugin: any OnboardingPlugin) async {
-        let preparation = preparations.withLock { started in
+    /// Waits until the plugin is prepared.
+    func prepared(_ plugin: any OnboardingPlugin) async {
+        await preparation(of: plugin).value
+    }
+
+    func preparation(of plugin: any OnboardingPlugin) -> Task<Void, Never> {
+        preparations.withLock { started in
             if let task = started[plugin.id] { return task }
             let task = Task {
                 // A thread of its own: loading may take seconds and must not hold a pool thread.
@@ -87,7 +93,6 @@ public final class Platform: Sendable {
             started[plugin.id] = task
             return task
         }
-        await preparation.value
     }
 
     /// Runs a store call, passing RPCErrors through and turning anything else into -32603.
@@ -136,6 +141,9 @@ public final class Platform: Sendable {
 
     public func submit(tenant: String, sessionId: String, command: FlowEngine.Submit) async throws(RPCError) -> JSONValue {
         let registered = try await self.tenant(tenant)
+        if try await stepNeedsSearch(tenant: tenant, sessionId: sessionId, registered) {
+            await prepared(registered.plugin)
+        }
         var workResult: JSONValue?
         while true {
             let given = workResult
@@ -164,6 +172,16 @@ public final class Platform: Sendable {
                 workResult = await run(work)
             }
         }
+    }
+
+    /// Whether the session's current step validates a `search` field, whose provider must be
+    /// prepared before the write transaction starts.
+    func stepNeedsSearch(tenant: String, sessionId: String, _ registered: Tenant) async throws(RPCError) -> Bool {
+        guard !registered.plugin.searchProviders.isEmpty,
+              let state = try await storing({ try await store.session(tenant: tenant, key: .id(sessionId)) }),
+              let engine = registered.engines[state.flow], let current = state.currentStep,
+              let step = engine.flow.step(current) else { return false }
+        return step.fields(in: engine.context(state, now: clock())).contains { $0.type == .search }
     }
 
     enum SubmitOutcome: Sendable {
@@ -213,6 +231,7 @@ public final class Platform: Sendable {
 
     public func search(tenant: String, sessionId: String, field: String, query: String, limit: Int) async throws(RPCError) -> JSONValue {
         let plugin = try await self.tenant(tenant).plugin
+        await prepared(plugin)
         guard try await storing({ try await store.session(tenant: tenant, key: .id(sessionId)) }) != nil else {
             throw .notFound("session \(sessionId)")
         }
