@@ -272,7 +272,7 @@ public final class Platform: Sendable {
                 var errors: [FieldError] = []
                 for (key, value) in values.sorted(by: { $0.key < $1.key }) {
                     guard let spec = editable[key] else {
-                        let name = Self.label(of: key, in: plugin) ?? key
+                        let name = Self.label(of: key, in: registered) ?? key
                         errors.append(FieldError(field: key, code: .notEditable, message: "\(name) can't be changed after onboarding."))
                         continue
                     }
@@ -318,10 +318,11 @@ public final class Platform: Sendable {
     }
 
     /// A field's label as its flow shows it, for messages about keys that are not editable.
-    static func label(of field: String, in plugin: any OnboardingPlugin) -> String? {
+    static func label(of field: String, in tenant: Tenant) -> String? {
+        let plugin = tenant.plugin
         let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: Date())
-        for flow in plugin.flows {
-            for step in flow.steps {
+        for engine in tenant.engines.values {
+            for step in engine.flow.steps {
                 if let spec = step.fields(in: context).first(where: { $0.id == field }) { return spec.label }
             }
         }

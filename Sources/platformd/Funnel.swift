@@ -27,7 +27,7 @@ struct Funnel: AsyncParsableCommand {
         }
         try await platform.close()
         switch result {
-        case .success(let funnel): print(json ? funnel.serialized() : FunnelTable(funnel).text)
+        case .success(let funnel): StandardOutput.writeLine(json ? funnel.serialized() : FunnelTable(funnel).text)
         case .failure(let error): throw ValidationError(error.message)
         }
     }

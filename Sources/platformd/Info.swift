@@ -6,10 +6,9 @@ struct Info: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the tenants and their flows.")
 
     func run() async throws {
-        let platform = Platform(plugins: RegisteredPlugins.all, store: try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath))
-        for plugin in platform.plugins {
-            let flows = plugin.flows.map(\.id)
-            print("\(plugin.id)\t\(plugin.name) \(plugin.version)\tflows: \(flows.isEmpty ? "(none yet)" : flows.joined(separator: ", "))")
+        for plugin in RegisteredPlugins.all {
+            let flows = plugin.flows.map(\.id).joined(separator: ", ")
+            StandardOutput.writeLine("\(plugin.id)\t\(plugin.name) \(plugin.version)\tflows: \(flows)")
         }
     }
 }
@@ -31,8 +30,8 @@ struct Describe: AsyncParsableCommand {
         case .failure(let error): throw ValidationError(error.message)
         }
         switch format {
-        case .json: print(description.serialized())
-        case .mermaid: print(description["mermaid"]?.stringValue ?? "")
+        case .json: StandardOutput.writeLine(description.serialized())
+        case .mermaid: StandardOutput.writeLine(description["mermaid"]?.stringValue ?? "")
         }
     }
 }

@@ -89,17 +89,3 @@ struct StdioTransport {
         }
     }
 }
-
-enum StandardOutput {
-    /// Writes the line and its newline; false when stdout can no longer be written.
-    static func writeLine(_ bytes: [UInt8]) -> Bool {
-        var remaining = bytes + [0x0A]
-        while !remaining.isEmpty {
-            let written = remaining.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            remaining.removeFirst(written)
-        }
-        return true
-    }
-}
