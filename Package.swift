@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "platformd", targets: ["platformd"]),
         .library(name: "PlatformCore", targets: ["PlatformCore"]),
+        .library(name: "PlatformProtocol", targets: ["PlatformProtocol"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -20,9 +21,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
+        // The wire types: Foundation only, shared by the server, the client and the tests.
+        .target(name: "PlatformProtocol"),
         .target(
             name: "PlatformCore",
             dependencies: [
+                "PlatformProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -4,7 +4,7 @@ import Synchronization
 
 /// The imperative shell around the engine: finds the tenant's plugin, reads and writes the
 /// store (one transaction per command), runs server work outside transactions, and answers
-/// each contract method with a JSON result or an RPCError.
+/// each contract method with a wire type or a `FlowError`; it knows nothing of JSON-RPC.
 public final class Platform: Sendable {
     public static let version = "0.1.0"
     public static let protocolVersion = 1
@@ -27,7 +27,7 @@ public final class Platform: Sendable {
         let engines: [String: FlowEngine]
         let validator: FieldValidator
 
-        func engine(_ flow: String) throws(RPCError) -> FlowEngine {
+        func engine(_ flow: String) throws(FlowError) -> FlowEngine {
             guard let engine = engines[flow] else { throw .notFound("flow \(flow) of tenant \(plugin.id)") }
             return engine
         }
@@ -67,7 +67,7 @@ public final class Platform: Sendable {
 
     /// The tenant. Its plugin's preparation starts on its first request and runs in the
     /// background; only the calls that need it (search) wait for it.
-    func tenant(_ id: String) async throws(RPCError) -> Tenant {
+    func tenant(_ id: String) async throws(FlowError) -> Tenant {
         guard let tenant = tenants[id] else { throw .notFound("tenant \(id)") }
         _ = preparation(of: tenant.plugin)
         return tenant
@@ -95,30 +95,33 @@ public final class Platform: Sendable {
         }
     }
 
-    /// Runs a store call, passing RPCErrors through and turning anything else into -32603.
-    func storing<T>(_ body: () async throws -> T) async throws(RPCError) -> T {
+    /// Runs a store call, passing the domain's errors through; anything else the store throws is
+    /// a defect unless the store says it is a passing condition (`StoreUnavailable`).
+    func storing<T>(_ body: () async throws -> T) async throws(FlowError) -> T {
         do {
             return try await body()
-        } catch let error as RPCError {
+        } catch let error as FlowError {
             throw error
+        } catch let error as StoreUnavailable {
+            throw .unavailable(error.reason)
         } catch {
-            throw .internalError("store: \(error)")
+            throw .defect("store: \(error)")
         }
     }
 
     // MARK: - methods
 
-    public func info() -> JSONValue {
-        [
-            "name": "platformd", "version": .string(Self.version), "protocol": .int(Int64(Self.protocolVersion)),
-            "tenants": .array(plugins.map { plugin in
-                ["tenant": .string(plugin.id), "plugin": .string(plugin.name), "version": .string(plugin.version),
-                 "flows": .array((tenants[plugin.id]?.flowIDs ?? []).map(JSONValue.string))]
-            }),
-        ]
+    public func info() -> PlatformInfo {
+        PlatformInfo(
+            version: Self.version, protocol: Self.protocolVersion,
+            tenants: plugins.map { plugin in
+                PlatformInfo.Tenant(
+                    tenant: plugin.id, plugin: plugin.name, version: plugin.version,
+                    flows: tenants[plugin.id]?.flowIDs ?? [])
+            })
     }
 
-    public func start(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(RPCError) -> JSONValue {
+    public func start(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(FlowError) -> SessionView {
         let engine = try await self.tenant(tenant).engine(flow)
         let sessionID = newSessionID()
         return try await storing {
@@ -132,14 +135,14 @@ public final class Platform: Sendable {
         }
     }
 
-    public func get(tenant: String, key: SessionKey) async throws(RPCError) -> JSONValue {
+    public func get(tenant: String, key: SessionKey) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
         let state = try await storing { try await store.session(tenant: tenant, key: key) }
         guard let state, let engine = registered.engines[state.flow] else { throw .notFound("session") }
         return engine.view(state, now: clock())
     }
 
-    public func submit(tenant: String, sessionId: String, command: FlowEngine.Submit) async throws(RPCError) -> JSONValue {
+    public func submit(tenant: String, sessionId: String, command: FlowEngine.Submit) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
         if try await stepNeedsSearch(tenant: tenant, sessionId: sessionId, registered) {
             await prepared(registered.plugin)
@@ -150,7 +153,7 @@ public final class Platform: Sendable {
             let outcome = try await storing {
                 try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state -> (SessionCommit?, SubmitOutcome) in
                     guard let state, let engine = registered.engines[state.flow] else {
-                        throw RPCError.notFound("session \(sessionId)")
+                        throw FlowError.notFound("session \(sessionId)")
                     }
                     let now = self.clock()
                     switch try engine.submit(state, command, workResult: given, now: now) {
@@ -176,7 +179,7 @@ public final class Platform: Sendable {
 
     /// Whether the session's current step validates a `search` field, whose provider must be
     /// prepared before the write transaction starts.
-    func stepNeedsSearch(tenant: String, sessionId: String, _ registered: Tenant) async throws(RPCError) -> Bool {
+    func stepNeedsSearch(tenant: String, sessionId: String, _ registered: Tenant) async throws(FlowError) -> Bool {
         guard !registered.plugin.searchProviders.isEmpty,
               let state = try await storing({ try await store.session(tenant: tenant, key: .id(sessionId)) }),
               let engine = registered.engines[state.flow], let current = state.currentStep,
@@ -185,7 +188,7 @@ public final class Platform: Sendable {
     }
 
     enum SubmitOutcome: Sendable {
-        case view(JSONValue)
+        case view(SessionView)
         case work(StepWork)
     }
 
@@ -200,27 +203,27 @@ public final class Platform: Sendable {
         }
     }
 
-    public func back(tenant: String, sessionId: String, revision: Int) async throws(RPCError) -> JSONValue {
-        try await move(tenant: tenant, sessionId: sessionId) { engine, state, now throws(RPCError) in
+    public func back(tenant: String, sessionId: String, revision: Int) async throws(FlowError) -> SessionView {
+        try await move(tenant: tenant, sessionId: sessionId) { engine, state, now throws(FlowError) in
             try engine.back(state, revision: revision, now: now)
         }
     }
 
-    public func goto(tenant: String, sessionId: String, stepId: String, revision: Int) async throws(RPCError) -> JSONValue {
-        try await move(tenant: tenant, sessionId: sessionId) { engine, state, now throws(RPCError) in
+    public func goto(tenant: String, sessionId: String, stepId: String, revision: Int) async throws(FlowError) -> SessionView {
+        try await move(tenant: tenant, sessionId: sessionId) { engine, state, now throws(FlowError) in
             try engine.goto(state, stepId: stepId, revision: revision, now: now)
         }
     }
 
     private func move(
         tenant: String, sessionId: String,
-        _ command: @escaping @Sendable (FlowEngine, SessionState, Date) throws(RPCError) -> FlowEngine.Transition
-    ) async throws(RPCError) -> JSONValue {
+        _ command: @escaping @Sendable (FlowEngine, SessionState, Date) throws(FlowError) -> FlowEngine.Transition
+    ) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
         return try await storing {
             try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state in
                 guard let state, let engine = registered.engines[state.flow] else {
-                    throw RPCError.notFound("session \(sessionId)")
+                    throw FlowError.notFound("session \(sessionId)")
                 }
                 let now = self.clock()
                 let transition = try command(engine, state, now)
@@ -229,45 +232,41 @@ public final class Platform: Sendable {
         }
     }
 
-    public func search(tenant: String, sessionId: String, field: String, query: String, limit: Int) async throws(RPCError) -> JSONValue {
+    public func search(tenant: String, sessionId: String, field: String, query: String, limit: Int) async throws(FlowError) -> SearchResults {
         let plugin = try await self.tenant(tenant).plugin
         await prepared(plugin)
         guard try await storing({ try await store.session(tenant: tenant, key: .id(sessionId)) }) != nil else {
             throw .notFound("session \(sessionId)")
         }
         guard let provider = plugin.searchProviders[field] else {
-            throw .invalidParams("field", "\(field) is not a search field of \(tenant)")
+            throw .invalidArgument(name: "field", reason: "\(field) is not a search field of \(tenant)")
         }
         let results = provider.search(query, limit: limit)
-        var reply: [String: JSONValue] = ["results": .array(results)]
-        if results.isEmpty { reply["message"] = .string(provider.emptyMessage) }
-        return .object(reply)
+        return SearchResults(results: results, message: results.isEmpty ? provider.emptyMessage : nil)
     }
 
-    public func describe(tenant: String, flow: String) throws(RPCError) -> JSONValue {
+    public func describe(tenant: String, flow: String) throws(FlowError) -> FlowDescription {
         guard let registered = tenants[tenant] else { throw .notFound("tenant \(tenant)") }
         let engine = try registered.engine(flow)
-        var reply = FlowDiagram(flow: engine.flow, plugin: engine.plugin).json
-        if let intro = engine.plugin.intro { reply["intro"] = intro }
-        return .object(reply)
+        return FlowDiagram(flow: engine.flow, plugin: engine.plugin).description
     }
 
-    public func profile(tenant: String, userId: String) async throws(RPCError) -> JSONValue {
+    public func profile(tenant: String, userId: String) async throws(FlowError) -> Profile {
         _ = try await self.tenant(tenant)
         guard let profile = try await storing({ try await store.profile(tenant: tenant, userId: userId) }) else {
             throw .notFound("profile of user \(userId): onboarding is not complete")
         }
-        return Self.json(profile)
+        return profile
     }
 
-    public func updateProfile(tenant: String, userId: String, values: [String: JSONValue]) async throws(RPCError) -> JSONValue {
+    public func updateProfile(tenant: String, userId: String, values: [String: JSONValue]) async throws(FlowError) -> Profile {
         let registered = try await self.tenant(tenant)
         let plugin = registered.plugin
         let editable = Dictionary(plugin.editableFields.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let validator = registered.validator
         return try await storing {
             try await store.updateProfile(tenant: tenant, userId: userId) { profile in
-                guard var profile else { throw RPCError.notFound("profile of user \(userId): onboarding is not complete") }
+                guard var profile else { throw FlowError.notFound("profile of user \(userId): onboarding is not complete") }
                 var clean: [String: JSONValue] = [:]
                 var errors: [FieldError] = []
                 for (key, value) in values.sorted(by: { $0.key < $1.key }) {
@@ -282,35 +281,35 @@ public final class Platform: Sendable {
                     case .invalid(let error): errors.append(error)
                     }
                 }
-                guard errors.isEmpty else { throw RPCError.validationFailed(errors, session: nil) }
+                guard errors.isEmpty else { throw FlowError.validationFailed(errors, session: nil) }
                 do throws(ValidationFailure) {
                     profile.records = try plugin.updatedRecords(profile, with: clean)
                 } catch {
-                    throw RPCError.validationFailed(error.errors, session: nil)
+                    throw FlowError.validationFailed(error.errors, session: nil)
                 }
-                return (profile, Self.json(profile))
+                return (profile, profile)
             }
         }
     }
 
-    public func checkGate(tenant: String, userId: String, action: String) async throws(RPCError) -> JSONValue {
+    public func checkGate(tenant: String, userId: String, action: String) async throws(FlowError) -> GateDecision {
         let plugin = try await self.tenant(tenant).plugin
         guard let profile = try await storing({ try await store.profile(tenant: tenant, userId: userId) }) else {
-            return plugin.onboardingGate.decision(for: action).json
+            return plugin.onboardingGate.decision(for: action)
         }
         var passed: GateDecision?
         for gate in plugin.gates {
             guard let decision = gate.decide(action: action, profile: profile) else { continue }
-            if !decision.allowed { return decision.json }
+            if !decision.allowed { return decision }
             passed = passed ?? decision
         }
-        return (passed ?? GateDecision(action: action, allowed: true)).json
+        return passed ?? GateDecision(action: action, allowed: true)
     }
 
-    public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws(RPCError) -> JSONValue {
+    public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws(FlowError) -> Funnel {
         let engine = try await self.tenant(tenant).engine(flow)
         let figures = try await storing { try await store.funnel(tenant: tenant, flow: flow, since: since, until: until) }
-        return figures.json(stepOrder: engine.flow.steps.map(\.id))
+        return figures.funnel(stepOrder: engine.flow.steps.map(\.id))
     }
 
     public func close() async throws {
@@ -327,25 +326,6 @@ public final class Platform: Sendable {
             }
         }
         return nil
-    }
-
-    static func json(_ profile: Profile) -> JSONValue {
-        [
-            "tenant": .string(profile.tenant), "userId": .string(profile.userId),
-            "completedAt": .string(Timestamp.string(profile.completedAt)),
-            "records": .object(profile.records),
-        ]
-    }
-}
-
-/// The contract's timestamps: ISO 8601 in UTC, whole seconds.
-public enum Timestamp {
-    public static func string(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
-    }
-
-    public static func date(_ text: String) -> Date? {
-        try? Date(text, strategy: Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
     }
 }
 

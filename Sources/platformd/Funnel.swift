@@ -19,7 +19,7 @@ struct Funnel: AsyncParsableCommand {
         let sinceDate = try since.map { try Self.parse($0, "--since") }
         let untilDate = try until.map { try Self.parse($0, "--until") }
         let platform = try store.openPlatform(logger: logger)
-        let result: Result<JSONValue, RPCError>
+        let result: Result<FunnelFigures.Result, FlowError>
         do {
             result = .success(try await platform.funnel(tenant: tenant, flow: flow, since: sinceDate, until: untilDate))
         } catch {
@@ -27,8 +27,8 @@ struct Funnel: AsyncParsableCommand {
         }
         try await platform.close()
         switch result {
-        case .success(let funnel): StandardOutput.writeLine(json ? funnel.serialized() : FunnelTable(funnel).text)
-        case .failure(let error): throw ValidationError(error.message)
+        case .success(let funnel): StandardOutput.writeLine(json ? try JSONValue(encoding: funnel).serialized() : FunnelTable(funnel).text)
+        case .failure(let error): throw ValidationError(RPCError(error).message)
         }
     }
 
@@ -42,36 +42,33 @@ struct Funnel: AsyncParsableCommand {
 
 /// The funnel as aligned text columns.
 struct FunnelTable {
-    let funnel: JSONValue
+    let funnel: FunnelFigures.Result
 
-    init(_ funnel: JSONValue) {
+    init(_ funnel: FunnelFigures.Result) {
         self.funnel = funnel
     }
 
-    func int(_ value: JSONValue?) -> String { value?.intValue.map(String.init) ?? "-" }
-
     var text: String {
-        let rate = (funnel["completionRate"]?.doubleValue ?? 0) * 100
+        let rate = funnel.completionRate * 100
         var lines = [
-            "started \(int(funnel["started"]))  completed \(int(funnel["completed"]))  deferred \(int(funnel["deferred"]))  rejected \(int(funnel["rejected"]))  completion \(String(format: "%.1f", rate))%",
+            "started \(funnel.started)  completed \(funnel.completed)  deferred \(funnel.deferred)  rejected \(funnel.rejected)  completion \(String(format: "%.1f", rate))%",
             "",
         ]
-        let steps = funnel["steps"]?.arrayValue ?? []
         lines += Self.table(
             ["step", "reached", "left", "dropped", "median s"],
-            steps.map { step in
-                [step["id"]?.stringValue ?? "", int(step["reached"]), int(step["left"]), int(step["dropped"]),
-                 step["medianSeconds"]?.doubleValue.map { String(format: "%.1f", $0) } ?? "-"]
+            funnel.steps.map { step in
+                [step.id, String(step.reached), String(step.left), String(step.dropped),
+                 step.medianSeconds.map { String(format: "%.1f", $0) } ?? "-"]
             })
-        if let branches = funnel["branches"]?.arrayValue, !branches.isEmpty {
+        if !funnel.branches.isEmpty {
             lines.append("")
-            lines += Self.table(["branch", "sessions", "completed"], branches.map { branch in
-                ["\(branch["from"]?.stringValue ?? "") -> \(branch["to"]?.stringValue ?? "")", int(branch["count"]), int(branch["completed"])]
+            lines += Self.table(["branch", "sessions", "completed"], funnel.branches.map { branch in
+                ["\(branch.from) -> \(branch.to)", String(branch.count), String(branch.completed)]
             })
         }
-        if let skips = funnel["skips"]?.arrayValue, !skips.isEmpty {
+        if !funnel.skips.isEmpty {
             lines.append("")
-            lines += Self.table(["skipped step", "sessions"], skips.map { [$0["step"]?.stringValue ?? "", int($0["count"])] })
+            lines += Self.table(["skipped step", "sessions"], funnel.skips.map { [$0.step, String($0.count)] })
         }
         return lines.joined(separator: "\n")
     }

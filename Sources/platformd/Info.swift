@@ -24,14 +24,14 @@ struct Describe: AsyncParsableCommand {
 
     func run() async throws {
         let platform = Platform(plugins: RegisteredPlugins.all, store: try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath))
-        let description: JSONValue
-        switch Result(catching: { () throws(RPCError) in try platform.describe(tenant: tenant, flow: flow) }) {
+        let description: FlowDescription
+        switch Result(catching: { () throws(FlowError) in try platform.describe(tenant: tenant, flow: flow) }) {
         case .success(let value): description = value
-        case .failure(let error): throw ValidationError(error.message)
+        case .failure(let error): throw ValidationError(RPCError(error).message)
         }
         switch format {
-        case .json: StandardOutput.writeLine(description.serialized())
-        case .mermaid: StandardOutput.writeLine(description["mermaid"]?.stringValue ?? "")
+        case .json: StandardOutput.writeLine(try JSONValue(encoding: description).serialized())
+        case .mermaid: StandardOutput.writeLine(description.mermaid)
         }
     }
 }

@@ -27,7 +27,7 @@ import Testing
         #expect(view.step?["kind"] == "processing")
         #expect(view.step?["content"]?["teamId"] == "123456")
         let done = try await d.submit(view)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(done.step == nil)
         #expect(done.completion?["message"] == "Welcome to AFL Fantasy, Jordan!")
         #expect(done.completion?["records"] == ["account"])
@@ -66,7 +66,7 @@ import Testing
         view = try await d.submit(view, Answers.team("98765"))
         #expect(view.stepId == "validation")
         let done = try await d.submit(view)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(done.completion?["screen"]?["body"]
             == "Your new team, Team 98765, is connected. Your trade insights, captain advice and cash cow alerts are ready.")
         let account = try await d.profile("u1")["records"]?["account"]
@@ -89,7 +89,7 @@ import Testing
         #expect(view.stepId == "personal_info")
         #expect(view.progressLabel == "Step 3 of 6")
         view = try await d.walk(view, [Answers.personal, Answers.credentials, [:]])
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         let account = try await d.profile("u1")["records"]?["account"]
         #expect(account?["path"] == "existing")
         #expect(account?["hasExistingTeam"] == true)
@@ -109,7 +109,7 @@ import Testing
         view = try await d.submit(view, ["completedItems": ["visit_website", "sign_in"]], action: "skip")
         #expect(view.stepId == "personal_info")
         view = try await d.walk(view, [Answers.personal, Answers.credentials, [:]])
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         let account = try await d.profile("u1")["records"]?["account"]
         #expect(account?["path"] == "created")
         #expect(account?["guide"] == ["completedItems": [], "skipped": true, "secondsSpent": 12])
@@ -155,7 +155,7 @@ import Testing
         clock.advance(seconds: 5)
         view = try await d.submit(view, Answers.allItems)
         view = try await d.walk(view, [Answers.personal, Answers.credentials, [:]])
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         let guide = try await d.profile("u1")["records"]?["account"]?["guide"]
         #expect(guide?["secondsSpent"] == 45)
         #expect(guide?["completedItems"] == Answers.allItems["completedItems"])
@@ -175,7 +175,7 @@ import Testing
         view = try await d.back(view)
         #expect(view.stepId == "team_choice")
         view = try await d.walk(view, [Answers.existingTeam, Answers.personal, Answers.credentials, [:]])
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         let account = try await d.profile("u1")["records"]?["account"]
         #expect(account?["path"] == "existing")
         #expect(account?["guide"] == [
@@ -187,7 +187,7 @@ import Testing
         let d = try FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         view = try await d.walk(view, [Answers.existingTeam, Answers.personal, Answers.credentials, [:]])
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         #expect(try await d.profile("u1")["records"]?["account"]?["guide"] == nil)
     }
 
@@ -200,7 +200,7 @@ import Testing
         func note(_ view: SessionView) {
             let fraction = view.json["progress"]?["fraction"]?.doubleValue ?? -1
             #expect(view.json["progress"]?["total"] == 6)
-            seen[view.stepId ?? view.status] = (view.progressIndex ?? -1, view.progressLabel ?? "?", fraction)
+            seen[view.stepId ?? view.status.rawValue] = (view.progressIndex ?? -1, view.progressLabel ?? "?", fraction)
         }
         var view = try await d.start("u1")
         note(view)

@@ -33,7 +33,7 @@ import Testing
         v = try await after(20, d, v, Answers.personal)
         v = try await after(10, d, v, Answers.credentials)
         v = try await after(1, d, v)
-        #expect(v.status == "completed")
+        #expect(v.status == .completed)
         // u2 creates, completes: team choice 8, guide 120, personal 15, credentials 12, validation 1.
         v = try await toTeamChoice(d, "u2")
         v = try await after(8, d, v, Answers.newTeam)
@@ -41,7 +41,7 @@ import Testing
         v = try await after(15, d, v, Answers.personal)
         v = try await after(12, d, v, Answers.credentials)
         v = try await after(1, d, v)
-        #expect(v.status == "completed")
+        #expect(v.status == .completed)
         // u3 creates, skips the guide after 30 s, completes: team choice 6, personal 20, credentials 10.
         v = try await toTeamChoice(d, "u3")
         v = try await after(6, d, v, Answers.newTeam)
@@ -49,14 +49,14 @@ import Testing
         v = try await after(20, d, v, Answers.personal)
         v = try await after(10, d, v, Answers.credentials)
         v = try await after(1, d, v)
-        #expect(v.status == "completed")
+        #expect(v.status == .completed)
         // u4 skips team choice (welcome 3, team choice 4), completes: personal 18, credentials 9.
         v = try await toTeamChoice(d, "u4", welcome: 3)
         v = try await after(4, d, v, action: "skip")
         v = try await after(18, d, v, Answers.personal)
         v = try await after(9, d, v, Answers.credentials)
         v = try await after(1, d, v)
-        #expect(v.status == "completed")
+        #expect(v.status == .completed)
         // u5 creates (team choice 9), ticks two items, is refused and leaves on the guide.
         v = try await toTeamChoice(d, "u5")
         v = try await after(9, d, v, Answers.newTeam)
@@ -89,7 +89,7 @@ import Testing
         #expect(v.stepId == "credentials")
         v = try await after(5, d, v, Answers.team("222222"))
         v = try await after(1, d, v)
-        #expect(v.status == "completed")
+        #expect(v.status == .completed)
     }
 
     func funnel() async throws -> (FlowDriver, JSONValue) {

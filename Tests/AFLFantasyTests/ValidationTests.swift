@@ -21,10 +21,10 @@ import Testing
         #expect(view.stepId == "validation")
 
         view = try await d.submit(view)
-        #expect(view.status == "active")
+        #expect(view.status == .active)
         #expect(view.stepId == "credentials")
         #expect(view.progressLabel == "Step 4 of 6")
-        #expect(view.stepErrors == [["field": "teamId", "code": "not_an_option", "message": .string(reason)]])
+        #expect(view.stepErrors == [FieldError(field: "teamId", code: .notAnOption, message: reason)])
         // The refused answers stay, to be corrected.
         #expect(view.value("teamId") == "111111")
         #expect(view.value("teamName") == "Wrong Team")
@@ -35,7 +35,7 @@ import Testing
         view = try await d.submit(view, Answers.team("222222"))
         #expect(view.stepId == "validation")
         let done = try await d.submit(view)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(validator.calls == ["111111|Wrong Team", "222222|-"])
         let account = try await d.profile("u1")["records"]?["account"]
         #expect(account?["teamId"] == "222222")
@@ -54,7 +54,7 @@ import Testing
         view = try await d.back(view)
         #expect(view.stepId == "personal_info")
         view = try await d.submit(view, Answers.personal)
-        #expect(view.stepErrors.first?["message"] == "Not found.")
+        #expect(view.stepErrors.first?.message == "Not found.")
         view = try await d.submit(view, Answers.team("111111"))
         #expect(view.stepId == "validation")
         view = try await d.back(view)
@@ -66,7 +66,7 @@ import Testing
         let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: UnreachableValidator()))
         let view = try await atValidation(d)
         let done = try await d.submit(view)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(done.completion?["screen"]?["title"] == "You're All Set, Jordan!")
         let account = try await d.profile("u1")["records"]?["account"]
         #expect(account?["teamValidation"] == "fallback")
@@ -77,7 +77,7 @@ import Testing
         let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: HangingValidator(), validationTimeout: .milliseconds(100)))
         let view = try await atValidation(d)
         let done = try await d.submit(view)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(try await d.profile("u1")["records"]?["account"]?["teamValidation"] == "fallback")
     }
 
@@ -109,7 +109,7 @@ import Testing
         let view = try await atValidation(d)
         let done = try await d.submit(view)
         let again = try await d.submit(view)
-        #expect(again.status == "completed")
+        #expect(again.status == .completed)
         #expect(again.completion == done.completion)
         #expect(validator.calls.count == 1)
     }

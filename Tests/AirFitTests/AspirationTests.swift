@@ -35,7 +35,7 @@ import Testing
     func everyPresetCompletesWithItsGoal(preset: String, goalType: String, metric: String) async throws {
         let d = try driver()
         let done = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": .string(preset)]])
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
         #expect(goal?["preset"] == .string(preset))
         #expect(goal?["label"] == .string(AspirationPreset(rawValue: preset)!.label))
@@ -58,7 +58,7 @@ import Testing
     @Test func theCustomPathAnalysesTheTextIntoTheGoal() async throws {
         let d = try driver()
         let done = try await complete(d)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
         #expect(goal?["preset"] == "describe_own")
         #expect(goal?["label"] == "Describe Your Own")
@@ -105,7 +105,7 @@ import Testing
         view = try await d.goto(view, "core_aspiration")
         view = try await d.submit(view, ["aspirationPreset": "lasting_health"])
         let done = try await d.submit(try await advance(d, view, to: .generatingCoach))
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
         #expect(goal?["preset"] == "lasting_health")
         #expect(goal?["text"] == .null)
@@ -120,7 +120,7 @@ import Testing
     func goal(after analyzer: any GoalAnalyzer, timeout: Duration = .seconds(5), logs: LogRecorder) async throws -> JSONValue? {
         let d = try driver(AirFitPlugin(analyzer: analyzer, analysisTimeout: timeout, logger: logs.logger))
         let done = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": "describe_own", "aspirationText": .string(Self.text)]])
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         return try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
     }
 

@@ -11,13 +11,13 @@ import Testing
         #expect(view.title == "Crafting Your Coach…")
         #expect(view.step?["content"]?["messages"]?.arrayValue?.first == "Analyzing preferences…")
         let done = try await d.submit(view)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(done.revision == view.revision + 1)
         #expect(done.completion?["message"] == "Your AirFit Coach is ready, Alex.")
         #expect(done.completion?["records"] == ["onboarding_profile", "user"])
         // A retry of the completing submit returns the completed view and writes nothing twice.
         let retry = try await d.submit(view)
-        #expect(retry.status == "completed")
+        #expect(retry.status == .completed)
         #expect(retry.revision == done.revision)
     }
 
@@ -96,7 +96,7 @@ import Testing
             .lifeSnapshot: [:], .coachingStyle: [:], .engagementPreferences: [:], .typicalAvailability: [:],
             .sleepAndBoundaries: [:], .motivationAndCheckins: [:], .coreAspiration: ["aspirationPreset": "build_strength"],
         ])
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         let onboarding = try await d.profile("u1")["records"]?["onboarding_profile"]
         let persona = onboarding?["personaProfile"]
         #expect(persona?["lifeContext"]?.objectValue?.values.allSatisfy { $0 == false } == true)

@@ -32,7 +32,7 @@ import Testing
         #expect(view.json["progress"]?["fraction"] == 1.0)
         #expect(view.step?["kind"] == "processing")
         let done = try await d.submit(view)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(done.progressLabel == "8 of 8")
         #expect(done.progressIndex == 8)
     }
@@ -73,18 +73,18 @@ import Testing
         let d = try driver()
         let view = try await d.start("u1", user: UserDetails(firstName: "Alex"))
         let deferred = try await d.submit(view, action: "later")
-        #expect(deferred.status == "deferred")
+        #expect(deferred.status == .deferred)
         #expect(deferred.stepId == "opening_screen")
         #expect(deferred.revision == view.revision + 1)
 
         let resumed = try await d.start("u1")
         #expect(resumed.sessionId == view.sessionId)
-        #expect(resumed.status == "deferred")
+        #expect(resumed.status == .deferred)
         #expect(resumed.stepId == "opening_screen")
         #expect(resumed.revision == deferred.revision)
 
         let begun = try await d.submit(resumed)
-        #expect(begun.status == "active")
+        #expect(begun.status == .active)
         #expect(begun.stepId == "life_snapshot")
     }
 
@@ -93,7 +93,7 @@ import Testing
         let view = try await d.start("u1")
         let deferred = try await d.submit(view, action: "later")
         let again = try await d.submit(view, action: "later")
-        #expect(again.status == "deferred")
+        #expect(again.status == .deferred)
         #expect(again.revision == deferred.revision)
         let snapshot = try await d.submit(deferred)
         let refused = await d.refuse(snapshot, action: "later")
@@ -118,10 +118,10 @@ import Testing
     @Test func aCompletedSessionTakesNoMoreSubmits() async throws {
         let d = try driver()
         let done = try await complete(d)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(done.step == nil)
         let again = try await d.start("u1")
-        #expect(again.status == "completed")
+        #expect(again.status == .completed)
         #expect(await d.refuse(again)?.code == -32005)
     }
 

@@ -302,7 +302,7 @@ import Testing
     @Test func nothingPostedCompletesWithTheDefaults() async throws {
         let d = try driver()
         let done = try await complete(d, replacing: [.motivationAndCheckins: [:]])
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         let records = try await d.profile("u1")["records"]
         #expect(records?["user"] == ["preferredUnits": "imperial"])
         #expect(records?["onboarding_profile"]?["personaProfile"]?["celebrationStyle"] == "subtleAffirming")

@@ -22,7 +22,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         let d = try driver()
         let first = try await d.start("u1")
         #expect(first.stepId == "welcome")
-        #expect(first.status == "active")
+        #expect(first.status == .active)
         #expect(first.revision == 0)
         let again = try await d.start("u1")
         #expect(again.sessionId == first.sessionId)
@@ -112,12 +112,12 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         let view = try await d.start("u1")
         #expect(view.actions == ["continue", "later"])
         let deferred = try await d.submit(view, action: "later")
-        #expect(deferred.status == "deferred")
+        #expect(deferred.status == .deferred)
         #expect(deferred.stepId == "welcome")
         let resumed = try await d.start("u1")
-        #expect(resumed.status == "deferred")
+        #expect(resumed.status == .deferred)
         let active = try await d.submit(resumed)
-        #expect(active.status == "active")
+        #expect(active.status == .active)
         #expect(active.stepId == "basics")
     }
 }
@@ -347,7 +347,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics, ["route": "fast"]])
         let rejected = try await d.submit(view, ["birthdate": "2020-02-02"])
-        #expect(rejected.status == "rejected")
+        #expect(rejected.status == .rejected)
         let digest = try #require(try await store.session(tenant: "fixture", key: .id(view.sessionId))?.lastSubmitDigest)
         // Every date of the years around it, hashed the way a plain digest would: none matches.
         var candidates: [String] = []
@@ -364,7 +364,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         }
         #expect(recovered.isEmpty)
         // Within the process the retry rule still holds, values compared exactly.
-        #expect(try await d.submit(view, ["birthdate": "2020-02-02"]).status == "rejected")
+        #expect(try await d.submit(view, ["birthdate": "2020-02-02"]).status == .rejected)
         #expect(await d.refuse(view, ["birthdate": "2020-02-03"])?.code == -32005)
     }
 
@@ -374,9 +374,9 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         view = try await d.walk(view, [basics, ["route": "fast"], adultBirthdate])
         let last = view
         let done = try await d.submit(last)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         let again = try await d.submit(last)
-        #expect(again.status == "completed")
+        #expect(again.status == .completed)
         #expect(again.revision == done.revision)
         let other = await d.refuse(last, ["x": 1])
         #expect(other?.code == -32005)
@@ -413,7 +413,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         #expect(view.stepId == "analysis")
         #expect(view.progressLabel == "Step 4 of 5")
         let done = try await d.submit(view)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(done.step == nil)
         #expect(done.progressIndex == 5)
         #expect(done.json["progress"]?["fraction"] == 1)
@@ -427,7 +427,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         #expect(profile["completedAt"]?.stringValue.flatMap(Timestamp.date) == clock.now)
         // Saved progress is gone: the completed session keeps no answers.
         let again = try await d.start("u1")
-        #expect(again.status == "completed")
+        #expect(again.status == .completed)
         #expect(await d.error("flow.back", ["sessionId": .string(again.sessionId), "revision": .int(Int64(again.revision))])?.code == -32005)
     }
 
@@ -439,7 +439,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         #expect(error?.code == -32603)
         #expect(error?.message == "Internal error")
         let current = try await d.get(view)
-        #expect(current.status == "active")
+        #expect(current.status == .active)
         #expect(current.stepId == "analysis")
         #expect(current.revision == view.revision)
         #expect(await d.error("profile.get", ["userId": "u1"])?.code == -32002)
@@ -461,10 +461,10 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         let d = try driver()
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics, ["route": "fast"], adultBirthdate, [:]])
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         var quick = try await d.start("u1", flow: "quick")
         quick = try await d.walk(quick, [["oneAnswer": "a"], ["twoAnswer": "b"], ["threeAnswer": "c"], ["fourAnswer": "d"]])
-        #expect(quick.status == "completed")
+        #expect(quick.status == .completed)
         let records = try await d.profile("u1")["records"]
         #expect(records?.objectValue?.keys.sorted() == ["account", "quick", "settings"])
         #expect(records?["quick"] == ["four": "d"])
@@ -475,14 +475,14 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         var view = try await atBasics(d, details: UserDetails(firstName: "Kid", email: "kid@example.com"))
         view = try await d.walk(view, [basics, ["route": "fast"]])
         let rejected = try await d.submit(view, ["birthdate": "2020-01-01"])
-        #expect(rejected.status == "rejected")
-        #expect(rejected.rejection == ["code": "underage", "message": "You must be 13+ to use Fixture"])
+        #expect(rejected.status == .rejected)
+        #expect(rejected.rejection == Rejection(code: "underage", message: "You must be 13+ to use Fixture"))
         #expect(rejected.step == nil)
         let retried = try await d.submit(view, ["birthdate": "2020-01-01"])
-        #expect(retried.status == "rejected")
+        #expect(retried.status == .rejected)
         #expect(await d.refuse(view, ["birthdate": "1990-01-01"])?.code == -32005)
         let later = try await d.start("u1", user: UserDetails(firstName: "Kid"))
-        #expect(later.status == "rejected")
+        #expect(later.status == .rejected)
         #expect(later.sessionId == rejected.sessionId)
         #expect(await d.error("profile.get", ["userId": "u1"])?.code == -32002)
     }
@@ -492,7 +492,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Broken"]) { $1 }, ["route": "fast"], adultBirthdate])
         view = try await d.submit(view)
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         #expect(try await d.profile("u1")["records"]?["account"]?["analysis"] == ["accepted": true, "fallback": true])
     }
 
@@ -501,7 +501,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Slow"]) { $1 }, ["route": "fast"], adultBirthdate])
         view = try await d.submit(view)
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         #expect(try await d.profile("u1")["records"]?["account"]?["analysis"]?["fallback"] == true)
     }
 
@@ -510,14 +510,14 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Refuse"]) { $1 }, ["route": "fast"], adultBirthdate])
         view = try await d.submit(view)
-        #expect(view.status == "active")
+        #expect(view.status == .active)
         #expect(view.stepId == "basics")
-        #expect(view.stepErrors.first?["message"] == "That name is taken.")
+        #expect(view.stepErrors.first?.message == "That name is taken.")
         #expect(view.value("name") == "Refuse")
         view = try await d.submit(view, basics)
         #expect(view.stepErrors.isEmpty)
         view = try await d.walk(view, [["route": "fast"], adultBirthdate, [:]])
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
     }
 
     @Test func progressSkipsUncountedStepsAndSharesNumbers() async throws {
@@ -543,7 +543,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         #expect(before["gate"] == "tier1")
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics, ["route": "fast"], adultBirthdate, [:]])
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         let browse = try await d.gate("u1", "browse")
         #expect(browse["allowed"] == true)
         let post = try await d.gate("u1", "post")

@@ -22,7 +22,7 @@ import Testing
         v = try await after(20, d, v, ["tags": ["a1", "a2"]])
         v = try await after(2, d, v, adultBirthdate)
         v = try await after(1, d, v)
-        #expect(v.status == "completed")
+        #expect(v.status == .completed)
         // u2: direct route, completes.
         v = try await d.start("u2")
         v = try await after(1, d, v)
@@ -30,7 +30,7 @@ import Testing
         v = try await after(1, d, v, ["route": "fast"])
         v = try await after(2, d, v, adultBirthdate)
         v = try await after(1, d, v)
-        #expect(v.status == "completed")
+        #expect(v.status == .completed)
         // u3: goes back from route to basics, comes back and drops at route.
         v = try await d.start("u3")
         v = try await after(1, d, v)
@@ -47,21 +47,21 @@ import Testing
         v = try await after(3, d, v, action: "skip")
         v = try await after(2, d, v, adultBirthdate)
         v = try await after(1, d, v)
-        #expect(v.status == "completed")
+        #expect(v.status == .completed)
         // u5: drops at basics.
         v = try await d.start("u5")
         v = try await after(2, d, v)
         // u6: defers on the welcome screen.
         v = try await d.start("u6")
         v = try await after(7, d, v, action: "later")
-        #expect(v.status == "deferred")
+        #expect(v.status == .deferred)
         // u7: rejected at the age check.
         v = try await d.start("u7")
         v = try await after(1, d, v)
         v = try await after(1, d, v, basics)
         v = try await after(1, d, v, ["route": "fast"])
         v = try await after(1, d, v, ["birthdate": "2020-02-02"])
-        #expect(v.status == "rejected")
+        #expect(v.status == .rejected)
     }
 
     func step(_ funnel: JSONValue, _ id: String) -> JSONValue? {

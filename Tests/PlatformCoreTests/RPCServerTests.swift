@@ -6,7 +6,7 @@ import Testing
     let server = RPCServer(
         methods: [
             "echo": { params in .object(params.object) },
-            "fail": { _ in throw RPCError.notFound("thing") },
+            "fail": { _ in throw RPCError(FlowError.notFound("thing")) },
             "crash": { _ in struct Boom: Error {}; throw Boom() },
         ],
         logger: Logger(label: "test"))

@@ -206,7 +206,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
             #expect(try !filesContaining(marker, in: directory).isEmpty, "\(marker) should be stored before erasure")
         }
         let rejected = try await d.submit(view, ["birthdate": "2021-06-01"])
-        #expect(rejected.status == "rejected")
+        #expect(rejected.status == .rejected)
         for marker in markers + ["2021-06-01"] {
             #expect(try filesContaining(marker, in: directory).isEmpty, "\(marker) must be erased")
         }
@@ -238,7 +238,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         }
         holding.wait()
         let rejected = try await d.submit(view, ["birthdate": "2021-06-01"])
-        #expect(rejected.status == "rejected")
+        #expect(rejected.status == .rejected)
         release.signal()
         try await held.value
         try reader.close()

@@ -21,39 +21,47 @@ public final class TestClock: Sendable {
     }
 }
 
-/// A SessionView reply, with accessors for what tests look at.
-public struct SessionView: Sendable, CustomStringConvertible {
-    public let json: JSONValue
+/// Accessors tests read replies with. Every reply a test sees is decoded into the wire types
+/// (`PlatformProtocol`), so a reply that drifts from them fails the test that reads it.
+extension SessionView: CustomStringConvertible {
+    /// The view as the client received it.
+    public var json: JSONValue { (try? JSONValue(encoding: self)) ?? .null }
+    public var stepId: String? { step?.id }
+    public var title: String? { step?.title }
+    public var progressLabel: String? { progress.label }
+    public var progressIndex: Int? { progress.index }
+    public var actions: [String] { step?.actions.map(\.id) ?? [] }
+    public var stepErrors: [FieldError] { step?.errors ?? [] }
 
-    public init(_ json: JSONValue) {
-        self.json = json
-    }
-
-    public var sessionId: String { json["sessionId"]?.stringValue ?? "" }
-    public var status: String { json["status"]?.stringValue ?? "" }
-    public var revision: Int { json["revision"]?.intValue ?? -1 }
-    public var stepId: String? { json["step"]?["id"]?.stringValue }
-    public var step: JSONValue? { json["step"].nonNull }
-    public var title: String? { step?["title"]?.stringValue }
-    public var progressLabel: String? { json["progress"]?["label"]?.stringValue }
-    public var progressIndex: Int? { json["progress"]?["index"]?.intValue }
-    public var completion: JSONValue? { json["completion"].nonNull }
-    public var rejection: JSONValue? { json["rejection"].nonNull }
-    public var actions: [String] { step?["actions"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [] }
-    public var stepErrors: [JSONValue] { step?["errors"]?.arrayValue ?? [] }
-
-    /// The FieldView with this id on the current step.
+    /// The FieldView with this id on the current step, as JSON.
     public func field(_ id: String) -> JSONValue? {
-        step?["fields"]?.arrayValue?.first { $0["id"]?.stringValue == id }
+        step?.field(id).flatMap { try? JSONValue(encoding: $0) }
     }
 
     /// The saved answer shown for a field.
     public func value(_ id: String) -> JSONValue? {
-        field(id)?["value"].nonNull
+        step?.field(id)?.value
     }
 
     public var description: String { json.serialized() }
+
+    /// Decodes a reply; a reply that is not a SessionView fails the test here.
+    public init(_ reply: JSONValue) throws {
+        self = try reply.decode(SessionView.self)
+    }
 }
+
+/// Wire types read as JSON, for tests that look at members by name.
+public protocol JSONReadable: Encodable {}
+extension JSONReadable {
+    public subscript(key: String) -> JSONValue? {
+        (try? JSONValue(encoding: self))?[key]
+    }
+}
+extension StepView: JSONReadable {}
+extension CompletionView: JSONReadable {}
+extension Rejection: JSONReadable {}
+extension FieldView: JSONReadable {}
 
 /// Drives a plugin's flows through the contract's method table over a store (in memory by default),
 /// so plugin tests read like the seed's checklist.
@@ -94,12 +102,12 @@ public struct FlowDriver: Sendable {
 
     public func start(_ userId: String, user: UserDetails? = nil, flow: String = "onboarding") async throws -> SessionView {
         var params: [String: JSONValue] = ["userId": .string(userId), "flow": .string(flow)]
-        if let user { params["user"] = user.json }
-        return SessionView(try await call("flow.start", params))
+        if let user { params["user"] = try JSONValue(encoding: user) }
+        return try SessionView(try await call("flow.start", params))
     }
 
     public func get(_ view: SessionView) async throws -> SessionView {
-        SessionView(try await call("flow.get", ["sessionId": .string(view.sessionId)]))
+        try SessionView(try await call("flow.get", ["sessionId": .string(view.sessionId)]))
     }
 
     public func submitParams(_ view: SessionView, _ values: [String: JSONValue], action: String) -> [String: JSONValue] {
@@ -110,7 +118,7 @@ public struct FlowDriver: Sendable {
     }
 
     public func submit(_ view: SessionView, _ values: [String: JSONValue] = [:], action: String = "continue") async throws -> SessionView {
-        SessionView(try await call("flow.submit", submitParams(view, values, action: action)))
+        try SessionView(try await call("flow.submit", submitParams(view, values, action: action)))
     }
 
     /// Submits values that must be refused; returns the error.
@@ -119,11 +127,11 @@ public struct FlowDriver: Sendable {
     }
 
     public func back(_ view: SessionView) async throws -> SessionView {
-        SessionView(try await call("flow.back", ["sessionId": .string(view.sessionId), "revision": .int(Int64(view.revision))]))
+        try SessionView(try await call("flow.back", ["sessionId": .string(view.sessionId), "revision": .int(Int64(view.revision))]))
     }
 
     public func goto(_ view: SessionView, _ stepId: String) async throws -> SessionView {
-        SessionView(try await call("flow.goto", [
+        try SessionView(try await call("flow.goto", [
             "sessionId": .string(view.sessionId), "stepId": .string(stepId), "revision": .int(Int64(view.revision)),
         ]))
     }
@@ -144,23 +152,15 @@ public struct FlowDriver: Sendable {
     }
 }
 
-extension RPCError {
-    /// The field errors of a -32004.
-    public var fieldErrors: [FieldError] {
-        data?["errors"]?.arrayValue?.compactMap { json in
-            guard let code = json["code"]?.stringValue.flatMap(FieldErrorCode.init(rawValue:)) else { return nil }
-            return FieldError(field: json["field"]?.stringValue, code: code, message: json["message"]?.stringValue ?? "")
-        } ?? []
-    }
-
-    /// The SessionView in `data.session`.
-    public var session: SessionView? { data?["session"].map(SessionView.init) }
-}
-
 extension Optional where Wrapped == JSONValue {
     /// nil for a missing member and for JSON null alike.
     public var nonNull: JSONValue? {
         guard let value = self, !value.isNull else { return Optional.none }
         return value
     }
+}
+
+extension RPCErrorObject {
+    /// The error object as a client receives it.
+    public var wireJSON: JSONValue { (try? JSONValue(encoding: self)) ?? .null }
 }

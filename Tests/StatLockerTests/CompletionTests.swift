@@ -10,7 +10,7 @@ import Testing
         let d = try makeDriver()
         let review = try await d.started("athlete-7", at: "review")
         let done = try await d.submit(review)
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(done.step == nil)
         #expect(done.completion?["message"] == "Welcome to StatLocker, Alex!")
         #expect(done.completion?["records"] == ["profile", "team"])
@@ -65,14 +65,14 @@ import Testing
 
         // The saved progress is gone: the session has no step, no path to go back on, nothing to resubmit.
         let again = try await d.start("athlete-7", user: alex)
-        #expect(again.status == "completed")
+        #expect(again.status == .completed)
         #expect(again.step == nil)
         #expect(await d.error("flow.back", ["sessionId": .string(again.sessionId), "revision": .int(Int64(again.revision))])?.code == -32005)
         #expect(await d.error("flow.goto", [
             "sessionId": .string(again.sessionId), "stepId": "tone_quiz", "revision": .int(Int64(again.revision)),
         ])?.code == -32005)
         // A lost reply can be fetched by resending the last submit.
-        #expect(try await d.submit(review).status == "completed")
+        #expect(try await d.submit(review).status == .completed)
     }
 
     @Test func teamRecordWithAClub() async throws {
@@ -151,7 +151,7 @@ import Testing
         let error = await after.refuse(review)
         expectFieldError(error, field: "seasonGoals", code: .notAnOption)
         #expect(error?.session?.stepId == "review")
-        #expect(error?.session?.status == "active")
+        #expect(error?.session?.status == .active)
         #expect(await after.error("profile.get", ["userId": "u1"])?.code == -32002)
 
         // Editing the goals fixes it.
@@ -159,7 +159,7 @@ import Testing
         let fixed = try await after.walk(goals, to: "review", overrides: [
             "season_goals": ["seasonGoals": ["gk-var-savepct-60", "gk-var-ga-8", custom("Improve weak-side coverage")]],
         ])
-        #expect(try await after.submit(fixed).status == "completed")
+        #expect(try await after.submit(fixed).status == .completed)
     }
 
     @Test func reviewReportsEveryMissingOrInvalidAnswer() throws {

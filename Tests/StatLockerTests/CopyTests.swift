@@ -136,7 +136,7 @@ import Testing
         // A resend of an accepted submit (a lost reply) does not complete the step twice.
         #expect(try await d.submit(tone, ["aiTone": "Hype"]).revision == next.revision)
         let done = try await d.submit(try await d.walk(next, to: "review"))
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
 
         #expect(capture.lines.allSatisfy { $0.level == .debug })
         let messages = capture.lines.map(\.message)

@@ -9,7 +9,7 @@ import Testing
     @Test func elevenStepsInTheRevampsOrderWithSequentialProgress() async throws {
         let d = try makeDriver()
         var view = try await d.start("u1", user: alex)
-        #expect(view.status == "active")
+        #expect(view.status == .active)
         var seen: [String] = []
         var labels: [String] = []
         while let step = view.stepId {
@@ -20,7 +20,7 @@ import Testing
         }
         #expect(seen == stepOrder)
         #expect(labels == (1...11).map { "Step \($0) of 11" })
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         #expect(view.json["progress"]?["index"] == 11)
         #expect(view.json["progress"]?["fraction"] == 1)
     }

@@ -74,7 +74,7 @@ import Testing
         #expect(back.value("hsTeamName") == "Duxbury High School")
         let done = try await second.walk(try await second.submit(back, defaultAnswers["team_info"]!), to: "review")
         let completed = try await second.submit(done)
-        #expect(completed.status == "completed")
+        #expect(completed.status == .completed)
         try await secondStore.close()
     }
 
@@ -203,7 +203,7 @@ import Testing
         ])
         let done = try await d.submit(review)
         let profile = try await d.profile("u1")["records"]?["profile"]
-        #expect(done.status == "completed")
+        #expect(done.status == .completed)
         #expect(profile?["level"] == "JV")
         #expect(profile?["gradYear"] == 2028)
         #expect(profile?["seasonGoals"]?.arrayValue?.compactMap { $0["id"]?.stringValue }.prefix(2) == ["fogo-jv-fopct-55", "fogo-jv-fow-120"])

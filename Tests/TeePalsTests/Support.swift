@@ -49,7 +49,7 @@ extension FlowDriver {
     /// Walks `user` through the whole wizard.
     func completed(_ user: String = "u1") async throws -> SessionView {
         let view = try await submit(session(user, at: "gender"), Answers.gender)
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         return view
     }
 

@@ -28,7 +28,7 @@ struct WizardTests {
             #expect(view.step?["kind"] == "question")
             view = try await d.submit(view, answers[index])
         }
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         #expect(view.step == nil)
         #expect(view.progressLabel == "4/4")
         #expect(view.completion?["message"] == "Welcome to TeePals, Birdie Queen!")
@@ -64,7 +64,7 @@ struct WizardTests {
         #expect(await d.refuse(view, [:])?.fieldErrors.map(\.code) == [.required])
         for value in ["male", "non_binary", "prefer_not_to_say"] {
             let other = try await d.session("u-\(value)", at: "gender")
-            #expect(try await d.submit(other, ["gender": .string(value)]).status == "completed")
+            #expect(try await d.submit(other, ["gender": .string(value)]).status == .completed)
         }
     }
 
@@ -103,7 +103,7 @@ struct WizardTests {
         resumed = try await d.start("u1")
         #expect(resumed.stepId == "gender")
         #expect(resumed.progressLabel == "4/4")
-        #expect(try await d.submit(resumed, Answers.gender).status == "completed")
+        #expect(try await d.submit(resumed, Answers.gender).status == .completed)
     }
 
     @Test func backKeepsEveryAnswerButTheBirthdate() async throws {
@@ -153,7 +153,7 @@ struct WizardTests {
         let d = try teePals()
         let done = try await d.completed("u1")
         let again = try await d.start("u1")
-        #expect(again.status == "completed")
+        #expect(again.status == .completed)
         #expect(again.sessionId == done.sessionId)
         let error = await d.error("flow.submit", [
             "sessionId": .string(done.sessionId), "stepId": "gender", "revision": .int(Int64(done.revision)),

@@ -12,24 +12,18 @@ public struct FlowDiagram: Sendable {
         StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: .init(timeIntervalSince1970: 0))
     }
 
-    public var json: [String: JSONValue] {
+    /// The contract's `flow.describe` result.
+    public var description: FlowDescription {
         let context = self.context
-        return [
-            "tenant": .string(plugin.id), "flow": .string(flow.id),
-            "steps": .array(flow.steps.map { step in
-                [
-                    "id": .string(step.id), "kind": .string(step.kind.rawValue),
-                    "title": .string(step.copy(in: context).title),
-                    "fields": .array(step.fields(in: context).map { .string($0.id) }),
-                ]
-            }),
-            "edges": .array(flow.edges.map { from, edge in
-                var object: [String: JSONValue] = ["from": .string(from), "to": .string(edge.to)]
-                if let when = edge.when { object["when"] = .string(when) }
-                return .object(object)
-            }),
-            "mermaid": .string(mermaid),
-        ]
+        return FlowDescription(
+            tenant: plugin.id, flow: flow.id,
+            steps: flow.steps.map { step in
+                FlowDescription.Step(
+                    id: step.id, kind: step.kind, title: step.copy(in: context).title,
+                    fields: step.fields(in: context).map(\.id))
+            },
+            edges: flow.edges.map { FlowDescription.Edge(from: $0.from, to: $0.edge.to, when: $0.edge.when) },
+            mermaid: mermaid, intro: plugin.intro)
     }
 
     /// A `flowchart TD` with one node per step (shaped by kind) and labelled branch edges.

@@ -130,7 +130,7 @@ public struct FlowEngine: Sendable {
 
     public func submit(
         _ state: SessionState, _ command: Submit, workResult: JSONValue? = nil, now: Date
-    ) throws(RPCError) -> SubmitResult {
+    ) throws(FlowError) -> SubmitResult {
         let digest = self.digest(of: command, in: state, now: now)
         if state.lastSubmitDigest == digest {
             return .applied(Transition(state: state, events: [], profile: nil, changed: false))
@@ -198,7 +198,7 @@ public struct FlowEngine: Sendable {
     /// The visible fields' normalised values, or every reason they were refused.
     func validated(
         _ values: [String: JSONValue], step: any FlowStep, context: StepContext, state: SessionState, now: Date
-    ) throws(RPCError) -> [String: JSONValue] {
+    ) throws(FlowError) -> [String: JSONValue] {
         let specs = step.fields(in: context)
         var clean: [String: JSONValue] = [:]
         var errors: [FieldError] = []
@@ -221,11 +221,11 @@ public struct FlowEngine: Sendable {
     func apply(
         _ decision: StepTransition, from step: any FlowStep, to state: SessionState, before: SessionState,
         events: [FlowEvent], now: Date
-    ) throws(RPCError) -> Transition {
+    ) throws(FlowError) -> Transition {
         var state = state
         var events = events
-        func arrive(at target: String) throws(RPCError) {
-            guard flow.step(target) != nil else { throw .internalError("step \(step.id) leads to unknown step \(target)") }
+        func arrive(at target: String) throws(FlowError) {
+            guard flow.step(target) != nil else { throw .defect("step \(step.id) leads to unknown step \(target)") }
             if step.edges.count > 1 {
                 events.append(FlowEvent(.branch, step: step.id, toStep: target, at: now))
             }
@@ -261,7 +261,7 @@ public struct FlowEngine: Sendable {
         return Transition(state: state, events: events, profile: nil, changed: true)
     }
 
-    func complete(_ state: SessionState, before: SessionState, events: [FlowEvent], now: Date) throws(RPCError) -> Transition {
+    func complete(_ state: SessionState, before: SessionState, events: [FlowEvent], now: Date) throws(FlowError) -> Transition {
         var onPath = state
         onPath.answers = state.answers.filter { state.path.contains($0.key) }
         onPath.computed = state.computed.filter { state.path.contains($0.key) }
@@ -273,11 +273,11 @@ public struct FlowEngine: Sendable {
         } catch let failure as ValidationFailure {
             throw .validationFailed(failure.errors, session: view(before, now: now))
         } catch {
-            throw .internalError("completion of \(plugin.id)/\(flow.id) failed: \(error)")
+            throw .defect("completion of \(plugin.id)/\(flow.id) failed: \(error)")
         }
         var done = state
         done.status = .completed
-        done.completion = CompletionSummary(message: result.message, records: result.records.keys.sorted(), screen: result.screen)
+        done.completion = CompletionView(message: result.message, records: result.records.keys.sorted(), screen: result.screen)
         done.clearProgress()
         let profile = Profile(tenant: state.tenant, userId: state.userId, completedAt: now, records: result.records)
         return Transition(
@@ -309,7 +309,7 @@ public struct FlowEngine: Sendable {
 
     // MARK: - back and goto
 
-    public func back(_ state: SessionState, revision: Int, now: Date) throws(RPCError) -> Transition {
+    public func back(_ state: SessionState, revision: Int, now: Date) throws(FlowError) -> Transition {
         guard !state.status.isFinal, state.path.count > 1 else {
             throw .invalidState(
                 state.status.isFinal ? "the session is \(state.status.rawValue)" : "already on the first step",
@@ -318,7 +318,7 @@ public struct FlowEngine: Sendable {
         return try move(state, to: state.path[state.path.count - 2], action: "back", revision: revision, now: now)
     }
 
-    public func goto(_ state: SessionState, stepId: String, revision: Int, now: Date) throws(RPCError) -> Transition {
+    public func goto(_ state: SessionState, stepId: String, revision: Int, now: Date) throws(FlowError) -> Transition {
         guard !state.status.isFinal, state.path.contains(stepId) else {
             throw .invalidState(
                 state.status.isFinal
@@ -329,7 +329,7 @@ public struct FlowEngine: Sendable {
         return try move(state, to: stepId, action: "goto", revision: revision, now: now)
     }
 
-    private func move(_ state: SessionState, to target: String, action: String, revision: Int, now: Date) throws(RPCError) -> Transition {
+    private func move(_ state: SessionState, to target: String, action: String, revision: Int, now: Date) throws(FlowError) -> Transition {
         guard revision == state.revision, let current = state.currentStep else {
             throw .conflict("the session is at revision \(state.revision)", session: view(state, now: now))
         }
@@ -357,18 +357,15 @@ public struct FlowEngine: Sendable {
     }
 
     /// The contract's SessionView.
-    public func view(_ state: SessionState, now: Date) -> JSONValue {
-        [
-            "sessionId": .string(state.id), "tenant": .string(state.tenant), "userId": .string(state.userId),
-            "flow": .string(state.flow), "status": .string(state.status.rawValue),
-            "revision": .int(Int64(state.revision)), "progress": progress(state),
-            "step": state.currentStep.flatMap { flow.step($0) }.map { stepView($0, state: state, now: now) } ?? .null,
-            "completion": state.completion?.json ?? .null,
-            "rejection": state.rejection?.json ?? .null,
-        ]
+    public func view(_ state: SessionState, now: Date) -> SessionView {
+        SessionView(
+            sessionId: state.id, tenant: state.tenant, userId: state.userId, flow: state.flow,
+            status: state.status, revision: state.revision, progress: progress(state),
+            step: state.currentStep.flatMap { flow.step($0) }.map { stepView($0, state: state, now: now) },
+            completion: state.completion, rejection: state.rejection)
     }
 
-    func progress(_ state: SessionState) -> JSONValue {
+    func progress(_ state: SessionState) -> SessionProgress {
         let scheme = flow.progress
         let index: Int
         switch state.status {
@@ -377,28 +374,19 @@ public struct FlowEngine: Sendable {
         case .active, .deferred: index = state.currentStep.flatMap { scheme.indices[$0] } ?? 0
         }
         let fraction = scheme.total > 0 ? (Double(index) / Double(scheme.total) * 10_000).rounded() / 10_000 : 0
-        return [
-            "index": .int(Int64(index)), "total": .int(Int64(scheme.total)),
-            "label": .string(index > 0 ? scheme.label(index, scheme.total) : ""),
-            "fraction": .double(fraction),
-        ]
+        return SessionProgress(
+            index: index, total: scheme.total, label: index > 0 ? scheme.label(index, scheme.total) : "", fraction: fraction)
     }
 
-    func stepView(_ step: any FlowStep, state: SessionState, now: Date) -> JSONValue {
+    func stepView(_ step: any FlowStep, state: SessionState, now: Date) -> StepView {
         let context = self.context(state, now: now)
         let copy = step.copy(in: context)
         let saved = state.answers[step.id] ?? [:]
-        var actions = copy.actions.map(\.json)
-        if state.path.count > 1 { actions.append(StepAction("back", "Back").json) }
-        var object: [String: JSONValue] = [
-            "id": .string(step.id), "kind": .string(step.kind.rawValue), "title": .string(copy.title),
-            "fields": .array(step.fields(in: context).map { $0.view(value: saved[$0.id]) }),
-            "actions": .array(actions), "content": .object(copy.content),
-            "errors": .array((state.stepErrors[step.id] ?? []).map(\.json)),
-        ]
-        if let subtitle = copy.subtitle { object["subtitle"] = .string(subtitle) }
-        if let helper = copy.helper { object["helper"] = .string(helper) }
-        return .object(object)
+        return StepView(
+            id: step.id, kind: step.kind, title: copy.title, subtitle: copy.subtitle, helper: copy.helper,
+            fields: step.fields(in: context).map { $0.view(value: saved[$0.id]) },
+            actions: copy.actions + (state.path.count > 1 ? [.back] : []),
+            content: copy.content, errors: state.stepErrors[step.id] ?? [])
     }
 }
 

@@ -1,40 +1,5 @@
 import Foundation
 
-public enum SessionStatus: String, Sendable, Hashable {
-    case active, completed, deferred, rejected
-
-    /// Completed and rejected sessions take no more commands.
-    public var isFinal: Bool { self == .completed || self == .rejected }
-}
-
-/// What the session shows once completed.
-public struct CompletionSummary: Sendable, Hashable {
-    public var message: String
-    public var records: [String]
-    public var screen: JSONValue?
-
-    public init(message: String, records: [String], screen: JSONValue?) {
-        self.message = message
-        self.records = records
-        self.screen = screen
-    }
-
-    public var json: JSONValue {
-        var object: [String: JSONValue] = ["message": .string(message), "records": .array(records.map(JSONValue.string))]
-        if let screen { object["screen"] = screen }
-        return .object(object)
-    }
-
-    public init?(json: JSONValue) {
-        guard let message = json["message"]?.stringValue else { return nil }
-        self.init(
-            message: message,
-            records: json["records"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-            screen: json["screen"]
-        )
-    }
-}
-
 /// Everything the server keeps about one user's pass through one flow.
 public struct SessionState: Sendable, Hashable {
     public var id: String
@@ -58,7 +23,7 @@ public struct SessionState: Sendable, Hashable {
     public var arrivedAt: Date
     /// Digest of the last accepted submit, for safe retries.
     public var lastSubmitDigest: String?
-    public var completion: CompletionSummary?
+    public var completion: CompletionView?
     public var rejection: Rejection?
     public var createdAt: Date
     public var updatedAt: Date
@@ -68,7 +33,7 @@ public struct SessionState: Sendable, Hashable {
         revision: Int = 0, user: UserDetails = .empty, path: [String],
         answers: [String: [String: JSONValue]] = [:], computed: [String: JSONValue] = [:],
         skipped: Set<String> = [], stepErrors: [String: [FieldError]] = [:], secondsSpent: [String: Double] = [:],
-        arrivedAt: Date, lastSubmitDigest: String? = nil, completion: CompletionSummary? = nil,
+        arrivedAt: Date, lastSubmitDigest: String? = nil, completion: CompletionView? = nil,
         rejection: Rejection? = nil, createdAt: Date, updatedAt: Date
     ) {
         self.id = id

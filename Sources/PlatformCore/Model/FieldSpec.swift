@@ -1,9 +1,3 @@
-/// The contract's field types.
-public enum FieldType: String, Sendable, Hashable {
-    case text, integer, number, boolean, date, time, choice, slider, search, list
-    case multiChoice = "multi_choice"
-}
-
 /// One option of a choice or multi-choice field.
 public struct FieldOption: Sendable, Hashable {
     public var value: String
@@ -28,26 +22,10 @@ public struct FieldOption: Sendable, Hashable {
         self.lockedMessage = lockedMessage
     }
 
-    public var json: JSONValue {
-        var object: [String: JSONValue] = ["value": .string(value), "label": .string(label), "locked": .bool(locked)]
-        if let detail { object["detail"] = .string(detail) }
-        if let badge { object["badge"] = .string(badge) }
-        if let link { object["link"] = .string(link) }
-        return .object(object)
+    /// The option as a client sees it (without the server's locked message).
+    public var view: OptionView {
+        OptionView(value: value, label: label, detail: detail, locked: locked, badge: badge, link: link)
     }
-}
-
-/// A field is shown (and validated, and kept) only while another field has a given value.
-public struct VisibilityCondition: Sendable, Hashable {
-    public var field: String
-    public var equals: JSONValue
-
-    public init(field: String, equals: JSONValue) {
-        self.field = field
-        self.equals = equals
-    }
-
-    public var json: JSONValue { ["field": .string(field), "equals": equals] }
 }
 
 /// How a text answer is cleaned before it is checked and kept.
@@ -134,29 +112,17 @@ public struct FieldSpec: Sendable {
     }
 
     /// The FieldView of the contract, with the saved answer as `value`.
-    public func view(value: JSONValue?) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "id": .string(id), "type": .string(type.rawValue), "label": .string(label),
-            "required": .bool(required), "value": value ?? .null,
-        ]
-        if let placeholder { object["placeholder"] = .string(placeholder) }
-        if !options.isEmpty { object["options"] = .array(options.map(\.json)) }
-        if let min { object["min"] = Self.number(min) }
-        if let max { object["max"] = Self.number(max) }
-        if let step { object["step"] = Self.number(step) }
-        if let minLength { object["minLength"] = .int(Int64(minLength)) }
-        if let maxLength { object["maxLength"] = .int(Int64(maxLength)) }
-        if let minItems { object["minItems"] = .int(Int64(minItems)) }
-        if let maxItems { object["maxItems"] = .int(Int64(maxItems)) }
-        if let defaultValue { object["default"] = defaultValue }
-        if let visibleWhen { object["visibleWhen"] = visibleWhen.json }
-        if allowCustom { object["allowCustom"] = true }
-        if !itemFields.isEmpty { object["itemFields"] = .array(itemFields.map { $0.view(value: nil) }) }
-        for (key, value) in extra where object[key] == nil { object[key] = value }
-        return .object(object)
-    }
-
-    static func number(_ value: Double) -> JSONValue {
-        value.rounded() == value && abs(value) < 1e15 ? .int(Int64(value)) : .double(value)
+    public func view(value: JSONValue?) -> FieldView {
+        var view = FieldView(
+            id: id, type: type, label: label, required: required, placeholder: placeholder,
+            options: options.isEmpty ? nil : options.map(\.view),
+            min: min.map(JSONValue.number), max: max.map(JSONValue.number), step: step.map(JSONValue.number),
+            minLength: minLength, maxLength: maxLength, minItems: minItems, maxItems: maxItems,
+            default: defaultValue, value: value.flatMap { $0.isNull ? nil : $0 }, visibleWhen: visibleWhen,
+            allowCustom: allowCustom ? true : nil,
+            itemFields: itemFields.isEmpty ? nil : itemFields.map { $0.view(value: nil) },
+            extra: extra)
+        view.adoptKnownKeys()
+        return view
     }
 }

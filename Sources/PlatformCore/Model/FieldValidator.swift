@@ -69,10 +69,10 @@ public struct FieldValidator: Sendable {
                 let base = spec.min ?? 0
                 let steps = (number - base) / step
                 if abs(steps - steps.rounded()) > 1e-9 {
-                    throw failure(spec, .invalidFormat, "\(spec.label) moves in steps of \(FieldSpec.number(step).serialized()).")
+                    throw failure(spec, .invalidFormat, "\(spec.label) moves in steps of \(JSONValue.number(step).serialized()).")
                 }
             }
-            return FieldSpec.number(number)
+            return JSONValue.number(number)
         case .boolean:
             guard let flag = raw.boolValue else { throw typeError(spec, "true or false") }
             return .bool(flag)
@@ -139,9 +139,9 @@ public struct FieldValidator: Sendable {
         guard !(low && high) else { return }
         let text: String
         switch (spec.min, spec.max) {
-        case let (min?, max?): text = "between \(FieldSpec.number(min).serialized()) and \(FieldSpec.number(max).serialized())"
-        case let (min?, nil): text = "at least \(FieldSpec.number(min).serialized())"
-        case let (nil, max?): text = "at most \(FieldSpec.number(max).serialized())"
+        case let (min?, max?): text = "between \(JSONValue.number(min).serialized()) and \(JSONValue.number(max).serialized())"
+        case let (min?, nil): text = "at least \(JSONValue.number(min).serialized())"
+        case let (nil, max?): text = "at most \(JSONValue.number(max).serialized())"
         case (nil, nil): text = "in range"
         }
         throw failure(spec, .outOfRange, "\(spec.label) must be \(text).")

@@ -42,10 +42,10 @@ public struct CompletionResult: Sendable {
     /// Named records (each a JSON object) kept as the user's profile.
     public var records: [String: JSONValue]
     public var message: String
-    /// The final screen the flow shows after completing: `{ title, body, summary?, actions? }`.
-    public var screen: JSONValue?
+    /// The final screen the flow shows after completing (AirFit's coach profile, AFL's Complete).
+    public var screen: CompletionScreen?
 
-    public init(records: [String: JSONValue], message: String, screen: JSONValue? = nil) {
+    public init(records: [String: JSONValue], message: String, screen: CompletionScreen? = nil) {
         self.records = records
         self.message = message
         self.screen = screen

@@ -1,32 +1,5 @@
 import Foundation
 
-/// The contract's step kinds.
-public enum StepKind: String, Sendable, Hashable {
-    case question, content, checklist, review, processing
-}
-
-/// What a client can post on a step (`back` is its own method).
-public enum SubmitAction: String, Sendable, Hashable, CaseIterable {
-    case `continue`, skip, later
-}
-
-/// A button the step offers.
-public struct StepAction: Sendable, Hashable {
-    public var id: String
-    public var label: String
-
-    public init(_ id: String, _ label: String) {
-        self.id = id
-        self.label = label
-    }
-
-    public static func `continue`(_ label: String = "Continue") -> StepAction { StepAction("continue", label) }
-    public static func skip(_ label: String = "Skip") -> StepAction { StepAction("skip", label) }
-    public static func later(_ label: String = "Maybe Later") -> StepAction { StepAction("later", label) }
-
-    public var json: JSONValue { ["id": .string(id), "label": .string(label)] }
-}
-
 /// The words and extra data a step shows, rendered for one session.
 public struct StepCopy: Sendable {
     public var title: String
@@ -46,19 +19,6 @@ public struct StepCopy: Sendable {
         self.content = content
         self.actions = actions
     }
-}
-
-/// Why a session ended without completing.
-public struct Rejection: Sendable, Hashable {
-    public var code: String
-    public var message: String
-
-    public init(code: String, message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var json: JSONValue { ["code": .string(code), "message": .string(message)] }
 }
 
 /// Where a step sends the session once it accepts a submit: the step's branching decision.

@@ -1,70 +1,5 @@
 import Foundation
 
-/// A user's records, written when they complete onboarding.
-public struct Profile: Sendable, Hashable {
-    public var tenant: String
-    public var userId: String
-    public var completedAt: Date
-    public var records: [String: JSONValue]
-
-    public init(tenant: String, userId: String, completedAt: Date, records: [String: JSONValue]) {
-        self.tenant = tenant
-        self.userId = userId
-        self.completedAt = completedAt
-        self.records = records
-    }
-}
-
-/// One thing a gate needs before it lets an action through.
-public struct GateRequirement: Sendable, Hashable {
-    public var id: String
-    public var label: String
-    public var satisfied: Bool
-
-    public init(id: String, label: String, satisfied: Bool) {
-        self.id = id
-        self.label = label
-        self.satisfied = satisfied
-    }
-
-    public var json: JSONValue { ["id": .string(id), "label": .string(label), "satisfied": .bool(satisfied)] }
-}
-
-/// The answer to `gate.check`.
-public struct GateDecision: Sendable, Hashable {
-    public var action: String
-    public var allowed: Bool
-    public var gate: String?
-    public var title: String?
-    public var message: String?
-    public var cta: String?
-    public var requirements: [GateRequirement]
-
-    public init(
-        action: String, allowed: Bool, gate: String? = nil, title: String? = nil,
-        message: String? = nil, cta: String? = nil, requirements: [GateRequirement] = []
-    ) {
-        self.action = action
-        self.allowed = allowed
-        self.gate = gate
-        self.title = title
-        self.message = message
-        self.cta = cta
-        self.requirements = requirements
-    }
-
-    public var json: JSONValue {
-        var object: [String: JSONValue] = [
-            "action": .string(action), "allowed": .bool(allowed), "requirements": .array(requirements.map(\.json)),
-        ]
-        if let gate { object["gate"] = .string(gate) }
-        if let title { object["title"] = .string(title) }
-        if let message { object["message"] = .string(message) }
-        if let cta { object["cta"] = .string(cta) }
-        return .object(object)
-    }
-}
-
 /// Guards actions of a user who has completed onboarding.
 public protocol Gate: Sendable {
     var id: String { get }
@@ -98,7 +33,7 @@ public struct OnboardingGate: Sendable, Hashable {
 /// Options for a `search` field.
 public protocol SearchProvider: Sendable {
     /// Results, best first, each with at least `value` and `label`.
-    func search(_ query: String, limit: Int) -> [JSONValue]
+    func search(_ query: String, limit: Int) -> [SearchResult]
     /// What is kept for a chosen result id, or nil when the id is unknown.
     func resolve(_ id: String) -> JSONValue?
     /// The error for a value that is not a known id.

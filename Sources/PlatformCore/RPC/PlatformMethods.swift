@@ -1,18 +1,22 @@
 import Foundation
 
 extension Platform {
-    /// The contract's method table.
+    /// The contract's method table: each entry reads its params, calls the platform and renders
+    /// the wire type it answers with; the domain's errors become the contract's codes here.
     public var methods: [String: RPCServer.Method] {
-        [
-            "platform.info": { _ in self.info() },
-            "flow.start": { params in
+        let table: [PlatformMethod: RPCServer.Method] = [
+            .platformInfo: answer { _ in self.info() },
+            .discover: answer { _ in OpenRPCDocument(version: Self.version) },
+            .start: answer { params in
                 let user = try params.optionalObject("user").map { details throws(RPCError) -> UserDetails in
                     for key in ["firstName", "lastName", "email", "displayName"] {
                         if let value = details[key], !value.isNull, value.stringValue == nil {
                             throw RPCError.invalidParams("user.\(key)", "user.\(key) must be a string")
                         }
                     }
-                    return UserDetails(json: .object(details))
+                    return UserDetails(
+                        firstName: details["firstName"]?.stringValue, lastName: details["lastName"]?.stringValue,
+                        email: details["email"]?.stringValue, displayName: details["displayName"]?.stringValue)
                 }
                 let userId = try params.string("userId")
                 guard !userId.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -22,7 +26,7 @@ extension Platform {
                     tenant: params.string("tenant"), userId: userId,
                     flow: params.optionalString("flow") ?? "onboarding", user: user)
             },
-            "flow.get": { params in
+            .get: answer { params in
                 let tenant = try params.string("tenant")
                 if let sessionId = try params.optionalString("sessionId") {
                     return try await self.get(tenant: tenant, key: .id(sessionId))
@@ -33,7 +37,7 @@ extension Platform {
                 return try await self.get(
                     tenant: tenant, key: .user(userId: userId, flow: params.optionalString("flow") ?? "onboarding"))
             },
-            "flow.submit": { params in
+            .submit: answer { params in
                 let command = FlowEngine.Submit(
                     stepId: try params.string("stepId"), revision: try params.int("revision"),
                     action: try params.optionalString("action") ?? "continue",
@@ -41,17 +45,17 @@ extension Platform {
                 return try await self.submit(
                     tenant: params.string("tenant"), sessionId: params.string("sessionId"), command: command)
             },
-            "flow.back": { params in
+            .back: answer { params in
                 try await self.back(
                     tenant: params.string("tenant"), sessionId: params.string("sessionId"),
                     revision: params.int("revision"))
             },
-            "flow.goto": { params in
+            .goto: answer { params in
                 try await self.goto(
                     tenant: params.string("tenant"), sessionId: params.string("sessionId"),
                     stepId: params.string("stepId"), revision: params.int("revision"))
             },
-            "flow.search": { params in
+            .search: answer { params in
                 let limit = try params.optionalInt("limit") ?? 10
                 guard (1...50).contains(limit) else {
                     throw RPCError.invalidParams("limit", "limit must be between 1 and 50")
@@ -60,20 +64,20 @@ extension Platform {
                     tenant: params.string("tenant"), sessionId: params.string("sessionId"),
                     field: params.string("field"), query: params.string("query"), limit: limit)
             },
-            "flow.describe": { params in
+            .describe: answer { params in
                 try self.describe(tenant: params.string("tenant"), flow: params.optionalString("flow") ?? "onboarding")
             },
-            "profile.get": { params in
+            .profileGet: answer { params in
                 try await self.profile(tenant: params.string("tenant"), userId: params.string("userId"))
             },
-            "profile.update": { params in
+            .profileUpdate: answer { params in
                 guard let values = try params.optionalObject("values") else {
                     throw RPCError.invalidParams("values", "values is required")
                 }
                 return try await self.updateProfile(
                     tenant: params.string("tenant"), userId: params.string("userId"), values: values)
             },
-            "analytics.funnel": { params in
+            .funnel: answer { params in
                 func date(_ name: String) throws -> Date? {
                     guard let text = try params.optionalString(name) else { return nil }
                     guard let date = Timestamp.date(text) else {
@@ -85,11 +89,29 @@ extension Platform {
                     tenant: params.string("tenant"), flow: params.optionalString("flow") ?? "onboarding",
                     since: date("since"), until: date("until"))
             },
-            "gate.check": { params in
+            .gateCheck: answer { params in
                 try await self.checkGate(
                     tenant: params.string("tenant"), userId: params.string("userId"), action: params.string("action"))
             },
         ]
+        return Dictionary(uniqueKeysWithValues: table.map { ($0.key.rawValue, $0.value) })
+    }
+
+    /// A method whose platform call answers with a wire type or throws the domain's error.
+    func answer<Result: Encodable & SendableMetatype>(_ call: @escaping @Sendable (RPCParams) async throws -> Result) -> RPCServer.Method {
+        { params in
+            let result: Result
+            do {
+                result = try await call(params)
+            } catch let error as FlowError {
+                throw RPCError(error)
+            }
+            do {
+                return try JSONValue(encoding: result)
+            } catch {
+                throw RPCError.internalError("rendering a result failed: \(error)")
+            }
+        }
     }
 
     public func rpcServer() -> RPCServer {

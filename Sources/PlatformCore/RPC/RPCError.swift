@@ -1,4 +1,4 @@
-/// A JSON-RPC error object, with the contract's codes.
+/// A JSON-RPC error as the server answers it: the wire object plus a detail for the log.
 public struct RPCError: Error, Sendable, Hashable {
     public var code: Int
     public var message: String
@@ -13,40 +13,49 @@ public struct RPCError: Error, Sendable, Hashable {
         self.detail = detail
     }
 
-    public var json: JSONValue {
-        var object: [String: JSONValue] = ["code": .int(Int64(code)), "message": .string(message)]
-        if let data { object["data"] = data }
-        return .object(object)
+    init(_ code: ErrorCode, _ reason: String? = nil, data: RPCErrorObject.Details? = nil, detail: String? = nil) {
+        self.init(
+            code: code.rawValue, message: reason.map { "\(code.title): \($0)" } ?? code.title,
+            data: data.map { (try? JSONValue(encoding: $0)) ?? .null }, detail: detail)
     }
 
-    public static func parseError(_ detail: String? = nil) -> RPCError {
-        RPCError(code: -32700, message: detail.map { "Parse error: \($0)" } ?? "Parse error")
+    /// The domain's refusal, in the contract's codes: the one place where the two meet.
+    public init(_ error: FlowError) {
+        switch error {
+        case .notFound(let what): self.init(.notFound, what)
+        case .conflict(let reason, let session): self.init(.conflict, reason, data: .init(session: session))
+        case .validationFailed(let errors, let session): self.init(.validationFailed, data: .init(errors: errors, session: session))
+        case .invalidState(let reason, let session): self.init(.invalidState, reason, data: .init(session: session))
+        case .invalidArgument(let name, let reason): self = .invalidParams(name, reason)
+        case .unavailable(let reason): self.init(.unavailable, "the store cannot take the request now; retry", detail: reason)
+        case .defect(let detail): self = .internalError(detail)
+        }
     }
-    public static let invalidRequest = RPCError(code: -32600, message: "Invalid Request")
+
+    /// The wire object.
+    public var object: RPCErrorObject {
+        RPCErrorObject(code: code, message: message, data: data)
+    }
+
+    /// `data.session`, decoded.
+    public var session: SessionView? { object.details.session }
+    /// `data.errors`, decoded.
+    public var fieldErrors: [FieldError] { object.details.errors ?? [] }
+
+    public static func parseError(_ detail: String? = nil) -> RPCError {
+        RPCError(.parseError, detail)
+    }
+    public static let invalidRequest = RPCError(.invalidRequest)
     public static func methodNotFound(_ method: String) -> RPCError {
-        RPCError(code: -32601, message: "Method not found: \(method)")
+        RPCError(.methodNotFound, method)
     }
     public static func invalidParams(_ param: String, _ detail: String) -> RPCError {
-        RPCError(code: -32602, message: "Invalid params: \(detail)", data: ["param": .string(param)])
+        RPCError(.invalidParams, detail, data: .init(param: param))
     }
     public static func internalError(_ detail: String) -> RPCError {
-        RPCError(code: -32603, message: "Internal error", detail: detail)
-    }
-    public static func notFound(_ what: String) -> RPCError {
-        RPCError(code: -32002, message: "Not found: \(what)")
-    }
-    public static func conflict(_ detail: String, session: JSONValue) -> RPCError {
-        RPCError(code: -32003, message: "Conflict: \(detail)", data: ["session": session])
-    }
-    public static func validationFailed(_ errors: [FieldError], session: JSONValue?) -> RPCError {
-        var data: [String: JSONValue] = ["errors": .array(errors.map(\.json))]
-        if let session { data["session"] = session }
-        return RPCError(code: -32004, message: "Validation failed", data: .object(data))
-    }
-    public static func invalidState(_ detail: String, session: JSONValue) -> RPCError {
-        RPCError(code: -32005, message: "Invalid state: \(detail)", data: ["session": session])
+        RPCError(.internalError, detail: detail)
     }
     public static func payloadTooLarge(limit: Int) -> RPCError {
-        RPCError(code: -32006, message: "Payload too large: a message may be at most \(limit) bytes")
+        RPCError(.payloadTooLarge, "a message may be at most \(limit) bytes")
     }
 }

@@ -69,7 +69,7 @@ public struct RPCServer: Sendable {
             return id.map { Self.errorResponse(.internalError("\(error)"), id: $0) }
         }
         guard let id else { return nil }
-        return ["jsonrpc": "2.0", "id": id, "result": result]
+        return Self.render(RPCResponse(id: id, outcome: .result(result)))
     }
 
     static func isValidID(_ id: JSONValue?) -> Bool {
@@ -81,6 +81,15 @@ public struct RPCServer: Sendable {
     }
 
     static func errorResponse(_ error: RPCError, id: JSONValue) -> JSONValue {
-        ["jsonrpc": "2.0", "id": id, "error": error.json]
+        render(RPCResponse(id: id, outcome: .error(error.object)))
+    }
+
+    static func render(_ response: RPCResponse) -> JSONValue {
+        do {
+            return try JSONValue(encoding: response)
+        } catch {
+            // Only a non-finite number could fail to encode, and the JSON values here have none.
+            return ["jsonrpc": "2.0", "id": .null, "error": ["code": -32603, "message": "Internal error"]]
+        }
     }
 }

@@ -44,29 +44,20 @@ public struct FunnelFigures: Sendable, Hashable {
     public init() {}
 
     /// The contract's `analytics.funnel` result, with steps in the flow's order.
-    public func json(stepOrder: [String]) -> JSONValue {
+    public func funnel(stepOrder: [String]) -> Funnel {
         let known = Set(stepOrder)
         let order = stepOrder + steps.keys.filter { !known.contains($0) }.sorted()
-        return [
-            "started": .int(Int64(started)), "completed": .int(Int64(completed)),
-            "deferred": .int(Int64(deferred)), "rejected": .int(Int64(rejected)),
-            "completionRate": .double(started == 0 ? 0 : (Double(completed) / Double(started) * 10_000).rounded() / 10_000),
-            "steps": .array(order.map { id in
+        return Funnel(
+            started: started, completed: completed, deferred: deferred, rejected: rejected,
+            completionRate: started == 0 ? 0 : (Double(completed) / Double(started) * 10_000).rounded() / 10_000,
+            steps: order.map { id in
                 let step = steps[id] ?? Step()
-                return [
-                    "id": .string(id), "reached": .int(Int64(step.reached)), "left": .int(Int64(step.left)),
-                    "dropped": .int(Int64(step.dropped)),
-                    "medianSeconds": Self.median(step.secondsPerSession).map(JSONValue.double) ?? .null,
-                ]
-            }),
-            "branches": .array(branches.map { branch in
-                ["from": .string(branch.from), "to": .string(branch.to),
-                 "count": .int(Int64(branch.count)), "completed": .int(Int64(branch.completed))]
-            }),
-            "skips": .array(order.compactMap { id in
-                skips[id].map { ["step": .string(id), "count": .int(Int64($0))] }
-            }),
-        ]
+                return Funnel.Step(
+                    id: id, reached: step.reached, left: step.left, dropped: step.dropped,
+                    medianSeconds: Self.median(step.secondsPerSession))
+            },
+            branches: branches.map { Funnel.Branch(from: $0.from, to: $0.to, count: $0.count, completed: $0.completed) },
+            skips: order.compactMap { id in skips[id].map { Funnel.Skip(step: id, count: $0) } })
     }
 
     static func median(_ values: [Double]) -> Double? {
@@ -75,4 +66,9 @@ public struct FunnelFigures: Sendable, Hashable {
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
+}
+
+extension FunnelFigures {
+    /// The wire type, by a name that hosts with a `Funnel` command of their own can still use.
+    public typealias Result = PlatformProtocol.Funnel
 }

@@ -182,20 +182,16 @@ public final class SQLiteSessionStore: SessionStore {
             id: id, tenant: row["tenant"], userId: row["user_id"], flow: row["flow"],
             status: SessionStatus(rawValue: row["status"]) ?? .active,
             revision: row["revision"],
-            user: UserDetails(json: try JSONValue.parse(row["user_json"] as String)),
+            user: try JSONValue.parse(row["user_json"] as String).decode(UserDetails.self),
             path: try JSONValue.parse(row["path_json"] as String).arrayValue?.compactMap(\.stringValue) ?? [],
             answers: answers, computed: computed,
             skipped: Set(progress["skipped"]?.arrayValue?.compactMap(\.stringValue) ?? []),
-            stepErrors: (progress["stepErrors"]?.objectValue ?? [:]).mapValues { $0.arrayValue?.compactMap(FieldError.init(json:)) ?? [] },
+            stepErrors: try progress["stepErrors"]?.decode([String: [FieldError]].self) ?? [:],
             secondsSpent: (progress["secondsSpent"]?.objectValue ?? [:]).compactMapValues(\.doubleValue),
             arrivedAt: Date(timeIntervalSince1970: row["arrived_at"]),
             lastSubmitDigest: row["last_submit_digest"],
-            completion: try (row["completion_json"] as String?).flatMap { CompletionSummary(json: try JSONValue.parse($0)) },
-            rejection: try (row["rejection_json"] as String?).flatMap { text -> Rejection? in
-                let json = try JSONValue.parse(text)
-                guard let code = json["code"]?.stringValue, let message = json["message"]?.stringValue else { return nil }
-                return Rejection(code: code, message: message)
-            },
+            completion: try (row["completion_json"] as String?).map { try JSONValue.parse($0).decode(CompletionView.self) },
+            rejection: try (row["rejection_json"] as String?).map { try JSONValue.parse($0).decode(Rejection.self) },
             createdAt: Date(timeIntervalSince1970: row["created_at"]),
             updatedAt: Date(timeIntervalSince1970: row["updated_at"])
         )
@@ -204,15 +200,17 @@ public final class SQLiteSessionStore: SessionStore {
     static func save(_ db: Database, _ state: SessionState, replacing old: SessionState?) throws {
         let progress: JSONValue = [
             "skipped": .array(state.skipped.sorted().map(JSONValue.string)),
-            "stepErrors": .object(state.stepErrors.mapValues { .array($0.map(\.json)) }),
+            "stepErrors": try JSONValue(encoding: state.stepErrors),
             "secondsSpent": .object(state.secondsSpent.mapValues(JSONValue.double)),
         ]
+        let userJSON = try JSONValue(encoding: state.user).serialized()
+        let pathJSON = JSONValue.array(state.path.map(JSONValue.string)).serialized()
+        let completionJSON = try state.completion.map { try JSONValue(encoding: $0).serialized() }
+        let rejectionJSON = try state.rejection.map { try JSONValue(encoding: $0).serialized() }
         let arguments: StatementArguments = [
             state.id, state.tenant, state.userId, state.flow, state.status.rawValue, state.revision,
-            state.user.json.serialized(), JSONValue.array(state.path.map(JSONValue.string)).serialized(),
-            progress.serialized(), state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest,
-            state.completion?.json.serialized(), state.rejection?.json.serialized(),
-            state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
+            userJSON, pathJSON, progress.serialized(), state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest,
+            completionJSON, rejectionJSON, state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
         ]
         if old == nil {
             try db.execute(sql: """
@@ -226,10 +224,9 @@ public final class SQLiteSessionStore: SessionStore {
                     arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?
                 WHERE tenant = ? AND id = ?
                 """, arguments: [
-                    state.status.rawValue, state.revision, state.user.json.serialized(),
-                    JSONValue.array(state.path.map(JSONValue.string)).serialized(), progress.serialized(),
-                    state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, state.completion?.json.serialized(),
-                    state.rejection?.json.serialized(), state.updatedAt.timeIntervalSince1970, state.tenant, state.id,
+                    state.status.rawValue, state.revision, userJSON, pathJSON, progress.serialized(),
+                    state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
+                    rejectionJSON, state.updatedAt.timeIntervalSince1970, state.tenant, state.id,
                 ])
             guard db.changesCount == 1 else { throw DatabaseError(message: "session \(state.id) is not in tenant \(state.tenant)") }
         }

@@ -58,3 +58,10 @@ public protocol SessionStore: Sendable {
     /// Finishes pending work and closes the database.
     func close() async throws
 }
+
+/// A store's passing failure (disk full, a lock held past its timeout, a server out of reach):
+/// nothing was saved, and the same request may succeed later. Anything else a store throws is a defect.
+public struct StoreUnavailable: Error, Sendable, Hashable {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+}

@@ -46,7 +46,7 @@ struct AFLFantasyCompletion: CompletionHandler {
         return CompletionResult(
             records: ["account": .object(account)],
             message: "Welcome to AFL Fantasy, \(name)!",
-            screen: CompleteScreen(name: name, teamId: teamId, teamName: teamName, path: path).json)
+            screen: CompleteScreen(name: name, teamId: teamId, teamName: teamName, path: path).screen)
     }
 }
 
@@ -57,21 +57,19 @@ struct CompleteScreen {
     let teamName: String?
     let path: OnboardingPath
 
-    var json: JSONValue {
+    var screen: CompletionScreen {
         let team = teamName ?? "Team \(teamId)"
         let body = switch path {
         case .existing: "\(team) is connected. Your trade insights, captain advice and cash cow alerts are ready."
         case .created: "Your new team, \(team), is connected. Your trade insights, captain advice and cash cow alerts are ready."
         }
-        return [
-            "title": .string("You're All Set, \(name)!"),
-            "body": .string(body),
-            "summary": [
+        return CompletionScreen(
+            title: "You're All Set, \(name)!", body: body,
+            summary: [
                 ["label": "Coach", "value": .string(name)],
                 ["label": "Team", "value": .string(team)],
                 ["label": "Team ID", "value": .string(teamId)],
             ],
-            "actions": [["id": "open_dashboard", "label": "Go to My Team"]],
-        ]
+            actions: [StepAction("open_dashboard", "Go to My Team")])
     }
 }

@@ -249,7 +249,7 @@ struct FixtureCompletion: CompletionHandler {
         return CompletionResult(
             records: ["account": account, "settings": ["theme": "dark"]],
             message: "Welcome, \(context.displayName)!",
-            screen: ["title": "All set", "body": "Enjoy"])
+            screen: CompletionScreen(title: "All set", body: "Enjoy"))
     }
 }
 
@@ -267,19 +267,19 @@ struct PhotoGate: Gate {
 }
 
 struct CitySearch: SearchProvider {
-    static let cities: [JSONValue] = [
-        ["value": "1", "label": "Austin, TX, United States", "latitude": 30.26715, "longitude": -97.74306],
-        ["value": "2", "label": "Zürich, Switzerland", "latitude": 47.36667, "longitude": 8.55],
+    static let cities: [SearchResult] = [
+        SearchResult(value: "1", label: "Austin, TX, United States", extra: ["latitude": 30.26715, "longitude": -97.74306]),
+        SearchResult(value: "2", label: "Zürich, Switzerland", extra: ["latitude": 47.36667, "longitude": 8.55]),
     ]
 
-    func search(_ query: String, limit: Int) -> [JSONValue] {
+    func search(_ query: String, limit: Int) -> [SearchResult] {
         Array(Self.cities.filter {
-            $0["label"]?.stringValue?.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+            $0.label.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
         }.prefix(limit))
     }
 
     func resolve(_ id: String) -> JSONValue? {
-        Self.cities.first { $0["value"]?.stringValue == id }
+        Self.cities.first { $0.value == id }.flatMap { try? JSONValue(encoding: $0) }
     }
 
     func unknownValueError(field: String) -> FieldError {

@@ -22,6 +22,6 @@ struct AirFitCompletion: CompletionHandler {
         return CompletionResult(
             records: records,
             message: name.map { "Your AirFit Coach is ready, \($0)." } ?? "Your AirFit Coach is ready.",
-            screen: CoachProfileScreen(answers: answers, name: name, establishBaseline: Self.establishBaselineDefault).json)
+            screen: CoachProfileScreen(answers: answers, name: name, establishBaseline: Self.establishBaselineDefault).screen)
     }
 }

@@ -13,12 +13,12 @@ struct CoachProfileScreen: Sendable {
     static let beginAction = StepAction("begin", "Begin with My Coach")
     static let refineAction = StepAction("refine", "Review & Refine Settings")
 
-    var json: JSONValue {
+    var screen: CompletionScreen {
         let greeting = name.map { "Meet your personalized AirFit Coach, \($0)." } ?? "Meet your personalized AirFit Coach."
-        return [
-            "title": .string(Self.title),
-            "body": .string(greeting + " Here is what your choices defined. You can refine any of it later."),
-            "summary": .array([
+        return CompletionScreen(
+            title: Self.title,
+            body: greeting + " Here is what your choices defined. You can refine any of it later.",
+            summary: [
                 item("coachingStyle", "Coaching Style", answers.blend.summary),
                 item("aspiration", "Primary Aspiration", aspiration),
                 item("engagementStyle", "Engagement Style", engagementStyle),
@@ -26,9 +26,8 @@ struct CoachProfileScreen: Sendable {
                 .object(item("establishBaseline", "Initial Focus", baseline).objectValue!.merging([
                     "field": "establishBaseline", "value": .bool(establishBaseline),
                 ]) { first, _ in first }),
-            ]),
-            "actions": .array([Self.beginAction.json, Self.refineAction.json]),
-        ]
+            ],
+            actions: [Self.beginAction, Self.refineAction])
     }
 
     private func item(_ id: String, _ label: String, _ text: String) -> JSONValue {

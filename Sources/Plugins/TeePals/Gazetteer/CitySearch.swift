@@ -9,7 +9,7 @@ struct CitySearch: SearchProvider {
     /// Loaded on first use, so a server that never sees a TeePals search or city never loads it.
     var gazetteer: Gazetteer { Gazetteer.shared }
 
-    func search(_ query: String, limit: Int) -> [JSONValue] {
+    func search(_ query: String, limit: Int) -> [SearchResult] {
         let gazetteer = self.gazetteer
         let query = CityQuery(query)
         var places = gazetteer.search(query, limit: limit)
@@ -17,11 +17,12 @@ struct CitySearch: SearchProvider {
             places = gazetteer.search(relaxed, limit: limit)
         }
         return places.map { place in
-            [
-                "value": .string(String(place.geonameId)), "label": .string(gazetteer.label(of: place)),
-                "latitude": .double(place.latitude), "longitude": .double(place.longitude),
-                "countryCode": .string(place.countryCode),
-            ]
+            SearchResult(
+                value: String(place.geonameId), label: gazetteer.label(of: place),
+                extra: [
+                    "latitude": .double(place.latitude), "longitude": .double(place.longitude),
+                    "countryCode": .string(place.countryCode),
+                ])
         }
     }
 

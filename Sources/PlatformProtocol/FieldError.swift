@@ -1,5 +1,5 @@
 /// The contract's field-level error codes.
-public enum FieldErrorCode: String, Sendable, Hashable, CaseIterable {
+public enum FieldErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case required
     case invalidType = "invalid_type"
     case tooShort = "too_short"
@@ -16,8 +16,8 @@ public enum FieldErrorCode: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One reason a submitted value was refused, written for the person filling the form.
-public struct FieldError: Error, Sendable, Hashable {
-    /// The field it belongs to; nil for an error of the whole step.
+public struct FieldError: Error, Sendable, Hashable, Codable {
+    /// The field it belongs to; nil (sent as `null`) for an error of the whole step.
     public var field: String?
     public var code: FieldErrorCode
     public var message: String
@@ -28,13 +28,12 @@ public struct FieldError: Error, Sendable, Hashable {
         self.message = message
     }
 
-    public var json: JSONValue {
-        ["field": field.map(JSONValue.string) ?? .null, "code": .string(code.rawValue), "message": .string(message)]
-    }
+    enum CodingKeys: String, CodingKey { case field, code, message }
 
-    init?(json: JSONValue) {
-        guard let code = json["code"]?.stringValue.flatMap(FieldErrorCode.init(rawValue:)),
-              let message = json["message"]?.stringValue else { return nil }
-        self.init(field: json["field"]?.stringValue, code: code, message: message)
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeNullable(field, forKey: .field)
+        try container.encode(code, forKey: .code)
+        try container.encode(message, forKey: .message)
     }
 }

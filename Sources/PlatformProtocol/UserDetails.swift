@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a client tells the server about the person onboarding (all optional).
-public struct UserDetails: Sendable, Hashable {
+public struct UserDetails: Sendable, Hashable, Codable {
     public var firstName: String?
     public var lastName: String?
     public var email: String?
@@ -41,28 +41,10 @@ public struct UserDetails: Sendable, Hashable {
             displayName: update.displayName ?? displayName
         )
     }
-
-    public var json: JSONValue {
-        var object: [String: JSONValue] = [:]
-        if let firstName { object["firstName"] = .string(firstName) }
-        if let lastName { object["lastName"] = .string(lastName) }
-        if let email { object["email"] = .string(email) }
-        if let displayName { object["displayName"] = .string(displayName) }
-        return .object(object)
-    }
-
-    public init(json: JSONValue) {
-        self.init(
-            firstName: json["firstName"]?.stringValue,
-            lastName: json["lastName"]?.stringValue,
-            email: json["email"]?.stringValue,
-            displayName: json["displayName"]?.stringValue
-        )
-    }
 }
 
 extension StringProtocol {
-    var trimmingWhitespace: String {
+    public var trimmingWhitespace: String {
         String(self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+
+extension JSONValue {
+    /// The JSON value of an `Encodable` wire type: how the server renders every reply.
+    public init<Value: Encodable>(encoding value: Value) throws {
+        let bytes = try WireCoding.encoder.encode(value)
+        self = try JSONValue.parse(bytes)
+    }
+
+    /// Decodes this value as a wire type: how a client (or a test) reads a reply.
+    public func decode<Value: Decodable>(_ type: Value.Type = Value.self) throws -> Value {
+        try WireCoding.decoder.decode(type, from: Data(serializedBytes()))
+    }
+}
+
+/// The encoder and decoder every wire type goes through, so that key order and escaping are the
+/// same everywhere. Foundation's coders are thread-safe once configured.
+enum WireCoding {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+    static let decoder = JSONDecoder()
+}
+
+/// A keyed container's "write this key even when the value is nil" rule: the contract shows some
+/// keys as `null` (a session's `step`, a field's `value`), and synthesised Codable would drop them.
+extension KeyedEncodingContainer {
+    mutating func encodeNullable<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+}
+
+/// An object's members that a type does not name, kept beside its known keys (a field's
+/// type-specific data, a search result's coordinates).
+struct AnyCodingKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension Decoder {
+    /// Members of this object not among `known`.
+    func extraMembers(excluding known: Set<String>) throws -> [String: JSONValue] {
+        let container = try container(keyedBy: AnyCodingKey.self)
+        var extra: [String: JSONValue] = [:]
+        for key in container.allKeys where !known.contains(key.stringValue) {
+            extra[key.stringValue] = try container.decode(JSONValue.self, forKey: key)
+        }
+        return extra
+    }
+}
+
+extension Encoder {
+    func encodeExtra(_ extra: [String: JSONValue], excluding known: Set<String>) throws {
+        guard !extra.isEmpty else { return }
+        var container = container(keyedBy: AnyCodingKey.self)
+        for (key, value) in extra where !known.contains(key) {
+            try container.encode(value, forKey: AnyCodingKey(key))
+        }
+    }
+}
+
+/// The contract's timestamps: ISO 8601 in UTC, whole seconds.
+public enum Timestamp {
+    public static func string(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+    }
+
+    public static func date(_ text: String) -> Date? {
+        try? Date(text, strategy: Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+    }
+}

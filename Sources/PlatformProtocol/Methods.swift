@@ -1,0 +1,93 @@
+/// Every method of the protocol, with what `rpc.discover` says of it. The server's method table
+/// and the client both name methods through this type.
+public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
+    case platformInfo = "platform.info"
+    case discover = "rpc.discover"
+    case start = "flow.start"
+    case get = "flow.get"
+    case submit = "flow.submit"
+    case back = "flow.back"
+    case goto = "flow.goto"
+    case search = "flow.search"
+    case describe = "flow.describe"
+    case profileGet = "profile.get"
+    case profileUpdate = "profile.update"
+    case gateCheck = "gate.check"
+    case funnel = "analytics.funnel"
+
+    public var summary: String {
+        switch self {
+        case .platformInfo: "The server's name, version, protocol and tenants."
+        case .discover: "This OpenRPC document."
+        case .start: "Starts the user's session of a flow, or returns the existing one (resuming where the flow's policy says)."
+        case .get: "Reads a session by id, or by user and flow. Never writes."
+        case .submit: "Answers the current step. Accepted answers are durable before the reply."
+        case .back: "Moves to the previous step on the path taken; answers are kept."
+        case .goto: "Moves back to a step on the path taken (a review's Edit)."
+        case .search: "Options for a field of type search."
+        case .describe: "A flow as data and as a Mermaid flowchart."
+        case .profileGet: "The records written when the user completed onboarding."
+        case .profileUpdate: "Changes fields the plugin declares editable after onboarding."
+        case .gateCheck: "Whether the user may take an action, and what they still need."
+        case .funnel: "The flow's funnel over the sessions started in [since, until)."
+        }
+    }
+
+    /// Parameters in the order a positional client would list them, with their schemas.
+    var params: [(name: String, required: Bool, schema: JSONValue)] {
+        let tenant = ("tenant", true, Schema.ref("TenantId"))
+        let userId = ("userId", true, Schema.ref("UserId"))
+        let sessionId = ("sessionId", true, Schema.string)
+        let revision = ("revision", true, Schema.integer(minimum: 0))
+        let flow = ("flow", false, Schema.string(description: "Default \"onboarding\"."))
+        switch self {
+        case .platformInfo, .discover: return []
+        case .start: return [tenant, userId, flow, ("user", false, Schema.ref("UserDetails"))]
+        case .get:
+            return [tenant, ("sessionId", false, Schema.string(description: "Give sessionId, or userId (and flow).")),
+                    ("userId", false, Schema.ref("UserId")), flow]
+        case .submit:
+            return [tenant, sessionId, ("stepId", true, Schema.string), revision,
+                    ("action", false, Schema.enumeration(SubmitAction.allCases.map(\.rawValue), description: "Default \"continue\".")),
+                    ("values", false, Schema.object(description: "Field id to value."))]
+        case .back: return [tenant, sessionId, revision]
+        case .goto: return [tenant, sessionId, ("stepId", true, Schema.string), revision]
+        case .search:
+            return [tenant, sessionId, ("field", true, Schema.string),
+                    ("query", true, Schema.string(maxLength: 200)),
+                    ("limit", false, Schema.integer(minimum: 1, maximum: 50, description: "Default 10."))]
+        case .describe: return [tenant, flow]
+        case .profileGet: return [tenant, userId]
+        case .profileUpdate: return [tenant, userId, ("values", true, Schema.object(description: "Editable field id to value; null clears an optional field."))]
+        case .gateCheck: return [tenant, userId, ("action", true, Schema.string)]
+        case .funnel:
+            return [tenant, flow, ("since", false, Schema.timestamp), ("until", false, Schema.timestamp)]
+        }
+    }
+
+    /// The result's schema name under `components.schemas`.
+    var resultSchema: String {
+        switch self {
+        case .platformInfo: "PlatformInfo"
+        case .discover: "OpenRPCDocument"
+        case .start, .get, .submit, .back, .goto: "SessionView"
+        case .search: "SearchResults"
+        case .describe: "FlowDescription"
+        case .profileGet, .profileUpdate: "Profile"
+        case .gateCheck: "GateDecision"
+        case .funnel: "Funnel"
+        }
+    }
+
+    /// The error codes a client should expect from it, besides the ones any method may answer.
+    var errors: [ErrorCode] {
+        switch self {
+        case .platformInfo, .discover: []
+        case .start, .describe, .search, .funnel: [.notFound, .unavailable]
+        case .get, .profileGet, .gateCheck: [.notFound]
+        case .submit: [.notFound, .conflict, .validationFailed, .invalidState, .unavailable]
+        case .back, .goto: [.notFound, .conflict, .invalidState, .unavailable]
+        case .profileUpdate: [.notFound, .validationFailed, .unavailable]
+        }
+    }
+}

@@ -1,0 +1,284 @@
+import Foundation
+
+/// A user's records, written when they complete onboarding (`profile.get`, `profile.update`).
+public struct Profile: Sendable, Hashable, Codable {
+    public var tenant: String
+    public var userId: String
+    public var completedAt: Date
+    /// Named records, each a JSON object the plugin defines (its `Docs/plugins/<app>.md`).
+    public var records: [String: JSONValue]
+
+    public init(tenant: String, userId: String, completedAt: Date, records: [String: JSONValue]) {
+        self.tenant = tenant
+        self.userId = userId
+        self.completedAt = completedAt
+        self.records = records
+    }
+
+    enum CodingKeys: String, CodingKey { case tenant, userId, completedAt, records }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        tenant = try container.decode(String.self, forKey: .tenant)
+        userId = try container.decode(String.self, forKey: .userId)
+        let text = try container.decode(String.self, forKey: .completedAt)
+        guard let date = Timestamp.date(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .completedAt, in: container, debugDescription: "not an ISO 8601 timestamp")
+        }
+        completedAt = date
+        records = try container.decode([String: JSONValue].self, forKey: .records)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(tenant, forKey: .tenant)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(Timestamp.string(completedAt), forKey: .completedAt)
+        try container.encode(records, forKey: .records)
+    }
+
+    /// A record decoded as the plugin's type.
+    public func record<Record: Decodable>(_ name: String, as type: Record.Type = Record.self) throws -> Record? {
+        try records[name].map { try $0.decode(type) }
+    }
+}
+
+/// One thing a gate needs before it lets an action through.
+public struct GateRequirement: Sendable, Hashable, Codable {
+    public var id: String
+    public var label: String
+    public var satisfied: Bool
+
+    public init(id: String, label: String, satisfied: Bool) {
+        self.id = id
+        self.label = label
+        self.satisfied = satisfied
+    }
+}
+
+/// The answer to `gate.check`.
+public struct GateDecision: Sendable, Hashable, Codable {
+    public var action: String
+    public var allowed: Bool
+    /// The gate that blocks it (`onboarding`, `tier1`, `tier2`).
+    public var gate: String?
+    public var title: String?
+    public var message: String?
+    public var cta: String?
+    public var requirements: [GateRequirement]
+
+    public init(
+        action: String, allowed: Bool, gate: String? = nil, title: String? = nil,
+        message: String? = nil, cta: String? = nil, requirements: [GateRequirement] = []
+    ) {
+        self.action = action
+        self.allowed = allowed
+        self.gate = gate
+        self.title = title
+        self.message = message
+        self.cta = cta
+        self.requirements = requirements
+    }
+}
+
+/// One option a `search` field offers: `value` to post back, `label` to show, and whatever else
+/// the provider knows (a city's coordinates and country).
+public struct SearchResult: Sendable, Hashable, Codable {
+    public var value: String
+    public var label: String
+    public var extra: [String: JSONValue]
+
+    public init(value: String, label: String, extra: [String: JSONValue] = [:]) {
+        self.value = value
+        self.label = label
+        self.extra = extra
+    }
+
+    public subscript(key: String) -> JSONValue? { extra[key] }
+
+    enum CodingKeys: String, CodingKey { case value, label }
+    static let knownKeys: Set<String> = ["value", "label"]
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        value = try container.decode(String.self, forKey: .value)
+        label = try container.decode(String.self, forKey: .label)
+        extra = try decoder.extraMembers(excluding: Self.knownKeys)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(value, forKey: .value)
+        try container.encode(label, forKey: .label)
+        try encoder.encodeExtra(extra, excluding: Self.knownKeys)
+    }
+}
+
+/// The answer to `flow.search`.
+public struct SearchResults: Sendable, Hashable, Codable {
+    public var results: [SearchResult]
+    /// Said when nothing was found ("No results found").
+    public var message: String?
+
+    public init(results: [SearchResult], message: String? = nil) {
+        self.results = results
+        self.message = message
+    }
+}
+
+/// The answer to `flow.describe`: a flow as data and as a Mermaid flowchart.
+public struct FlowDescription: Sendable, Hashable, Codable {
+    public struct Step: Sendable, Hashable, Codable {
+        public var id: String
+        public var kind: StepKind
+        public var title: String
+        /// Field ids, in the step's order.
+        public var fields: [String]
+
+        public init(id: String, kind: StepKind, title: String, fields: [String]) {
+            self.id = id
+            self.kind = kind
+            self.title = title
+            self.fields = fields
+        }
+    }
+
+    public struct Edge: Sendable, Hashable, Codable {
+        public var from: String
+        public var to: String
+        /// The branch condition in words, when a step has more than one way out.
+        public var when: String?
+
+        public init(from: String, to: String, when: String? = nil) {
+            self.from = from
+            self.to = to
+            self.when = when
+        }
+    }
+
+    public var tenant: String
+    public var flow: String
+    public var steps: [Step]
+    public var edges: [Edge]
+    public var mermaid: String
+    /// Content shown before sign-in (TeePals' posters).
+    public var intro: JSONValue?
+
+    public init(tenant: String, flow: String, steps: [Step], edges: [Edge], mermaid: String, intro: JSONValue? = nil) {
+        self.tenant = tenant
+        self.flow = flow
+        self.steps = steps
+        self.edges = edges
+        self.mermaid = mermaid
+        self.intro = intro
+    }
+}
+
+/// The answer to `analytics.funnel`.
+public struct Funnel: Sendable, Hashable, Codable {
+    public struct Step: Sendable, Hashable, Codable {
+        public var id: String
+        public var reached: Int
+        public var left: Int
+        public var dropped: Int
+        /// Median over sessions of the seconds spent on the step (summed over visits); null when none.
+        public var medianSeconds: Double?
+
+        public init(id: String, reached: Int, left: Int, dropped: Int, medianSeconds: Double?) {
+            self.id = id
+            self.reached = reached
+            self.left = left
+            self.dropped = dropped
+            self.medianSeconds = medianSeconds
+        }
+
+        enum CodingKeys: String, CodingKey { case id, reached, left, dropped, medianSeconds }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(reached, forKey: .reached)
+            try container.encode(left, forKey: .left)
+            try container.encode(dropped, forKey: .dropped)
+            try container.encodeNullable(medianSeconds, forKey: .medianSeconds)
+        }
+    }
+
+    public struct Branch: Sendable, Hashable, Codable {
+        public var from: String
+        public var to: String
+        public var count: Int
+        /// Sessions that took the branch and completed.
+        public var completed: Int
+
+        public init(from: String, to: String, count: Int, completed: Int) {
+            self.from = from
+            self.to = to
+            self.count = count
+            self.completed = completed
+        }
+    }
+
+    public struct Skip: Sendable, Hashable, Codable {
+        public var step: String
+        public var count: Int
+
+        public init(step: String, count: Int) {
+            self.step = step
+            self.count = count
+        }
+    }
+
+    public var started: Int
+    public var completed: Int
+    public var deferred: Int
+    public var rejected: Int
+    /// completed / started, four decimals.
+    public var completionRate: Double
+    public var steps: [Step]
+    public var branches: [Branch]
+    public var skips: [Skip]
+
+    public init(
+        started: Int, completed: Int, deferred: Int, rejected: Int, completionRate: Double,
+        steps: [Step], branches: [Branch], skips: [Skip]
+    ) {
+        self.started = started
+        self.completed = completed
+        self.deferred = deferred
+        self.rejected = rejected
+        self.completionRate = completionRate
+        self.steps = steps
+        self.branches = branches
+        self.skips = skips
+    }
+}
+
+/// The answer to `platform.info`.
+public struct PlatformInfo: Sendable, Hashable, Codable {
+    public struct Tenant: Sendable, Hashable, Codable {
+        public var tenant: String
+        public var plugin: String
+        public var version: String?
+        public var flows: [String]
+
+        public init(tenant: String, plugin: String, version: String? = nil, flows: [String]) {
+            self.tenant = tenant
+            self.plugin = plugin
+            self.version = version
+            self.flows = flows
+        }
+    }
+
+    public var name: String
+    public var version: String
+    public var `protocol`: Int
+    public var tenants: [Tenant]
+
+    public init(name: String = "platformd", version: String, protocol: Int, tenants: [Tenant]) {
+        self.name = name
+        self.version = version
+        self.protocol = `protocol`
+        self.tenants = tenants
+    }
+}

@@ -1,0 +1,158 @@
+/// JSON Schema (draft 7, as OpenRPC uses) for the wire types, written beside the types they
+/// describe and checked against real replies by the test suite, so neither can drift.
+enum Schema {
+    static let string: JSONValue = ["type": "string"]
+    static let boolean: JSONValue = ["type": "boolean"]
+    static let number: JSONValue = ["type": "number"]
+    static let anyValue: JSONValue = [:]
+    static let numberOrString: JSONValue = ["type": ["number", "string"]]
+    static let timestamp: JSONValue = [
+        "type": "string", "format": "date-time", "description": "ISO 8601 in UTC, e.g. 2026-11-21T22:43:37Z",
+    ]
+
+    static func ref(_ name: String) -> JSONValue { ["$ref": .string("#/components/schemas/\(name)")] }
+
+    static func string(description: String? = nil, maxLength: Int? = nil, minLength: Int? = nil) -> JSONValue {
+        var schema: [String: JSONValue] = ["type": "string"]
+        if let description { schema["description"] = .string(description) }
+        if let maxLength { schema["maxLength"] = .int(Int64(maxLength)) }
+        if let minLength { schema["minLength"] = .int(Int64(minLength)) }
+        return .object(schema)
+    }
+
+    static func integer(minimum: Int? = nil, maximum: Int? = nil, description: String? = nil) -> JSONValue {
+        var schema: [String: JSONValue] = ["type": "integer"]
+        if let minimum { schema["minimum"] = .int(Int64(minimum)) }
+        if let maximum { schema["maximum"] = .int(Int64(maximum)) }
+        if let description { schema["description"] = .string(description) }
+        return .object(schema)
+    }
+
+    static func object(description: String) -> JSONValue {
+        ["type": "object", "description": .string(description)]
+    }
+
+    static func enumeration(_ values: [String], description: String? = nil) -> JSONValue {
+        var schema: [String: JSONValue] = ["type": "string", "enum": .array(values.map(JSONValue.string))]
+        if let description { schema["description"] = .string(description) }
+        return .object(schema)
+    }
+
+    static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
+
+    static func nullable(_ schema: JSONValue) -> JSONValue { ["oneOf": [["type": "null"], schema]] }
+
+    /// An object with these members; `closed` objects refuse members not listed.
+    static func object(
+        _ properties: [String: JSONValue], required: [String], closed: Bool = true, description: String? = nil
+    ) -> JSONValue {
+        var schema: [String: JSONValue] = [
+            "type": "object", "properties": .object(properties),
+            "required": .array(required.sorted().map(JSONValue.string)),
+        ]
+        if closed { schema["additionalProperties"] = false }
+        if let description { schema["description"] = .string(description) }
+        return .object(schema)
+    }
+
+    /// The shared shapes, by name, for `components.schemas`.
+    static var components: [String: JSONValue] {
+        [
+            "TenantId": string(description: "A tenant id: 1-63 characters of a-z, 0-9 and -.", maxLength: 63, minLength: 1),
+            "UserId": string(description: "The app's id for the user.", maxLength: 256, minLength: 1),
+            "UserDetails": object([
+                "firstName": string(maxLength: 256), "lastName": string(maxLength: 256),
+                "email": string(maxLength: 256), "displayName": string(maxLength: 256),
+            ], required: [], closed: false, description: "What the app knows of the person, all optional."),
+            "SessionStatus": enumeration(SessionStatus.allCases.map(\.rawValue)),
+            "SessionView": object([
+                "sessionId": string, "tenant": string, "userId": string, "flow": string,
+                "status": ref("SessionStatus"), "revision": integer(minimum: 0),
+                "progress": ref("Progress"), "step": nullable(ref("StepView")),
+                "completion": nullable(ref("Completion")), "rejection": nullable(ref("Rejection")),
+            ], required: ["sessionId", "tenant", "userId", "flow", "status", "revision", "progress", "step", "completion", "rejection"]),
+            "Progress": object([
+                "index": integer(minimum: 0), "total": integer(minimum: 0), "label": string,
+                "fraction": ["type": "number", "minimum": 0, "maximum": 1],
+            ], required: ["index", "total", "label", "fraction"]),
+            "StepKind": enumeration(StepKind.allCases.map(\.rawValue)),
+            "StepView": object([
+                "id": string, "kind": ref("StepKind"), "title": string, "subtitle": string, "helper": string,
+                "fields": array(ref("FieldView")), "actions": array(ref("Action")),
+                "content": ["type": "object"], "errors": array(ref("FieldError")),
+            ], required: ["id", "kind", "title", "fields", "actions", "content", "errors"]),
+            "Action": object(["id": string, "label": string], required: ["id", "label"]),
+            "FieldType": enumeration(FieldType.allCases.map(\.rawValue)),
+            "FieldView": object([
+                "id": string, "type": ref("FieldType"), "label": string, "required": boolean,
+                "placeholder": string, "options": array(ref("Option")),
+                "min": numberOrString, "max": numberOrString, "step": number,
+                "minLength": integer(minimum: 0), "maxLength": integer(minimum: 0),
+                "minItems": integer(minimum: 0), "maxItems": integer(minimum: 0),
+                "default": anyValue, "value": anyValue, "visibleWhen": ref("VisibilityCondition"),
+                "allowCustom": boolean, "itemFields": array(ref("FieldView")), "pattern": string,
+            ], required: ["id", "type", "label", "required", "value"], closed: false,
+               description: "Members beyond these carry type-specific data (a slider's value bands)."),
+            "Option": object([
+                "value": string, "label": string, "detail": string, "locked": boolean, "badge": string, "link": string,
+            ], required: ["value", "label", "locked"]),
+            "VisibilityCondition": object(["field": string, "equals": anyValue], required: ["field", "equals"]),
+            "FieldErrorCode": enumeration(FieldErrorCode.allCases.map(\.rawValue)),
+            "FieldError": object([
+                "field": nullable(string), "code": ref("FieldErrorCode"), "message": string,
+            ], required: ["field", "code", "message"]),
+            "Completion": object([
+                "message": string, "records": array(string), "screen": ref("CompletionScreen"),
+            ], required: ["message", "records"]),
+            "CompletionScreen": object([
+                "title": string, "body": string, "summary": array(["type": "object"]), "actions": array(ref("Action")),
+            ], required: ["title", "body"]),
+            "Rejection": object(["code": string, "message": string], required: ["code", "message"]),
+            "Profile": object([
+                "tenant": string, "userId": string, "completedAt": timestamp,
+                "records": ["type": "object", "additionalProperties": ["type": "object"]],
+            ], required: ["tenant", "userId", "completedAt", "records"]),
+            "GateRequirement": object(["id": string, "label": string, "satisfied": boolean], required: ["id", "label", "satisfied"]),
+            "GateDecision": object([
+                "action": string, "allowed": boolean, "gate": string, "title": string, "message": string, "cta": string,
+                "requirements": array(ref("GateRequirement")),
+            ], required: ["action", "allowed", "requirements"]),
+            "SearchResult": object(["value": string, "label": string], required: ["value", "label"], closed: false),
+            "SearchResults": object(["results": array(ref("SearchResult")), "message": string], required: ["results"]),
+            "FlowDescription": object([
+                "tenant": string, "flow": string,
+                "steps": array(object(["id": string, "kind": ref("StepKind"), "title": string, "fields": array(string)],
+                                      required: ["id", "kind", "title", "fields"])),
+                "edges": array(object(["from": string, "to": string, "when": string], required: ["from", "to"])),
+                "mermaid": string, "intro": anyValue,
+            ], required: ["steps", "edges", "mermaid"]),
+            "Funnel": object([
+                "started": integer(minimum: 0), "completed": integer(minimum: 0), "deferred": integer(minimum: 0),
+                "rejected": integer(minimum: 0), "completionRate": number,
+                "steps": array(object([
+                    "id": string, "reached": integer(minimum: 0), "left": integer(minimum: 0),
+                    "dropped": integer(minimum: 0), "medianSeconds": nullable(number),
+                ], required: ["id", "reached", "left", "dropped", "medianSeconds"])),
+                "branches": array(object([
+                    "from": string, "to": string, "count": integer(minimum: 0), "completed": integer(minimum: 0),
+                ], required: ["from", "to", "count", "completed"])),
+                "skips": array(object(["step": string, "count": integer(minimum: 0)], required: ["step", "count"])),
+            ], required: ["started", "completed", "deferred", "rejected", "completionRate", "steps", "branches", "skips"]),
+            "PlatformInfo": object([
+                "name": string, "version": string, "protocol": integer(minimum: 1),
+                "tenants": array(object([
+                    "tenant": ref("TenantId"), "plugin": string, "version": string, "flows": array(string),
+                ], required: ["tenant", "plugin", "flows"])),
+            ], required: ["name", "version", "protocol", "tenants"]),
+            "OpenRPCDocument": object(["openrpc": string, "info": ["type": "object"], "methods": ["type": "array"]],
+                                      required: ["openrpc", "info", "methods"], closed: false),
+            "ErrorData": object([
+                "param": string, "errors": array(ref("FieldError")), "session": ref("SessionView"),
+                "retryAfterMs": integer(minimum: 0),
+            ], required: [], closed: false, description: "The data of the contract's errors."),
+            "Error": object([
+                "code": ["type": "integer"], "message": string, "data": ref("ErrorData"),
+            ], required: ["code", "message"], description: "A JSON-RPC error object."),
+        ]
+    }
+}
