@@ -1,6 +1,14 @@
 import ArgumentParser
 import Logging
 import PlatformCore
+import ServiceLifecycle
+import UnixSignals
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,24 +49,58 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        ShutdownSignals.install()
+        // A client that goes away must not kill the server: writes fail with EPIPE instead.
+        signal(SIGPIPE, SIG_IGN)
+        // The service group traps SIGTERM and SIGINT only once `run()` starts. Trapped here first
+        // thing, a signal during start-up (opening and migrating the database) neither kills the
+        // process with the default action nor is lost (as it would be were it set to SIG_IGN):
+        // it asks the group to shut down, which a group not yet running remembers and does as
+        // soon as it has started its services. Later signals reach both this sequence and the
+        // group's own; asking a group that is already stopping again changes nothing.
+        let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let logger = store.bootstrapLogging()
         let platform = try store.openPlatform(logger: logger)
         let server = platform.rpcServer()
         let tenants = platform.plugins.map(\.id).joined(separator: ", ")
+        let transport: any Service
+        let name: String
+        if let endpoint = unix.map({ SocketEndpoint.unix(path: $0) }) ?? tcp.flatMap(SocketEndpoint.tcp) {
+            logger.info("serving \(tenants), database \(store.db)")
+            transport = SocketTransport(server: server, endpoint: endpoint, maxLineBytes: maxLineBytes, logger: logger)
+            name = endpoint.description
+        } else {
+            logger.info("serving \(tenants) on stdio, database \(store.db)")
+            transport = StdioTransport(server: server, maxLineBytes: maxLineBytes, logger: logger)
+            name = "stdio"
+        }
+        // SIGTERM or SIGINT shuts the transport down gracefully (it answers what was sent, then
+        // returns); the transport returning by itself (EOF on stdin) ends the group the same way.
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         do {
-            if let endpoint = unix.map({ SocketEndpoint.unix(path: $0) }) ?? tcp.flatMap(SocketEndpoint.tcp) {
-                logger.info("serving \(tenants), database \(store.db)")
-                try await SocketTransport(server: server, endpoint: endpoint, maxLineBytes: maxLineBytes, logger: logger).run()
-            } else {
-                logger.info("serving \(tenants) on stdio, database \(store.db)")
-                await StdioTransport(server: server, maxLineBytes: maxLineBytes, logger: logger).run()
+            try await withThrowingDiscardingTaskGroup { tasks in
+                tasks.addTask {
+                    for await signal in stopSignals {
+                        logger.info("received \(signal): stopping")
+                        await group.triggerGracefulShutdown()
+                    }
+                }
+                try await group.run()
+                tasks.cancelAll()
             }
         } catch {
             try? await platform.close()
             logger.critical("\(error)")
             throw ExitCode.failure
         }
+        // The store is closed here, after the group, rather than by a service of the group: run()
+        // returns only once every service has returned, whether it stopped gracefully, ended or
+        // was cancelled, so no request can still reach the database. (A store service registered
+        // first would be shut down last on a graceful stop, but a cancelled group cancels all its
+        // services at once, and the database could close under a request still being answered.)
         try await platform.close()
         logger.info("stopped")
     }

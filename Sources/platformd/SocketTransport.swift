@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PlatformCore
+import ServiceLifecycle
 import Synchronization
 
 /// Where a socket server listens.
@@ -40,9 +41,9 @@ enum SocketEndpoint: Sendable, CustomStringConvertible {
 }
 
 /// Line-framed JSON-RPC over a Unix or TCP socket: many concurrent connections, requests on one
-/// connection handled in order. A stop (signal) closes the listener and each connection's input,
-/// answers the lines already read, and returns once every connection is done.
-struct SocketTransport {
+/// connection handled in order. A graceful shutdown (a signal) closes the listener and each
+/// connection's input, answers the lines already read, and returns once every connection is done.
+struct SocketTransport: Service {
     let server: RPCServer
     let endpoint: SocketEndpoint
     let maxLineBytes: Int
@@ -80,8 +81,17 @@ struct SocketTransport {
         logger.notice("listening on \(describe(listener.channel.localAddress))")
 
         let registry = ConnectionRegistry()
-        ShutdownSignals.onStop { [logger] signal in
-            logger.info("received signal \(signal): closing the listener, answering what was sent")
+        // A shutdown that came while binding runs this handler at once.
+        try await withGracefulShutdownHandler {
+            try await listener.executeThenClose { connections in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await connection in connections {
+                        group.addTask { await serve(connection, registry: registry) }
+                    }
+                }
+            }
+        } onGracefulShutdown: { [logger] in
+            logger.info("stopping: closing the listener, answering what was sent")
             listener.channel.close(promise: nil)
             // Each connection's input is closed after a short grace, so bytes a client sent just
             // before the signal are still read; the lines read are all answered before it ends.
@@ -93,14 +103,6 @@ struct SocketTransport {
                 }
                 channel.eventLoop.scheduleTask(in: Self.stopDeadline) {
                     channel.close(promise: nil)
-                }
-            }
-        }
-
-        try await listener.executeThenClose { connections in
-            try await withThrowingDiscardingTaskGroup { group in
-                for try await connection in connections {
-                    group.addTask { await serve(connection, registry: registry) }
                 }
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PlatformCore
+import ServiceLifecycle
 
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,9 @@ import Darwin
 #endif
 
 /// Requests on stdin, replies on stdout, handled one at a time so replies keep request order.
-struct StdioTransport {
+/// Returns at EOF on stdin; a graceful shutdown (a signal) makes it answer what was already sent
+/// on stdin, then return.
+struct StdioTransport: Service {
     let server: RPCServer
     let maxLineBytes: Int
     let logger: Logger
@@ -70,22 +73,23 @@ struct StdioTransport {
             continuation.finish()
         }
         reader.start()
-        ShutdownSignals.onStop { [wake] signal in
-            logger.info("received signal \(signal): answering what was sent, then stopping")
+        await withGracefulShutdownHandler {
+            for await frame in frames {
+                defer { room.signal() }
+                let reply: JSONValue?
+                switch frame {
+                case .line(let line): reply = await server.reply(to: line)
+                case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
+                }
+                if let reply, !StandardOutput.writeLine(reply.serializedBytes()) {
+                    logger.notice("stdout is closed: stopping")
+                    break
+                }
+            }
+        } onGracefulShutdown: { [logger, wake] in
+            logger.info("stopping: answering what stdin already holds")
             var byte: UInt8 = 1
             _ = write(wake[1], &byte, 1)
-        }
-        for await frame in frames {
-            defer { room.signal() }
-            let reply: JSONValue?
-            switch frame {
-            case .line(let line): reply = await server.reply(to: line)
-            case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
-            }
-            if let reply, !StandardOutput.writeLine(reply.serializedBytes()) {
-                logger.notice("stdout is closed: stopping")
-                break
-            }
         }
     }
 }

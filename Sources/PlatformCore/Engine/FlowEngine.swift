@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The flow engine: a functional core. Given a session's state and a command it returns the new
@@ -38,13 +39,26 @@ public struct FlowEngine: Sendable {
 
         /// Identifies the submit without keeping its values: SHA-256 of its canonical JSON.
         public var digest: String {
-            SHA256.hexDigest(canonical.serialized())
+            Self.hex(SHA256.hash(data: Array(canonical.serialized().utf8)))
         }
 
         /// For a submit with sensitive values (a birthdate has few enough values to search a
         /// plain digest for them): an HMAC keyed by a secret that never leaves the process.
         public func keyedDigest(key: [UInt8]) -> String {
-            "hmac:" + SHA256.hmacHex(key: key, message: Array(canonical.serialized().utf8))
+            let code = HMAC<SHA256>.authenticationCode(
+                for: Array(canonical.serialized().utf8), using: SymmetricKey(data: key))
+            return "hmac:" + Self.hex(code)
+        }
+
+        /// Lowercase hexadecimal, two digits a byte.
+        static func hex(_ bytes: some Sequence<UInt8>) -> String {
+            let digits = Array("0123456789abcdef".utf8)
+            var text: [UInt8] = []
+            for byte in bytes {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: text, as: UTF8.self)
         }
 
         var canonical: JSONValue {
