@@ -85,7 +85,19 @@ public struct FlowDriver: Sendable {
         var params = params
         if params["tenant"] == nil { params["tenant"] = .string(tenant) }
         guard let handler = methods[method] else { throw RPCError.methodNotFound(method) }
-        return try await handler(RPCParams(params))
+        do {
+            let result = try await handler(RPCParams(params))
+            try Self.conform(SchemaValidator.served.problems(result: result, of: method), method)
+            return result
+        } catch let error as RPCError {
+            try Self.conform(SchemaValidator.served.problems(error: error.object.wireJSON), method)
+            throw error
+        }
+    }
+
+    /// A reply that does not validate against `rpc.discover`'s schema fails the test that read it.
+    static func conform(_ problems: [String], _ method: String) throws {
+        guard problems.isEmpty else { throw SchemaViolation(method: method, problems: problems) }
     }
 
     /// Calls a method that must fail, and returns its error.
@@ -163,4 +175,11 @@ extension Optional where Wrapped == JSONValue {
 extension RPCErrorObject {
     /// The error object as a client receives it.
     public var wireJSON: JSONValue { (try? JSONValue(encoding: self)) ?? .null }
+}
+
+/// A reply that broke the published schema.
+public struct SchemaViolation: Error, CustomStringConvertible {
+    public var method: String
+    public var problems: [String]
+    public var description: String { "\(method) reply breaks rpc.discover's schema: \(problems.joined(separator: "; "))" }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+import PlatformTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -214,7 +215,12 @@ final class PlatformdProcess: Sendable {
     /// Sends a JSON-RPC request built from `method`, `params` and `id`, and reads the reply.
     func call(_ method: String, _ params: JSONValue = [:], id: JSONValue = 1) async throws -> JSONValue {
         let request: JSONValue = ["jsonrpc": "2.0", "id": id, "method": .string(method), "params": params]
-        return try await self.request(request.serialized())
+        let reply = try await self.request(request.serialized())
+        let problems = SchemaValidator.served.problems(reply: reply, of: method)
+        guard problems.isEmpty else {
+            throw failure("\(method) reply breaks rpc.discover's schema: \(problems.joined(separator: "; ")) in \(reply.serialized())")
+        }
+        return reply
     }
 
     /// Waits until the process has exited and closed stdout and stderr.
