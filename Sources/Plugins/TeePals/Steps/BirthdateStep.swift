@@ -45,6 +45,7 @@ struct BirthdateStep: FlowStep {
         return []
     }
 
+    /// The answer kept: a `PrivateProfile`'s two keys, which completion copies into `profile_private`.
     func stored(_ values: [String: JSONValue], in context: StepContext) -> [String: JSONValue] {
         let verified = Self.birthday(in: values).map { AgeCheck.isOldEnough(bornOn: $0, on: CalendarDate(context.now)) } ?? false
         return ["ageVerified": .bool(verified), "ageVerifiedAt": .string(Timestamp.string(context.now))]
