@@ -22,7 +22,7 @@ enum FieldID {
 }
 
 /// Which way a user came through team choice, as kept in the `account` record.
-enum OnboardingPath: String {
+enum OnboardingPath: String, Codable, Sendable {
     /// Connected a team they already had (or skipped team choice: the seed's original flow).
     case existing
     /// Went through the create-team guide.
