@@ -6,8 +6,8 @@ enum StepID {
     static let gender = "gender"
 }
 
-/// The contract's field ids for TeePals: one field per wizard step, named like its step, and the
-/// two `profile.update` fields that tier 2 asks for.
+/// The contract's field ids for TeePals, fixed like the step ids: one field per wizard step, named
+/// like its step, and the two `profile.update` fields that tier 2 asks for.
 enum FieldID {
     static let nickname = "nickname"
     static let birthdate = "birthdate"
