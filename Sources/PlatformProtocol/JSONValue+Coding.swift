@@ -13,15 +13,31 @@ extension JSONValue {
     }
 }
 
-/// The encoder and decoder every wire type goes through, so that key order and escaping are the
-/// same everywhere. Foundation's coders are thread-safe once configured.
+/// The encoder and decoder every wire type goes through, so that key order, escaping and dates
+/// (contract timestamps: ISO 8601 in UTC, whole seconds) are the same everywhere. Whole doubles
+/// are written without a fraction (`5.0` is `5`). Foundation's coders are thread-safe once configured.
 enum WireCoding {
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(date))
+        }
         return encoder
     }()
-    static let decoder = JSONDecoder()
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = Timestamp.date(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not an ISO 8601 UTC timestamp")
+            }
+            return date
+        }
+        return decoder
+    }()
 }
 
 /// A keyed container's "write this key even when the value is nil" rule: the contract shows some

@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import PlatformCore
 
-/// Writes the `account` record when `validation` succeeds, and builds the seed's Complete screen.
+/// Writes the `account` record (`Account`) when `validation` succeeds, and builds the seed's
+/// Complete screen.
 ///
 /// `account` holds the answers, the path taken, how the team was validated and, whenever the
 /// create-team guide was shown (on the final path or on a branch the user went back from), a
@@ -19,32 +20,28 @@ struct AFLFantasyCompletion: CompletionHandler {
         let check = TeamCheck(json: context.computed(for: StepID.validation)) ?? .fallback(teamId: teamId)
         let teamName = context.value(of: FieldID.teamName)?.stringValue ?? check.validation.teamName
 
-        var account: [String: JSONValue] = [
-            FieldID.firstName: .string(firstName),
-            FieldID.email: .string(email),
-            FieldID.teamId: .string(teamId),
-            FieldID.teamName: teamName.map(JSONValue.string) ?? .null,
+        var account = Account(
+            firstName: firstName, email: email, teamId: teamId, teamName: teamName,
             // Skipping team choice keeps the seed's original flow, which is the existing-team one.
-            FieldID.hasExistingTeam: .bool(path == .existing),
-            "teamChoiceSkipped": .bool(context.wasSkipped(StepID.teamChoice)),
-            "path": .string(path.rawValue),
+            hasExistingTeam: path == .existing,
+            teamChoiceSkipped: context.wasSkipped(StepID.teamChoice),
+            path: path,
             // Only a valid verdict completes, so "passed" means the validator accepted the team.
-            "teamValidation": .string(check.source == .validator ? "passed" : "fallback"),
-        ]
+            teamValidation: check.source == .validator ? .passed : .fallback)
         let guide = StepID.createTeamGuide
         if path == .created || context.secondsSpent[guide] != nil {
             let answers = context.answers(of: guide) ?? context.answersOffPath[guide]
-            account["guide"] = [
-                FieldID.completedItems: answers?[FieldID.completedItems] ?? [],
-                "skipped": .bool(context.wasSkipped(guide)),
-                "secondsSpent": .double(context.secondsSpent[guide] ?? 0),
-            ]
+            account.guide = Account.Guide(
+                completedItems: answers?[FieldID.completedItems]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                skipped: context.wasSkipped(guide),
+                secondsSpent: context.secondsSpent[guide] ?? 0)
         }
+        let records = [Account.recordName: try JSONValue(encoding: account)]
         logger.info("onboarding completed", metadata: ["path": "\(path.rawValue)", "validatedBy": "\(check.source.rawValue)"])
 
         let name = context.coachName
         return CompletionResult(
-            records: ["account": .object(account)],
+            records: records,
             message: "Welcome to AFL Fantasy, \(name)!",
             screen: CompleteScreen(name: name, teamId: teamId, teamName: teamName, path: path).screen)
     }

@@ -1,6 +1,7 @@
 import PlatformCore
 
-/// Step ids of the onboarding flow. Clients rely on them (contract, "aflfantasy"): never rename.
+/// The contract's step ids for AFL Fantasy, in flow order (the guide is the branch to
+/// `personal_info`). Clients rely on them: never rename.
 enum StepID {
     static let splash = "splash"
     static let welcome = "welcome"
@@ -11,7 +12,7 @@ enum StepID {
     static let validation = "validation"
 }
 
-/// Field ids of the onboarding flow, fixed by the contract like the step ids.
+/// The contract's field ids for AFL Fantasy, fixed like the step ids.
 enum FieldID {
     static let hasExistingTeam = "hasExistingTeam"
     static let completedItems = "completedItems"
@@ -22,7 +23,7 @@ enum FieldID {
 }
 
 /// Which way a user came through team choice, as kept in the `account` record.
-enum OnboardingPath: String {
+enum OnboardingPath: String, Codable, Sendable {
     /// Connected a team they already had (or skipped team choice: the seed's original flow).
     case existing
     /// Went through the create-team guide.

@@ -64,12 +64,10 @@ public struct AirFitPlugin: OnboardingPlugin {
             cta: "Continue Setup")
     }
 
-    static let establishBaselineField = "establishBaseline"
-
     public var editableFields: [FieldSpec] {
         [
             FieldSpec(
-                id: Self.establishBaselineField, type: .boolean, label: "Establish baseline",
+                id: FieldID.establishBaseline, type: .boolean, label: "Establish baseline",
                 messages: [
                     .required: "Choose whether your coach starts by establishing your baseline.",
                     .invalidType: "Establish baseline is either on (true) or off (false).",
@@ -77,12 +75,19 @@ public struct AirFitPlugin: OnboardingPlugin {
         ]
     }
 
+    /// Sets `establishBaseline` in the `onboarding_profile` record (an `OnboardingProfile`).
     public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
         var records = profile.records
-        guard let baseline = values[Self.establishBaselineField] else { return records }
-        var onboarding = records[AirFitCompletion.profileRecord]?.objectValue ?? [:]
-        onboarding[Self.establishBaselineField] = baseline
-        records[AirFitCompletion.profileRecord] = .object(onboarding)
+        guard let baseline = values[FieldID.establishBaseline]?.boolValue else { return records }
+        let noProfile = ValidationFailure([FieldError(
+            field: nil, code: .notEditable, message: "This profile has no coach settings to change.")])
+        guard var onboarding = try? records[OnboardingProfile.recordName]?.decode(OnboardingProfile.self) else {
+            throw noProfile
+        }
+        onboarding.establishBaseline = baseline
+        // Cannot fail for a record that decoded: it holds strings, booleans and finite numbers.
+        guard let json = try? JSONValue(encoding: onboarding) else { throw noProfile }
+        records[OnboardingProfile.recordName] = json
         return records
     }
 }

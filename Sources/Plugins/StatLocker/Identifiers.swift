@@ -1,4 +1,4 @@
-/// The contract's step ids for StatLocker, in flow order.
+/// The contract's step ids for StatLocker, in flow order. Clients rely on them: never rename.
 enum StepID {
     static let sport = "sport"
     static let welcomeJourney = "welcome_journey"
@@ -13,7 +13,7 @@ enum StepID {
     static let review = "review"
 }
 
-/// The contract's field ids for StatLocker.
+/// The contract's field ids for StatLocker, fixed like the step ids.
 enum FieldID {
     static let sport = "sport"
     static let teamGender = "teamGender"

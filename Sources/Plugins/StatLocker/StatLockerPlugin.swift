@@ -53,20 +53,20 @@ public struct StatLockerPlugin: OnboardingPlugin {
         [AITones.field, rules.field(offering: rules.library.goals)]
     }
 
-    /// Applies a tone or a new set of goals to the `profile` record. Goals are checked against the
-    /// player's own gender, position and level, and become SeasonGoal objects; a goal kept from
-    /// before keeps its id and progress.
+    /// Applies a tone or a new set of goals to the `profile` record (an `AthleteProfile`). Goals
+    /// are checked against the player's own gender, position and level, and become SeasonGoal
+    /// objects; a goal kept from before keeps its id and progress.
     public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
-        guard var athlete = profile.records["profile"]?.objectValue else {
-            throw ValidationFailure([FieldError(field: nil, code: .notEditable, message: Messages.noAthleteProfile)])
+        let noProfile = ValidationFailure([FieldError(field: nil, code: .notEditable, message: Messages.noAthleteProfile)])
+        guard var athlete = try? profile.records[AthleteProfile.recordName]?.decode(AthleteProfile.self) else {
+            throw noProfile
         }
-        if let tone = values[FieldID.aiTone] {
-            athlete["aiTone"] = tone
+        if let tone = values[FieldID.aiTone]?.stringValue {
+            athlete.aiTone = tone
         }
         if let items = values[FieldID.seasonGoals]?.arrayValue {
             let offered = Set(rules.library.goals(
-                sport: athlete["sport"]?.stringValue, gender: athlete["teamGender"]?.stringValue,
-                position: athlete["position"]?.stringValue, level: athlete["level"]?.stringValue
+                sport: athlete.sport, gender: athlete.teamGender, position: athlete.position, level: athlete.level
             ).map(\.id))
             if items.contains(where: { $0.stringValue.map { !offered.contains($0) } ?? false }) {
                 throw ValidationFailure([FieldError(
@@ -74,10 +74,12 @@ public struct StatLockerPlugin: OnboardingPlugin {
             }
             let errors = rules.errors(in: items)
             guard errors.isEmpty else { throw ValidationFailure(errors) }
-            athlete["seasonGoals"] = .array(rules.seasonGoals(items, existing: athlete["seasonGoals"]?.arrayValue ?? []))
+            athlete.seasonGoals = rules.seasonGoals(items, existing: athlete.seasonGoals)
         }
         var records = profile.records
-        records["profile"] = .object(athlete)
+        // Cannot fail for a record that decoded: it holds strings, booleans and finite numbers.
+        guard let json = try? JSONValue(encoding: athlete) else { throw noProfile }
+        records[AthleteProfile.recordName] = json
         return records
     }
 }

@@ -13,10 +13,10 @@ struct ProfileGate: Gate {
 
     func decide(action: String, profile: Profile) -> GateDecision? {
         guard Self.guardedActions.contains(action) else { return nil }
-        let record = profile.records["profile_public"]
+        let record = try? profile.records[PublicProfile.recordName]?.decode(PublicProfile.self)
         let requirements = [
-            GateRequirement(id: "photo", label: "Profile photo", satisfied: record?["photoUrl"]?.stringValue != nil),
-            GateRequirement(id: "skillLevel", label: "Skill level", satisfied: record?["skillLevel"]?.stringValue != nil),
+            GateRequirement(id: "photo", label: "Profile photo", satisfied: record?.photoUrl != nil),
+            GateRequirement(id: "skillLevel", label: "Skill level", satisfied: record?.skillLevel != nil),
         ]
         if requirements.allSatisfy(\.satisfied) {
             return GateDecision(action: action, allowed: true, requirements: requirements)
@@ -41,11 +41,11 @@ enum ProfileFields {
     /// Optional, so that `null` removes a photo or a skill level (and the gate closes again).
     static let editable = [
         FieldSpec(
-            id: "photoUrl", type: .text, label: "Profile photo", required: false,
+            id: FieldID.photoUrl, type: .text, label: "Profile photo", required: false,
             placeholder: "https://…", maxLength: maximumPhotoURLLength,
             messages: [.tooLong: "The photo link can be at most \(maximumPhotoURLLength) characters."]),
         FieldSpec(
-            id: "skillLevel", type: .choice, label: "Skill level", required: false, options: skillLevels,
+            id: FieldID.skillLevel, type: .choice, label: "Skill level", required: false, options: skillLevels,
             messages: [.notAnOption: "Choose beginner, intermediate, advanced or expert."]),
     ]
 
@@ -56,17 +56,24 @@ enum ProfileFields {
         return true
     }
 
-    /// Writes validated values into `profile_public`; keys not sent are left as they were.
+    static let noPublicProfile = "This profile has no public details to change."
+
+    /// Writes validated values into the `profile_public` record (a `PublicProfile`); a key not
+    /// sent is left as it was, `null` removes the photo or skill level.
     static func updated(_ records: [String: JSONValue], with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
-        if let photo = values["photoUrl"]?.stringValue, !isSecureURL(photo) {
+        if let photo = values[FieldID.photoUrl]?.stringValue, !isSecureURL(photo) {
             throw ValidationFailure([FieldError(
-                field: "photoUrl", code: .invalidFormat,
+                field: FieldID.photoUrl, code: .invalidFormat,
                 message: "The photo link must be a full https:// address, like https://example.com/me.jpg.")])
         }
-        var profile = records["profile_public"]?.objectValue ?? [:]
-        for (key, value) in values { profile[key] = value }
+        let noProfile = ValidationFailure([FieldError(field: nil, code: .notEditable, message: noPublicProfile)])
+        guard var profile = try? records[PublicProfile.recordName]?.decode(PublicProfile.self) else { throw noProfile }
+        if let photo = values[FieldID.photoUrl] { profile.photoUrl = photo.stringValue }
+        if let skill = values[FieldID.skillLevel] { profile.skillLevel = skill.stringValue }
+        // Cannot fail for a record that decoded: it holds strings and finite numbers.
+        guard let json = try? JSONValue(encoding: profile) else { throw noProfile }
         var records = records
-        records["profile_public"] = .object(profile)
+        records[PublicProfile.recordName] = json
         return records
     }
 }

@@ -1,36 +1,33 @@
 import Logging
 import PlatformCore
 
-/// Tier 1 complete: the public profile other golfers see, and the private record of the age check.
+/// Tier 1 complete: the public profile other golfers see (`PublicProfile`), and the private
+/// record of the age check (`PrivateProfile`).
 struct TeePalsCompletion: CompletionHandler {
     let logger: Logger
 
-    static let locationKeys = ["cityId", "label", "latitude", "longitude", "countryCode"]
-
     func complete(_ context: StepContext) throws -> CompletionResult {
-        let nickname = context.answers(of: "nickname")?["nickname"]
-        let location = context.answers(of: "location")?["location"]?.objectValue
-        let gender = context.answers(of: "gender")?["gender"]
-        let ageCheck = context.answers(of: "birthdate")
+        func answer(_ step: String, _ field: String) -> JSONValue? { context.answers(of: step)?[field] }
+        let nickname = answer(StepID.nickname, FieldID.nickname)?.stringValue
+        let city = try? answer(StepID.location, FieldID.location)?.decode(PublicProfile.City.self)
+        let gender = answer(StepID.gender, FieldID.gender)?.stringValue
+        let ageCheck = try? context.answers(of: StepID.birthdate).map { try JSONValue.object($0).decode(PrivateProfile.self) }
         // The engine only completes a walked path, so this guards against a broken flow, not users.
         var missing: [FieldError] = []
-        if nickname == nil { missing.append(Self.missing("nickname", "Enter a nickname.")) }
-        if ageCheck?["ageVerified"] != true { missing.append(Self.missing("birthdate", "Confirm your birthday.")) }
-        if location == nil { missing.append(Self.missing("location", "Choose your city.")) }
-        if gender == nil { missing.append(Self.missing("gender", "Choose how you identify.")) }
-        guard missing.isEmpty, let nickname, let location, let gender, let ageCheck else {
+        if nickname == nil { missing.append(Self.missing(FieldID.nickname, "Enter a nickname.")) }
+        if ageCheck?.ageVerified != true { missing.append(Self.missing(FieldID.birthdate, "Confirm your birthday.")) }
+        if city == nil { missing.append(Self.missing(FieldID.location, "Choose your city.")) }
+        if gender == nil { missing.append(Self.missing(FieldID.gender, "Choose how you identify.")) }
+        guard missing.isEmpty, let nickname, let city, let gender, let ageCheck else {
             throw ValidationFailure(missing)
         }
 
-        var profile: [String: JSONValue] = ["nickname": nickname, "gender": gender, "photoUrl": .null, "skillLevel": .null]
-        for key in Self.locationKeys { profile[key] = location[key] ?? .null }
-        let privateRecord: JSONValue = [
-            "ageVerified": true, "ageVerifiedAt": ageCheck["ageVerifiedAt"] ?? .null,
+        let records = [
+            PublicProfile.recordName: try JSONValue(encoding: PublicProfile(nickname: nickname, city: city, gender: gender)),
+            PrivateProfile.recordName: try JSONValue(encoding: ageCheck),
         ]
         logger.info("tier 1 complete", metadata: ["tenant": "\(context.tenant)"])
-        return CompletionResult(
-            records: ["profile_public": .object(profile), "profile_private": privateRecord],
-            message: "Welcome to TeePals, \(nickname.stringValue ?? context.displayName)!")
+        return CompletionResult(records: records, message: "Welcome to TeePals, \(nickname)!")
     }
 
     static func missing(_ field: String, _ message: String) -> FieldError {

@@ -39,7 +39,7 @@ public struct TeePalsPlugin: OnboardingPlugin {
 
     public var editableFields: [FieldSpec] { ProfileFields.editable }
 
-    public var searchProviders: [String: any SearchProvider] { ["location": CitySearch()] }
+    public var searchProviders: [String: any SearchProvider] { [FieldID.location: CitySearch()] }
 
     /// The gazetteer takes seconds to index: it is built before the first request, off the write lock.
     public func prepare() {

@@ -36,8 +36,16 @@ struct GoalAnalysisWork: Sendable {
             })
     }
 
-    /// What the step keeps as its computed result.
+    /// What the step keeps as its computed result (an `AnalysisResult`).
     static func result(_ goal: StructuredGoal, analyzer: String, fellBack: Bool) -> JSONValue {
         ["structured": goal.json, "analyzer": .string(analyzer), "fellBack": .bool(fellBack)]
+    }
+
+    /// The computed result, read back when the persona is built.
+    struct AnalysisResult: Codable, Sendable, Hashable {
+        var structured: StructuredGoal
+        /// The analyzer that answered (`offline` after a fallback).
+        var analyzer: String
+        var fellBack: Bool
     }
 }

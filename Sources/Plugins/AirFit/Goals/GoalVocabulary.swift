@@ -155,3 +155,15 @@ public struct StructuredGoal: Sendable, Hashable {
         return .object(object)
     }
 }
+
+/// Written and read as `json` and `init(json:)`: the same keys, and the vocabularies checked
+/// on reading, so a record never holds a goal outside them.
+extension StructuredGoal: Codable {
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONValue(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try json.encode(to: encoder)
+    }
+}

@@ -48,12 +48,4 @@ struct AvailabilityBlock: Sendable, Hashable, Comparable {
     var answer: JSONValue {
         ["dayOfWeek": .int(Int64(dayOfWeek)), "startTime": .string(start.description), "endTime": .string(end.description)]
     }
-
-    /// As written in the persona, with the length a planner needs.
-    var personaJSON: JSONValue {
-        [
-            "dayOfWeek": .int(Int64(dayOfWeek)), "startTime": .string(start.description),
-            "endTime": .string(end.description), "durationMinutes": .int(Int64(durationMinutes)),
-        ]
-    }
 }

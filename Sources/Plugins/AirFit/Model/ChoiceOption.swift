@@ -7,8 +7,9 @@ extension FieldOption {
     }
 }
 
-/// A closed set of answers, each shown as an option with a label and a one-line detail.
-protocol ChoiceOption: RawRepresentable<String>, CaseIterable, Sendable {
+/// A closed set of answers, each shown as an option with a label and a one-line detail, and
+/// written in records as its raw value.
+protocol ChoiceOption: RawRepresentable<String>, CaseIterable, Codable, Sendable {
     var label: String { get }
     var detail: String { get }
 }

@@ -2,7 +2,7 @@ import PlatformCore
 
 /// One coaching voice the person blends with a slider. The field id is the style's name.
 /// Order matters: it is the order of the sliders, and ties in the blend go to the earlier style.
-enum CoachingStyle: String, CaseIterable, Sendable {
+enum CoachingStyle: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
     case authoritativeDirect
     case empatheticEncouraging
     case analyticalInsightful

@@ -77,9 +77,9 @@ struct EngagementSettings: Sendable, Hashable {
     }
 
     /// How often the coach offers insights unprompted.
-    func insightCadence(for preset: EngagementPreset) -> String {
-        if dailyInsights { return "daily" }
-        return preset == .guidanceOnDemand ? "onRequest" : "weekly"
+    func insightCadence(for preset: EngagementPreset) -> InsightCadence {
+        if dailyInsights { return .daily }
+        return preset == .guidanceOnDemand ? .onRequest : .weekly
     }
 
     var json: [String: JSONValue] {
@@ -89,4 +89,12 @@ struct EngagementSettings: Sendable, Hashable {
             Switch.autoRecoveryAdjust.rawValue: .bool(autoRecoveryAdjust),
         ]
     }
+}
+
+/// How often the coach offers insights unprompted (`communicationPreferences.insightCadence`).
+enum InsightCadence: String, Codable, Sendable {
+    case daily
+    case weekly
+    /// Only when the person asks (`guidanceOnDemand`).
+    case onRequest
 }

@@ -1,6 +1,6 @@
 /// One flag of the seed's `LifeSnapshotSelections`: a fact about the person's week that
 /// shapes when and how the coach plans. Any combination is valid, including none.
-enum LifeSnapshotFlag: String, ChoiceOption {
+enum LifeSnapshotFlag: String, ChoiceOption, CodingKeyRepresentable {
     case deskBound
     case onFeet
     case frequentTravel

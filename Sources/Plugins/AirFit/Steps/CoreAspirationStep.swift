@@ -3,8 +3,6 @@ import PlatformCore
 /// Screen 3: the goal. A preset card, or `describe_own` with the person's words, which are
 /// analysed into a structured goal as server work before the step is accepted.
 struct CoreAspirationStep: FlowStep {
-    static let presetField = "aspirationPreset"
-    static let textField = "aspirationText"
     static let maxTextLength = 500
 
     let id = AirFitStep.coreAspiration.id
@@ -14,16 +12,16 @@ struct CoreAspirationStep: FlowStep {
     func fields(in context: StepContext) -> [FieldSpec] {
         [
             FieldSpec(
-                id: Self.presetField, type: .choice, label: "Aspiration", options: AspirationPreset.options,
+                id: FieldID.aspirationPreset, type: .choice, label: "Aspiration", options: AspirationPreset.options,
                 messages: [
                     .required: "Choose the aspiration that matters most, or describe your own.",
                     .notAnOption: "Choose one of the aspirations shown, or describe your own.",
                 ]),
             FieldSpec(
-                id: Self.textField, type: .text, label: "Your aspiration",
+                id: FieldID.aspirationText, type: .text, label: "Your aspiration",
                 placeholder: "e.g. Run a sub-25 minute 5k in 12 weeks",
                 minLength: 1, maxLength: Self.maxTextLength,
-                visibleWhen: VisibilityCondition(field: Self.presetField, equals: .string(AspirationPreset.describeOwn.rawValue)),
+                visibleWhen: VisibilityCondition(field: FieldID.aspirationPreset, equals: .string(AspirationPreset.describeOwn.rawValue)),
                 messages: [
                     .required: "Describe your aspiration in a sentence or two.",
                     .tooLong: "Keep your aspiration to 500 characters or fewer.",
@@ -40,8 +38,8 @@ struct CoreAspirationStep: FlowStep {
     }
 
     func work(for values: [String: JSONValue], in context: StepContext) -> StepWork? {
-        guard AspirationPreset(values[Self.presetField]) == .describeOwn,
-              let text = values[Self.textField]?.stringValue else { return nil }
+        guard AspirationPreset(values[FieldID.aspirationPreset]) == .describeOwn,
+              let text = values[FieldID.aspirationText]?.stringValue else { return nil }
         return analysis.work(for: text, on: context.now)
     }
 }

@@ -3,16 +3,14 @@ import PlatformCore
 /// Screen 5: a preset, or `custom` with its three switches. Only a custom answer keeps switches;
 /// a preset's settings are derived from the preset when the persona is built.
 struct EngagementPreferencesStep: FlowStep {
-    static let presetField = "engagementPreset"
-
     let id = AirFitStep.engagementPreferences.id
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
-        let custom = VisibilityCondition(field: Self.presetField, equals: .string(EngagementPreset.custom.rawValue))
+        let custom = VisibilityCondition(field: FieldID.engagementPreset, equals: .string(EngagementPreset.custom.rawValue))
         return [
             FieldSpec(
-                id: Self.presetField, type: .choice, label: "Engagement style", required: false,
+                id: FieldID.engagementPreset, type: .choice, label: "Engagement style", required: false,
                 options: EngagementPreset.options, defaultValue: .string(EngagementPreset.default.rawValue),
                 messages: [.notAnOption: "Choose one of the engagement styles, or customize."]),
         ] + EngagementSettings.Switch.allCases.map { setting in
@@ -32,8 +30,8 @@ struct EngagementPreferencesStep: FlowStep {
     }
 
     func stored(_ values: [String: JSONValue], in context: StepContext) -> [String: JSONValue] {
-        let preset = EngagementPreset(values[Self.presetField]) ?? .default
-        var kept: [String: JSONValue] = [Self.presetField: .string(preset.rawValue)]
+        let preset = EngagementPreset(values[FieldID.engagementPreset]) ?? .default
+        var kept: [String: JSONValue] = [FieldID.engagementPreset: .string(preset.rawValue)]
         // A switch posted while an earlier answer was `custom` is not kept for a preset.
         guard preset == .custom else { return kept }
         for setting in EngagementSettings.Switch.allCases {

@@ -3,15 +3,13 @@ import PlatformCore
 /// Screen 2: the seed's `LifeSnapshotSelections`, one flag per option. Choosing none is a
 /// valid answer (every flag false), so the field is optional and defaults to an empty list.
 struct LifeSnapshotStep: FlowStep {
-    static let field = "lifeSnapshot"
-
     let id = AirFitStep.lifeSnapshot.id
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
         [
             FieldSpec(
-                id: Self.field, type: .multiChoice, label: "Your week", required: false,
+                id: FieldID.lifeSnapshot, type: .multiChoice, label: "Your week", required: false,
                 options: LifeSnapshotFlag.options, defaultValue: [],
                 messages: [.duplicate: "Each option can be chosen only once."]),
         ]
@@ -25,6 +23,6 @@ struct LifeSnapshotStep: FlowStep {
     }
 
     func stored(_ values: [String: JSONValue], in context: StepContext) -> [String: JSONValue] {
-        [Self.field: values[Self.field] ?? []]
+        [FieldID.lifeSnapshot: values[FieldID.lifeSnapshot] ?? []]
     }
 }

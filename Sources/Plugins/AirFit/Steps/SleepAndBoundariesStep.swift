@@ -3,25 +3,21 @@ import PlatformCore
 /// Screen 7: the sleep window, which also sets the coach's quiet hours. A bedtime later than
 /// the wake time is the usual night across midnight.
 struct SleepAndBoundariesStep: FlowStep {
-    static let bedtimeField = "sleepBedtime"
-    static let wakeTimeField = "sleepWakeTime"
-    static let rhythmField = "sleepRhythm"
-
     let id = AirFitStep.sleepAndBoundaries.id
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
         [
             FieldSpec(
-                id: Self.bedtimeField, type: .time, label: "Typical bedtime", required: false,
+                id: FieldID.sleepBedtime, type: .time, label: "Typical bedtime", required: false,
                 defaultValue: .string(SleepWindow.defaultBedtime.description),
                 messages: [.invalidFormat: "Typical bedtime must be a time written HH:mm, such as 22:30."]),
             FieldSpec(
-                id: Self.wakeTimeField, type: .time, label: "Typical wake time", required: false,
+                id: FieldID.sleepWakeTime, type: .time, label: "Typical wake time", required: false,
                 defaultValue: .string(SleepWindow.defaultWakeTime.description),
                 messages: [.invalidFormat: "Typical wake time must be a time written HH:mm, such as 06:30."]),
             FieldSpec(
-                id: Self.rhythmField, type: .choice, label: "Sleep rhythm", required: false,
+                id: FieldID.sleepRhythm, type: .choice, label: "Sleep rhythm", required: false,
                 options: SleepRhythm.options, defaultValue: .string(SleepRhythm.default.rawValue),
                 messages: [.notAnOption: "Choose how consistent your sleep usually is."]),
         ]
@@ -44,16 +40,16 @@ struct SleepAndBoundariesStep: FlowStep {
     func stored(_ values: [String: JSONValue], in context: StepContext) -> [String: JSONValue] {
         let window = Self.window(values)
         return [
-            Self.bedtimeField: .string(window.bedtime.description),
-            Self.wakeTimeField: .string(window.wakeTime.description),
-            Self.rhythmField: .string((SleepRhythm(values[Self.rhythmField]) ?? .default).rawValue),
+            FieldID.sleepBedtime: .string(window.bedtime.description),
+            FieldID.sleepWakeTime: .string(window.wakeTime.description),
+            FieldID.sleepRhythm: .string((SleepRhythm(values[FieldID.sleepRhythm]) ?? .default).rawValue),
         ]
     }
 
     /// The posted window, with the defaults the client showed for anything left out.
     static func window(_ values: [String: JSONValue]) -> SleepWindow {
         SleepWindow(
-            bedtime: values[bedtimeField]?.stringValue.flatMap(ClockTime.init) ?? SleepWindow.defaultBedtime,
-            wakeTime: values[wakeTimeField]?.stringValue.flatMap(ClockTime.init) ?? SleepWindow.defaultWakeTime)
+            bedtime: values[FieldID.sleepBedtime]?.stringValue.flatMap(ClockTime.init) ?? SleepWindow.defaultBedtime,
+            wakeTime: values[FieldID.sleepWakeTime]?.stringValue.flatMap(ClockTime.init) ?? SleepWindow.defaultWakeTime)
     }
 }

@@ -3,15 +3,13 @@ import PlatformCore
 /// Screen 6: the windows in a week when training usually fits. An empty list is an answer
 /// ("my week is too variable to plan around").
 struct TypicalAvailabilityStep: FlowStep {
-    static let field = "availability"
-
     let id = AirFitStep.typicalAvailability.id
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
         [
             FieldSpec(
-                id: Self.field, type: .list, label: "Availability", required: false,
+                id: FieldID.availability, type: .list, label: "Availability", required: false,
                 minItems: 0, maxItems: AvailabilityBlock.maximumCount, defaultValue: [],
                 itemFields: [
                     FieldSpec(
@@ -39,17 +37,17 @@ struct TypicalAvailabilityStep: FlowStep {
     }
 
     func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
-        let blocks = (values[Self.field]?.arrayValue ?? []).compactMap(AvailabilityBlock.init)
+        let blocks = (values[FieldID.availability]?.arrayValue ?? []).compactMap(AvailabilityBlock.init)
         var errors: [FieldError] = []
         for block in blocks {
             if block.end <= block.start {
                 errors.append(FieldError(
-                    field: Self.field, code: .outOfRange,
+                    field: FieldID.availability, code: .outOfRange,
                     message: "\(block.name): the end time must be after the start time. "
                         + "Split a block that runs past midnight into two days."))
             } else if block.durationMinutes < AvailabilityBlock.minimumMinutes {
                 errors.append(FieldError(
-                    field: Self.field, code: .outOfRange,
+                    field: FieldID.availability, code: .outOfRange,
                     message: "\(block.name) is \(SleepWindow.spoken(minutes: block.durationMinutes)); "
                         + "blocks need at least \(AvailabilityBlock.minimumMinutes) minutes."))
             }
@@ -58,7 +56,7 @@ struct TypicalAvailabilityStep: FlowStep {
         for (offset, first) in ordered.enumerated() {
             for second in ordered[(offset + 1)...] where first.overlaps(second) {
                 errors.append(FieldError(
-                    field: Self.field, code: .overlap,
+                    field: FieldID.availability, code: .overlap,
                     message: "\(first.name) overlaps \(second.name). Adjust or remove one of them."))
             }
         }
@@ -67,7 +65,7 @@ struct TypicalAvailabilityStep: FlowStep {
 
     /// Blocks are kept in week order, whatever order they were added in.
     func stored(_ values: [String: JSONValue], in context: StepContext) -> [String: JSONValue] {
-        let blocks = (values[Self.field]?.arrayValue ?? []).compactMap(AvailabilityBlock.init).sorted()
-        return [Self.field: .array(blocks.map(\.answer))]
+        let blocks = (values[FieldID.availability]?.arrayValue ?? []).compactMap(AvailabilityBlock.init).sorted()
+        return [FieldID.availability: .array(blocks.map(\.answer))]
     }
 }

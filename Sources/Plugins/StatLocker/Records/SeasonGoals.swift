@@ -96,49 +96,24 @@ struct SeasonGoalRules: Sendable {
     /// The items as the seed's SeasonGoal objects. A library goal's id is its template id; a
     /// custom goal gets a new UUID, unless `existing` holds a custom goal with the same title,
     /// whose id and progress it keeps (so re-saving goals after onboarding loses nothing).
-    func seasonGoals(_ items: [JSONValue], existing: [JSONValue] = []) -> [JSONValue] {
-        cleaned(items).compactMap { item -> JSONValue? in
+    func seasonGoals(_ items: [JSONValue], existing: [SeasonGoal] = []) -> [SeasonGoal] {
+        cleaned(items).compactMap { item -> SeasonGoal? in
             if let id = item.stringValue {
                 guard let template = library.goal(id) else { return nil }
-                let before = existing.first { $0["id"]?.stringValue == id && $0["isCustom"] != true }
-                return Self.record(template, currentValue: before?["currentValue"] ?? 0)
+                let before = existing.first { $0.id == id && !$0.isCustom }
+                return SeasonGoal(template, currentValue: before?.currentValue ?? 0)
             }
             let title = item["title"]?.stringValue ?? ""
-            let before = existing.first {
-                $0["isCustom"] == true && $0["title"]?.stringValue.map(CustomGoal.titleKey) == CustomGoal.titleKey(title)
-            }
+            let before = existing.first { $0.isCustom && CustomGoal.titleKey($0.title) == CustomGoal.titleKey(title) }
             let unit = item["unit"]?.stringValue ?? ""
             let isPercent = unit == "%"
             // Percent targets are fractions, as the library's (60 % is 0.6); a target of at most 1 already is one.
             let target = item["targetValue"]?.doubleValue.map { isPercent && $0 > 1 ? $0 / 100 : $0 }
-            return [
-                "id": .string(before?["id"]?.stringValue ?? UUID().uuidString),
-                "title": .string(title),
-                "targetValue": target.map(JSONValue.double) ?? .null,
-                "currentValue": before?["currentValue"] ?? 0,
-                "unit": .string(unit),
-                "metricType": isPercent ? "percent" : "count",
-                "trackingKey": "custom",
-                "isCustom": true,
-            ]
+            return SeasonGoal(
+                id: before?.id ?? UUID().uuidString, title: title, targetValue: target,
+                currentValue: before?.currentValue ?? 0, unit: unit, metricType: isPercent ? "percent" : "count",
+                trackingKey: "custom", isCustom: true)
         }
-    }
-
-    static func record(_ template: GoalTemplate, currentValue: JSONValue = 0) -> JSONValue {
-        [
-            "id": .string(template.id),
-            "title": .string(template.title),
-            "targetValue": number(template.target),
-            "currentValue": currentValue,
-            "unit": .string(template.unit),
-            "metricType": .string(template.metricType),
-            "trackingKey": .string(template.trackingKey),
-            "isCustom": false,
-        ]
-    }
-
-    static func number(_ value: Double) -> JSONValue {
-        value.rounded() == value && abs(value) < 1e15 ? .int(Int64(value)) : .double(value)
     }
 
     /// Titles for logs and the review: a template's title, a custom goal's own.

@@ -1,7 +1,7 @@
 import Foundation
 import PlatformCore
 
-/// Writes the seed's two documents: `profile` (AthleteProfile) and `team` (TeamInfo).
+/// Writes the seed's two documents: `profile` (`AthleteProfile`) and `team` (`TeamInfo`).
 struct StatLockerCompletion: CompletionHandler {
     let log: OnboardingLog
     let rules: SeasonGoalRules
@@ -16,37 +16,24 @@ struct StatLockerCompletion: CompletionHandler {
             throw ValidationFailure([FieldError(field: nil, code: .required, message: Messages.answersMissing)])
         }
         let user = context.user
-        func detail(_ value: String?) -> JSONValue {
-            .string(value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        func detail(_ value: String?) -> String {
+            value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         }
-        let profile: JSONValue = [
-            "id": .string(UUID().uuidString),
-            "userId": .string(context.userId),
-            "firstName": detail(user.firstName),
-            "lastName": detail(user.lastName),
-            "email": detail(user.email),
-            "sport": .string(sport),
-            "teamGender": .string(gender),
-            "gradYear": .int(Int64(gradYear)),
-            "level": .string(level),
-            "position": .string(position),
-            "aiTone": .string(tone),
-            "seasonGoals": .array(rules.seasonGoals(answers.seasonGoals)),
-            "onboardingCompleted": true,
-            "createdAt": .string(Timestamp.string(context.now)),
-        ]
-        let team: JSONValue = [
-            "hsTeamName": .string(hsTeamName),
-            "hsCity": .string(hsCity),
-            "hsState": .string(hsState),
-            "hasClubTeam": .bool(answers.hasClubTeam),
-            "clubTeamName": answers.clubTeamName.map(JSONValue.string) ?? .null,
-            "clubCity": answers.clubCity.map(JSONValue.string) ?? .null,
-            "clubState": answers.clubState.map(JSONValue.string) ?? .null,
+        let profile = AthleteProfile(
+            id: UUID().uuidString, userId: context.userId,
+            firstName: detail(user.firstName), lastName: detail(user.lastName), email: detail(user.email),
+            sport: sport, teamGender: gender, gradYear: gradYear, level: level, position: position, aiTone: tone,
+            seasonGoals: rules.seasonGoals(answers.seasonGoals), onboardingCompleted: true, createdAt: context.now)
+        let team = TeamInfo(
+            hsTeamName: hsTeamName, hsCity: hsCity, hsState: hsState, hasClubTeam: answers.hasClubTeam,
+            clubTeamName: answers.clubTeamName, clubCity: answers.clubCity, clubState: answers.clubState)
+        let records = [
+            AthleteProfile.recordName: try JSONValue(encoding: profile),
+            TeamInfo.recordName: try JSONValue(encoding: team),
         ]
         log.reviewCompleted(userId: context.userId)
         return CompletionResult(
-            records: ["profile": profile, "team": team],
+            records: records,
             message: "Welcome to StatLocker, \(context.displayName)!")
     }
 }

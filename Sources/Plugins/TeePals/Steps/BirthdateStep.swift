@@ -8,7 +8,7 @@ import PlatformCore
 /// Under 13 the session is rejected and the engine erases every answer. No log line carries the
 /// date.
 struct BirthdateStep: FlowStep {
-    let id = "birthdate"
+    let id = StepID.birthdate
     let kind = StepKind.question
     let logger: Logger
 
@@ -17,7 +17,7 @@ struct BirthdateStep: FlowStep {
     func fields(in context: StepContext) -> [FieldSpec] {
         [
             FieldSpec(
-                id: "birthdate", type: .date, label: "Birthday", placeholder: "YYYY-MM-DD",
+                id: FieldID.birthdate, type: .date, label: "Birthday", placeholder: "YYYY-MM-DD",
                 messages: [
                     .required: "Enter your birthday so we can confirm you're 13 or older.",
                     .invalidFormat: "Enter a real date written YYYY-MM-DD (year, month, day).",
@@ -37,14 +37,15 @@ struct BirthdateStep: FlowStep {
     func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
         guard let birthday = Self.birthday(in: values) else { return [] }
         if birthday < AgeCheck.earliestBirthday {
-            return [FieldError(field: "birthdate", code: .outOfRange, message: "Birthdays before 1900 aren't accepted. Please check the year.")]
+            return [FieldError(field: FieldID.birthdate, code: .outOfRange, message: "Birthdays before 1900 aren't accepted. Please check the year.")]
         }
         if CalendarDate(context.now) < birthday {
-            return [FieldError(field: "birthdate", code: .outOfRange, message: "Your birthday can't be in the future.")]
+            return [FieldError(field: FieldID.birthdate, code: .outOfRange, message: "Your birthday can't be in the future.")]
         }
         return []
     }
 
+    /// The answer kept: a `PrivateProfile`'s two keys, which completion copies into `profile_private`.
     func stored(_ values: [String: JSONValue], in context: StepContext) -> [String: JSONValue] {
         let verified = Self.birthday(in: values).map { AgeCheck.isOldEnough(bornOn: $0, on: CalendarDate(context.now)) } ?? false
         return ["ageVerified": .bool(verified), "ageVerifiedAt": .string(Timestamp.string(context.now))]
@@ -62,6 +63,6 @@ struct BirthdateStep: FlowStep {
     }
 
     static func birthday(in values: [String: JSONValue]) -> CalendarDate? {
-        values["birthdate"]?.stringValue.flatMap(CalendarDate.init)
+        values[FieldID.birthdate]?.stringValue.flatMap(CalendarDate.init)
     }
 }

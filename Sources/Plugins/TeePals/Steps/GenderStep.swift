@@ -2,7 +2,7 @@ import PlatformCore
 
 /// 3.4: "How do you identify?" — the last step; its button completes the setup.
 struct GenderStep: FlowStep {
-    let id = "gender"
+    let id = StepID.gender
     let kind = StepKind.question
 
     static let options = [
@@ -15,7 +15,7 @@ struct GenderStep: FlowStep {
     func fields(in context: StepContext) -> [FieldSpec] {
         [
             FieldSpec(
-                id: "gender", type: .choice, label: "Gender", options: Self.options,
+                id: FieldID.gender, type: .choice, label: "Gender", options: Self.options,
                 messages: [
                     .required: "Choose one of the options (\"Prefer not to say\" is fine).",
                     .notAnOption: "Choose one of the options (\"Prefer not to say\" is fine).",

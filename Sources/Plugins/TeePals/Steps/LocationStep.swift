@@ -2,13 +2,13 @@ import PlatformCore
 
 /// 3.3: "Where do you usually golf?" — a city chosen from `flow.search` results.
 struct LocationStep: FlowStep {
-    let id = "location"
+    let id = StepID.location
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
         [
             FieldSpec(
-                id: "location", type: .search, label: "City", placeholder: "Search for your city",
+                id: FieldID.location, type: .search, label: "City", placeholder: "Search for your city",
                 messages: [.required: "Choose the city where you usually golf."])
         ]
     }

@@ -2,7 +2,7 @@ import PlatformCore
 
 /// 3.1: "What should we call you?" — the name other golfers see.
 struct NicknameStep: FlowStep {
-    let id = "nickname"
+    let id = StepID.nickname
     let kind = StepKind.question
 
     static let minimumLength = 2
@@ -11,7 +11,7 @@ struct NicknameStep: FlowStep {
     func fields(in context: StepContext) -> [FieldSpec] {
         [
             FieldSpec(
-                id: "nickname", type: .text, label: "Nickname", placeholder: "Your nickname",
+                id: FieldID.nickname, type: .text, label: "Nickname", placeholder: "Your nickname",
                 minLength: Self.minimumLength, maxLength: Self.maximumLength, normalization: .collapsedSpaces,
                 messages: [
                     .required: "Enter a nickname so other golfers know what to call you.",
@@ -26,9 +26,9 @@ struct NicknameStep: FlowStep {
     }
 
     func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
-        guard let nickname = values["nickname"]?.stringValue, !NicknameCharacters.allowed(nickname) else { return [] }
+        guard let nickname = values[FieldID.nickname]?.stringValue, !NicknameCharacters.allowed(nickname) else { return [] }
         return [FieldError(
-            field: "nickname", code: .invalidFormat,
+            field: FieldID.nickname, code: .invalidFormat,
             message: "Your nickname can only use letters, numbers and spaces (no emoji or symbols).")]
     }
 }
