@@ -7,20 +7,21 @@ import Synchronization
 /// each contract method with a wire type or a `FlowError`; it knows nothing of JSON-RPC.
 public final class Platform: Sendable {
     public static let version = "0.1.0"
-    public static let protocolVersion = 1
+    public static let protocolVersion = 2
 
-    /// Plugins in registration order, by tenant id.
-    public let plugins: [any OnboardingPlugin]
+    /// The hosted tenants, in configuration order.
+    public let hosted: [HostedTenant]
     let tenants: [String: Tenant]
     let store: any SessionStore
     let clock: @Sendable () -> Date
     let newSessionID: @Sendable () -> String
     let logger: Logger
-    /// Each plugin's `prepare`, started on its tenant's first request and awaited by the others.
+    /// Each plugin type's `prepare`, started on the first request of one of its tenants.
     let preparations = Mutex<[String: Task<Void, Never>]>([:])
 
-    /// A registered plugin with its flows' engines, built once.
+    /// A hosted tenant with its flows' engines, built once.
     struct Tenant: Sendable {
+        let id: String
         let plugin: any OnboardingPlugin
         /// Flow ids in the plugin's order.
         let flowIDs: [String]
@@ -28,40 +29,56 @@ public final class Platform: Sendable {
         let validator: FieldValidator
 
         func engine(_ flow: String) throws(FlowError) -> FlowEngine {
-            guard let engine = engines[flow] else { throw .notFound("flow \(flow) of tenant \(plugin.id)") }
+            guard let engine = engines[flow] else { throw .notFound("flow \(flow) of tenant \(id)") }
             return engine
         }
     }
 
-    /// Registers the plugins. A definition error (two plugins on one tenant id, two flows with one
-    /// id, a field id used twice in a flow, progress or edges naming unknown steps) stops the
-    /// server at start-up rather than on some later request.
+    /// Hosts the tenants. A definition error (two tenants with one id, two flows with one id, a
+    /// field id used twice in a flow, progress or edges naming unknown steps) stops the server at
+    /// start-up rather than on some later request.
     public init(
-        plugins: [any OnboardingPlugin], store: any SessionStore,
+        tenants hosted: [HostedTenant], store: any SessionStore,
         clock: @escaping @Sendable () -> Date = { Date() },
         newSessionID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
         logger: Logger = Logger(label: "platformd")
     ) {
         var tenants: [String: Tenant] = [:]
-        for plugin in plugins {
-            precondition(tenants[plugin.id] == nil, "two plugins are registered as tenant \(plugin.id)")
+        for entry in hosted {
+            let plugin = entry.plugin
+            precondition(tenants[entry.id] == nil, "two tenants have the id \(entry.id)")
             let flows = plugin.flows
-            precondition(Set(flows.map(\.id)).count == flows.count, "tenant \(plugin.id) has two flows with one id")
-            let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: Date())
+            precondition(Set(flows.map(\.id)).count == flows.count, "tenant \(entry.id) has two flows with one id")
+            let context = StepContext(tenant: entry.id, displayName: plugin.defaultDisplayName, now: clock())
             let problems = flows.flatMap { $0.definitionProblems(context) }
-            precondition(problems.isEmpty, "tenant \(plugin.id): \(problems.joined(separator: "; "))")
-            tenants[plugin.id] = Tenant(
-                plugin: plugin, flowIDs: flows.map(\.id),
+            precondition(problems.isEmpty, "tenant \(entry.id): \(problems.joined(separator: "; "))")
+            tenants[entry.id] = Tenant(
+                id: entry.id, plugin: plugin, flowIDs: flows.map(\.id),
                 engines: Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowEngine(plugin: plugin, flow: $0)) }),
                 validator: plugin.validator)
         }
-        self.plugins = plugins
+        self.hosted = hosted
         self.tenants = tenants
         self.store = store
         self.clock = clock
         self.newSessionID = newSessionID
         self.logger = logger
     }
+
+    /// Hosts each plugin as one tenant under its own id (tests, and the version 1 set-up).
+    public convenience init(
+        plugins: [any OnboardingPlugin], store: any SessionStore,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        newSessionID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
+        logger: Logger = Logger(label: "platformd")
+    ) {
+        self.init(
+            tenants: plugins.map { HostedTenant(id: $0.id, pluginName: $0.name, plugin: $0) }, store: store,
+            clock: clock, newSessionID: newSessionID, logger: logger)
+    }
+
+    /// The tenants' ids, in configuration order.
+    public var tenantIDs: [String] { hosted.map(\.id) }
 
     // MARK: - lookups
 
@@ -73,14 +90,21 @@ public final class Platform: Sendable {
         return tenant
     }
 
+    /// The user a session belongs to, or nil when the tenant has no such session.
+    func owner(tenant: String, sessionId: String) async -> String? {
+        guard tenants[tenant] != nil else { return nil }
+        return try? await store.session(tenant: tenant, key: .id(sessionId))?.userId
+    }
+
     /// Waits until the plugin is prepared.
     func prepared(_ plugin: any OnboardingPlugin) async {
         await preparation(of: plugin).value
     }
 
     func preparation(of plugin: any OnboardingPlugin) -> Task<Void, Never> {
-        preparations.withLock { started in
-            if let task = started[plugin.id] { return task }
+        let kind = String(reflecting: type(of: plugin))
+        return preparations.withLock { started in
+            if let task = started[kind] { return task }
             let task = Task {
                 // A thread of its own: loading may take seconds and must not hold a pool thread.
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -90,7 +114,7 @@ public final class Platform: Sendable {
                     }.start()
                 }
             }
-            started[plugin.id] = task
+            started[kind] = task
             return task
         }
     }
@@ -114,10 +138,10 @@ public final class Platform: Sendable {
     public func info() -> PlatformInfo {
         PlatformInfo(
             version: Self.version, protocol: Self.protocolVersion,
-            tenants: plugins.map { plugin in
+            tenants: hosted.map { entry in
                 PlatformInfo.Tenant(
-                    tenant: plugin.id, plugin: plugin.name, version: plugin.version,
-                    flows: tenants[plugin.id]?.flowIDs ?? [])
+                    tenant: entry.id, plugin: entry.pluginName, version: entry.plugin.version,
+                    flows: tenants[entry.id]?.flowIDs ?? [])
             })
     }
 
@@ -248,7 +272,9 @@ public final class Platform: Sendable {
     public func describe(tenant: String, flow: String) throws(FlowError) -> FlowDescription {
         guard let registered = tenants[tenant] else { throw .notFound("tenant \(tenant)") }
         let engine = try registered.engine(flow)
-        return FlowDiagram(flow: engine.flow, plugin: engine.plugin).description
+        var description = FlowDiagram(flow: engine.flow, plugin: engine.plugin).description
+        description.tenant = tenant
+        return description
     }
 
     public func profile(tenant: String, userId: String) async throws(FlowError) -> Profile {

@@ -14,6 +14,8 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
     case profileUpdate = "profile.update"
     case gateCheck = "gate.check"
     case funnel = "analytics.funnel"
+    case login = "auth.login"
+    case userToken = "auth.userToken"
 
     public var summary: String {
         switch self {
@@ -30,6 +32,8 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .profileUpdate: "Changes fields the plugin declares editable after onboarding."
         case .gateCheck: "Whether the user may take an action, and what they still need."
         case .funnel: "The flow's funnel over the sessions started in [since, until)."
+        case .login: "Logs the connection in with a key's secret or a user token; it then acts as that principal."
+        case .userToken: "Mints a short-lived token that lets an app's client act for one user of one tenant."
         }
     }
 
@@ -42,6 +46,11 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         let flow = ("flow", false, Schema.string(description: "Default \"onboarding\"."))
         switch self {
         case .platformInfo, .discover: return []
+        case .login:
+            return [("key", false, Schema.string(description: "A key's secret (give key or token).")),
+                    ("token", false, Schema.string(description: "A user token from auth.userToken."))]
+        case .userToken:
+            return [tenant, userId, ("ttlSeconds", false, Schema.integer(minimum: 60, maximum: 86_400, description: "Default 3600."))]
         case .start: return [tenant, userId, flow, ("user", false, Schema.ref("UserDetails"))]
         case .get:
             return [tenant, ("sessionId", false, Schema.string(description: "Give sessionId, or userId (and flow).")),
@@ -76,6 +85,8 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .profileGet, .profileUpdate: "Profile"
         case .gateCheck: "GateDecision"
         case .funnel: "Funnel"
+        case .login: "LoginResult"
+        case .userToken: "UserToken"
         }
     }
 
@@ -88,6 +99,8 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .submit: [.notFound, .conflict, .validationFailed, .invalidState, .unavailable]
         case .back, .goto: [.notFound, .conflict, .invalidState, .unavailable]
         case .profileUpdate: [.notFound, .validationFailed, .unavailable]
+        case .login: [.unauthorized]
+        case .userToken: [.unauthorized, .notFound, .unavailable]
         }
     }
 }

@@ -144,6 +144,12 @@ enum Schema {
                     "tenant": ref("TenantId"), "plugin": string, "version": string, "flows": array(string),
                 ], required: ["tenant", "plugin", "flows"])),
             ], required: ["name", "version", "protocol", "tenants"]),
+            "Principal": object([
+                "kind": enumeration(Principal.Kind.allCases.map(\.rawValue)), "tenant": ref("TenantId"),
+                "userId": ref("UserId"), "expiresAt": timestamp,
+            ], required: ["kind"]),
+            "LoginResult": object(["principal": ref("Principal")], required: ["principal"]),
+            "UserToken": object(["token": string, "expiresAt": timestamp], required: ["token", "expiresAt"]),
             "OpenRPCDocument": object(["openrpc": string, "info": ["type": "object"], "methods": ["type": "array"]],
                                       required: ["openrpc", "info", "methods"], closed: false),
             "ErrorData": object([

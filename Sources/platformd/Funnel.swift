@@ -8,6 +8,7 @@ struct Funnel: AsyncParsableCommand {
         discussion: "The funnel covers the sessions started in [--since, --until), with everything that happened to them.")
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var tenantOptions: TenantOptions
     @Argument(help: "The tenant, e.g. aflfantasy.") var tenant: String
     @Option(help: "The flow id.") var flow = "onboarding"
     @Option(help: "Only sessions started at or after this ISO 8601 time (2026-11-01T00:00:00Z).") var since: String?
@@ -18,7 +19,7 @@ struct Funnel: AsyncParsableCommand {
         let logger = store.bootstrapLogging()
         let sinceDate = try since.map { try Self.parse($0, "--since") }
         let untilDate = try until.map { try Self.parse($0, "--until") }
-        let platform = try store.openPlatform(logger: logger)
+        let (platform, _) = try store.openPlatform(tenants: tenantOptions.load(), logger: logger)
         let result: Result<FunnelFigures.Result, FlowError>
         do {
             result = .success(try await platform.funnel(tenant: tenant, flow: flow, since: sinceDate, until: untilDate))

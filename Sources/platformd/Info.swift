@@ -5,10 +5,12 @@ import PlatformCore
 struct Info: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the tenants and their flows.")
 
+    @OptionGroup var tenantOptions: TenantOptions
+
     func run() async throws {
-        for plugin in RegisteredPlugins.all {
-            let flows = plugin.flows.map(\.id).joined(separator: ", ")
-            StandardOutput.writeLine("\(plugin.id)\t\(plugin.name) \(plugin.version)\tflows: \(flows)")
+        for tenant in tenantOptions.load() {
+            let flows = tenant.plugin.flows.map(\.id).joined(separator: ", ")
+            StandardOutput.writeLine("\(tenant.id)\t\(tenant.pluginName) \(tenant.plugin.version)\tflows: \(flows)")
         }
     }
 }
@@ -18,12 +20,13 @@ struct Describe: AsyncParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case json, mermaid }
 
+    @OptionGroup var tenantOptions: TenantOptions
     @Argument(help: "The tenant, e.g. statlocker.") var tenant: String
     @Option(help: "The flow id.") var flow = "onboarding"
     @Option(help: "json or mermaid.") var format: Format = .json
 
     func run() async throws {
-        let platform = Platform(plugins: RegisteredPlugins.all, store: try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath))
+        let platform = Platform(tenants: tenantOptions.load(), store: try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath))
         let description: FlowDescription
         switch Result(catching: { () throws(FlowError) in try platform.describe(tenant: tenant, flow: flow) }) {
         case .success(let value): description = value

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import PlatformCore
 
@@ -13,7 +14,7 @@ struct Platformd: AsyncParsableCommand {
             directory the server starts in; --db :memory: keeps nothing). See `platformd serve --help`.
             """,
         version: Platform.version,
-        subcommands: [Serve.self, Info.self, Describe.self, Funnel.self],
+        subcommands: [Serve.self, Info.self, Describe.self, Funnel.self, Keys.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -43,9 +44,39 @@ struct StoreOptions: ParsableArguments {
         return Logger(label: "platformd")
     }
 
-    func openPlatform(logger: Logger) throws -> Platform {
+    func openPlatform(tenants: [HostedTenant], logger: Logger) throws -> (Platform, SQLiteSessionStore) {
         let store = try SQLiteSessionStore(path: db)
-        return Platform(plugins: RegisteredPlugins.all, store: store, logger: logger)
+        return (Platform(tenants: tenants, store: store, logger: logger), store)
+    }
+}
+
+/// `--tenants FILE`: the tenants to host instead of the four defaults.
+struct TenantOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A tenants file (JSON) to host instead of the four default tenants; see Docs/operations.md.",
+            valueName: "file"))
+    var tenants: String?
+
+    /// The configured tenants; a file that cannot be used ends the process with exit code 78
+    /// (EX_CONFIG) and one stderr line naming the file, the tenant and the key.
+    func load() -> [HostedTenant] {
+        guard let tenants else { return RegisteredPlugins.defaultTenants }
+        let environment = ProcessInfo.processInfo.environment
+        do throws(ConfigurationError) {
+            guard let data = FileManager.default.contents(atPath: tenants) else {
+                throw ConfigurationError(file: tenants, tenant: nil, key: nil, reason: "cannot be read (missing, or not a readable file)")
+            }
+            if tenants.hasSuffix(".yaml") || tenants.hasSuffix(".yml") {
+                throw ConfigurationError(file: tenants, tenant: nil, key: nil, reason: "YAML is not supported yet; write the file as JSON")
+            }
+            return try TenantsConfiguration.parse(
+                Array(data), file: tenants, registrations: RegisteredPlugins.registrations, environment: environment)
+        } catch {
+            FileHandle.standardError.write(Data("platformd: \(error)\n".utf8))
+            Foundation.exit(78)
+        }
     }
 }
 

@@ -1,17 +1,26 @@
 import AFLFantasy
+import Foundation
 import AirFit
 import PlatformCore
 import StatLocker
 import TeePals
 
-/// The plugins this server hosts, one tenant each. A new app is one more line here.
+/// The plugins this server can host. A new app is one more line here; without a tenants file
+/// each is served as one tenant under its default id.
 enum RegisteredPlugins {
+    static let registrations: [PluginRegistration] = [
+        StatLockerPlugin.registration,
+        TeePalsPlugin.registration,
+        AirFitPlugin.registration,
+        AFLFantasyPlugin.registration,
+    ]
+
+    /// The default tenants: one per plugin, default settings (version 1's set-up).
     static var all: [any OnboardingPlugin] {
-        [
-            StatLockerPlugin(),
-            TeePalsPlugin(),
-            AirFitPlugin(),
-            AFLFantasyPlugin(),
-        ]
+        defaultTenants.map(\.plugin)
+    }
+
+    static var defaultTenants: [HostedTenant] {
+        TenantsConfiguration.defaults(registrations, environment: ProcessInfo.processInfo.environment)
     }
 }

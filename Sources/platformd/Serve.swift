@@ -24,6 +24,22 @@ struct Serve: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var tenantOptions: TenantOptions
+
+    enum AuthMode: String, ExpressibleByArgument, CaseIterable {
+        case required, none
+    }
+
+    @Option(name: .long, help: ArgumentHelp(
+        "required: every method but auth.login and rpc.discover needs a login; none: connections start as admin. Default: none on stdio and Unix sockets (mode 0600), required on TCP.",
+        valueName: "required|none"))
+    var auth: AuthMode?
+
+    @Option(name: .long, help: "Most connections open at once on a socket; more are closed at once.")
+    var maxConnections: Int = 1024
+
+    @Option(name: .long, help: ArgumentHelp("A socket connection that sends nothing for this long is closed.", valueName: "seconds"))
+    var idleTimeout: Int = 300
 
     @Flag(name: .long, help: "Serve on stdin/stdout (the default).")
     var stdio = false
@@ -46,6 +62,20 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--tcp takes [HOST:]PORT, e.g. 127.0.0.1:7070 or 7070")
         }
         if let unix, unix.isEmpty { throw ValidationError("--unix needs a path") }
+        guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+        guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+        if auth == AuthMode.none, let tcp, case .tcp(let host, _)? = SocketEndpoint.tcp(tcp), !Self.isLoopback(host) {
+            throw ValidationError("--auth none on \(host) would let anyone who reaches the port act as admin; use a loopback address or --auth required")
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The auth mode in force: the flag, else the transport's default.
+    var authMode: AuthMode {
+        auth ?? (tcp != nil ? .required : AuthMode.none)
     }
 
     func run() async throws {
@@ -59,18 +89,23 @@ struct Serve: AsyncParsableCommand {
         // group's own; asking a group that is already stopping again changes nothing.
         let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let logger = store.bootstrapLogging()
-        let platform = try store.openPlatform(logger: logger)
-        let server = platform.rpcServer()
-        let tenants = platform.plugins.map(\.id).joined(separator: ", ")
+        let hosted = tenantOptions.load()
+        let (platform, database) = try store.openPlatform(tenants: hosted, logger: logger)
+        let server = platform.rpcServer(credentials: Credentials(store: database))
+        let tenants = platform.tenantIDs.joined(separator: ", ")
         let transport: any Service
         let name: String
+        let mode = authMode
         if let endpoint = unix.map({ SocketEndpoint.unix(path: $0) }) ?? tcp.flatMap(SocketEndpoint.tcp) {
-            logger.info("serving \(tenants), database \(store.db)")
-            transport = SocketTransport(server: server, endpoint: endpoint, maxLineBytes: maxLineBytes, logger: logger)
+            logger.info("serving \(tenants), database \(store.db), auth \(mode.rawValue)")
+            let limits = SocketTransport.Limits(
+                maxLineBytes: maxLineBytes, maxConnections: maxConnections, idleTimeout: .seconds(Int64(idleTimeout)))
+            transport = SocketTransport(
+                server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, logger: logger)
             name = endpoint.description
         } else {
-            logger.info("serving \(tenants) on stdio, database \(store.db)")
-            transport = StdioTransport(server: server, maxLineBytes: maxLineBytes, logger: logger)
+            logger.info("serving \(tenants) on stdio, database \(store.db), auth \(mode.rawValue)")
+            transport = StdioTransport(server: server, maxLineBytes: maxLineBytes, requireLogin: mode == .required, logger: logger)
             name = "stdio"
         }
         // SIGTERM or SIGINT shuts the transport down gracefully (it answers what was sent, then

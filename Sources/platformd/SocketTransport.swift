@@ -46,8 +46,24 @@ enum SocketEndpoint: Sendable, CustomStringConvertible {
 struct SocketTransport: Service {
     let server: RPCServer
     let endpoint: SocketEndpoint
-    let maxLineBytes: Int
+    let limits: Limits
+    /// Whether connections start logged out (TCP's default) or as admin.
+    let requireLogin: Bool
     let logger: Logger
+
+    /// What one host allows its clients.
+    struct Limits: Sendable {
+        var maxLineBytes = 1 << 20
+        /// Connections beyond this many are closed as soon as they are accepted.
+        var maxConnections = 1024
+        /// A connection that sends nothing for this long is closed.
+        var idleTimeout: TimeAmount = .seconds(300)
+    }
+
+    var maxLineBytes: Int { limits.maxLineBytes }
+
+    /// Connections waiting to be accepted; a burst of connects queues instead of being refused.
+    static let backlog: Int32 = 4096
 
     /// How long a stop waits for bytes already on their way before closing connections' input.
     static let stopGrace = TimeAmount.milliseconds(200)
@@ -62,10 +78,14 @@ struct SocketTransport: Service {
         if case .unix(let path) = endpoint { try await UnixSocketFile.prepare(path) }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: Self.backlog)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
         let limit = maxLineBytes
+        let idle = limits.idleTimeout
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle))
+                try channel.pipeline.syncOperations.addHandler(CloseWhenIdle())
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limit)))
                 let async = try NIOAsyncChannel<LineFramer.Frame, ByteBuffer>(wrappingChannelSynchronously: channel)
                 return Connection(channel: channel, async: async)
@@ -74,6 +94,9 @@ struct SocketTransport: Service {
         let listener: NIOAsyncChannel<Connection, Never>
         switch endpoint {
         case .unix(let path):
+            // Created 0600: with no login needed by default, only this user may connect.
+            let previous = umask(0o177)
+            defer { umask(previous) }
             listener = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
         case .tcp(let host, let port):
             listener = try await bootstrap.bind(host: host, port: port, childChannelInitializer: initializer)
@@ -119,13 +142,21 @@ struct SocketTransport: Service {
         defer { registry.remove(id) }
         do {
             try await connection.async.executeThenClose { inbound, _ in
-                guard registry.add(id, connection.channel) else { return }
+                switch registry.add(id, connection.channel, limit: limits.maxConnections) {
+                case .added: break
+                case .stopping: return
+                case .full(let open):
+                    logger.notice("refused a connection: \(open) are open, the limit (--max-connections)")
+                    return
+                }
+                let label = "\(UInt(bitPattern: id.hashValue) % 1_000_000)"
+                let state = requireLogin ? ConnectionState(nil, label: label) : .trusted(label)
                 for try await frame in inbound {
                     let reply: JSONValue?
                     switch frame {
                     case .line(let line):
-                        logger.trace("handling a \(line.count)-byte line", metadata: ["connection": "\(id.hashValue)"])
-                        reply = await server.reply(to: line)
+                        logger.trace("handling a \(line.count)-byte line", metadata: ["connection": "\(label)"])
+                        reply = await server.reply(to: line, connection: state)
                     case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
                     }
                     if let reply {
@@ -157,12 +188,19 @@ final class ConnectionRegistry: Sendable {
 
     private let state = Mutex(State())
 
-    /// Registers a connection; false once stopping (it should end at once).
-    func add(_ id: ObjectIdentifier, _ channel: any Channel) -> Bool {
+    enum Admission {
+        case added, stopping
+        /// Refused: this many are open already.
+        case full(Int)
+    }
+
+    /// Registers a connection unless the server is stopping or `limit` are open already.
+    func add(_ id: ObjectIdentifier, _ channel: any Channel, limit: Int) -> Admission {
         state.withLock { state in
-            guard !state.stopping else { return false }
+            guard !state.stopping else { return .stopping }
+            guard state.open.count < limit else { return .full(state.open.count) }
             state.open[id] = channel
-            return true
+            return .added
         }
     }
 
@@ -176,6 +214,20 @@ final class ConnectionRegistry: Sendable {
             state.stopping = true
             return Array(state.open.values)
         }
+    }
+}
+
+/// Closes a connection that has sent nothing for the idle timeout.
+final class CloseWhenIdle: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 }
 

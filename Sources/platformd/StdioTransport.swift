@@ -15,9 +15,12 @@ import Darwin
 struct StdioTransport: Service {
     let server: RPCServer
     let maxLineBytes: Int
+    /// With `--auth required` even the parent process must log in; by default it is trusted (admin).
+    var requireLogin = false
     let logger: Logger
 
     func run() async {
+        let connection = requireLogin ? ConnectionState(nil, label: "stdio") : .trusted("stdio")
         let (frames, continuation) = AsyncStream<LineFramer.Frame>.makeStream()
         // A stop wakes the reader through this pipe, so it can take what was already sent first.
         var wake: [Int32] = [0, 0]
@@ -78,7 +81,7 @@ struct StdioTransport: Service {
                 defer { room.signal() }
                 let reply: JSONValue?
                 switch frame {
-                case .line(let line): reply = await server.reply(to: line)
+                case .line(let line): reply = await server.reply(to: line, connection: connection)
                 case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
                 }
                 if let reply, !StandardOutput.writeLine(reply.serializedBytes()) {

@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+@testable import platformd
 import Testing
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ struct StdioTests {
 
     // MARK: - platform.info
 
-    @Test func platformInfoListsTheFourTenantsInOrder() async throws {
+    @Test func platformInfoListsTheDefaultTenantsInRegistrationOrder() async throws {
         try await PlatformdProcess.withServer { server in
             let reply = try await server.call("platform.info", id: 1)
             #expect(reply["jsonrpc"] == "2.0")
@@ -27,11 +28,11 @@ struct StdioTests {
             #expect(reply["error"] == nil)
             let result = try #require(reply["result"])
             #expect(result["name"] == "platformd")
-            #expect(result["protocol"]?.intValue == 1)
+            #expect(result["protocol"]?.intValue == 2)
             #expect(result["version"]?.stringValue?.isEmpty == false)
             let tenants = try #require(result["tenants"]?.arrayValue)
-            #expect(tenants.map { $0["tenant"]?.stringValue } == ["statlocker", "teepals", "airfit", "aflfantasy"])
-            #expect(tenants.map { $0["plugin"]?.stringValue } == ["StatLocker", "TeePals", "AirFit", "AFL Fantasy"])
+            #expect(tenants.map { $0["tenant"]?.stringValue } == RegisteredPlugins.registrations.map(\.defaultTenant))
+            #expect(tenants.map { $0["plugin"]?.stringValue } == RegisteredPlugins.registrations.map(\.name))
             for tenant in tenants {
                 #expect(tenant["flows"] == ["onboarding"], "tenant \(tenant["tenant"]?.stringValue ?? "?")")
             }

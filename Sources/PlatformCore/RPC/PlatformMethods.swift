@@ -6,7 +6,7 @@ extension Platform {
     public var methods: [String: RPCServer.Method] {
         let table: [PlatformMethod: RPCServer.Method] = [
             .platformInfo: answer { _ in self.info() },
-            .discover: answer { _ in OpenRPCDocument(version: Self.version) },
+            .discover: answer { _ in Self.discovery },
             .start: answer { params in
                 let user = try params.optionalObject("user").map { details throws(RPCError) -> UserDetails in
                     for key in ["firstName", "lastName", "email", "displayName"] {
@@ -18,10 +18,7 @@ extension Platform {
                         firstName: details["firstName"]?.stringValue, lastName: details["lastName"]?.stringValue,
                         email: details["email"]?.stringValue, displayName: details["displayName"]?.stringValue)
                 }
-                let userId = try params.string("userId")
-                guard !userId.trimmingCharacters(in: .whitespaces).isEmpty else {
-                    throw RPCError.invalidParams("userId", "userId must not be empty")
-                }
+                let userId = try params.userId()
                 return try await self.start(
                     tenant: params.string("tenant"), userId: userId,
                     flow: params.optionalString("flow") ?? "onboarding", user: user)
@@ -97,6 +94,9 @@ extension Platform {
         return Dictionary(uniqueKeysWithValues: table.map { ($0.key.rawValue, $0.value) })
     }
 
+    /// Built once: the document only depends on this build.
+    static let discovery = OpenRPCDocument(version: version)
+
     /// A method whose platform call answers with a wire type or throws the domain's error.
     func answer<Result: Encodable & SendableMetatype>(_ call: @escaping @Sendable (RPCParams) async throws -> Result) -> RPCServer.Method {
         { params in
@@ -114,6 +114,17 @@ extension Platform {
         }
     }
 
+    /// The method table behind access control: logins, user tokens, the principals' rules and
+    /// the tenants' rate limits. Without a credential store (`nil`), logins are refused.
+    public func rpcServer(credentials: Credentials?) -> RPCServer {
+        let access = AccessControl(platform: self, credentials: credentials, logger: logger)
+        var table = methods
+        table[PlatformMethod.login.rawValue] = answer { params in try await access.login(params) }
+        table[PlatformMethod.userToken.rawValue] = answer { params in try await access.userToken(params) }
+        return RPCServer(methods: table, access: access, logger: logger)
+    }
+
+    /// The method table with no access control, as every connection were admin (tests).
     public func rpcServer() -> RPCServer {
         RPCServer(methods: methods, logger: logger)
     }

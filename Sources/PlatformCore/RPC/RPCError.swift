@@ -55,6 +55,12 @@ public struct RPCError: Error, Sendable, Hashable {
     public static func internalError(_ detail: String) -> RPCError {
         RPCError(.internalError, detail: detail)
     }
+    public static func unauthorized(_ reason: String) -> RPCError {
+        RPCError(.unauthorized, reason)
+    }
+    public static func rateLimited(retryAfterMs: Int) -> RPCError {
+        RPCError(.rateLimited, "the tenant is over its request rate; retry later", data: .init(retryAfterMs: retryAfterMs))
+    }
     public static func payloadTooLarge(limit: Int) -> RPCError {
         RPCError(.payloadTooLarge, "a message may be at most \(limit) bytes")
     }

@@ -1,9 +1,24 @@
+import Foundation
+
 /// A request's named parameters, read with the contract's -32602 errors.
 public struct RPCParams: Sendable {
     public let object: [String: JSONValue]
+    /// The connection the request came on (for `auth.login`).
+    public let connection: ConnectionState?
 
-    public init(_ object: [String: JSONValue]) {
+    public init(_ object: [String: JSONValue], connection: ConnectionState? = nil) {
         self.object = object
+        self.connection = connection
+    }
+
+    /// `userId`: 1-256 characters, not blank.
+    public func userId() throws(RPCError) -> String {
+        let userId = try string("userId")
+        guard !userId.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw .invalidParams("userId", "userId must not be empty")
+        }
+        guard userId.count <= 256 else { throw .invalidParams("userId", "userId must be at most 256 characters") }
+        return userId
     }
 
     /// A present, non-null value; null counts as absent.

@@ -6,16 +6,20 @@ public struct RPCServer: Sendable {
     public typealias Method = @Sendable (RPCParams) async throws -> JSONValue
 
     let methods: [String: Method]
+    let access: AccessControl?
     let logger: Logger
 
-    public init(methods: [String: Method], logger: Logger) {
+    public init(methods: [String: Method], access: AccessControl? = nil, logger: Logger) {
         self.methods = methods
+        self.access = access
         self.logger = logger
     }
 
     /// The reply to one line, without its newline; nil when nothing is to be sent
     /// (a blank line, a notification, a batch of notifications).
-    public func reply<Line: Collection>(to line: Line) async -> JSONValue? where Line.Element == UInt8 {
+    public func reply<Line: Collection>(
+        to line: Line, connection: ConnectionState = .trusted("local")
+    ) async -> JSONValue? where Line.Element == UInt8 {
         guard line.contains(where: { !Self.isBlank($0) }) else { return nil }
         let message: JSONValue
         do {
@@ -23,11 +27,11 @@ public struct RPCServer: Sendable {
         } catch {
             return Self.errorResponse(.parseError(error.description), id: .null)
         }
-        guard case .array(let batch) = message else { return await handle(message) }
+        guard case .array(let batch) = message else { return await handle(message, connection: connection) }
         guard !batch.isEmpty else { return Self.errorResponse(.invalidRequest, id: .null) }
         var replies: [JSONValue] = []
         for item in batch {
-            if let reply = await handle(item) { replies.append(reply) }
+            if let reply = await handle(item, connection: connection) { replies.append(reply) }
         }
         guard !replies.isEmpty else { return Optional.none }
         return .array(replies)
@@ -42,7 +46,7 @@ public struct RPCServer: Sendable {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    func handle(_ message: JSONValue) async -> JSONValue? {
+    func handle(_ message: JSONValue, connection: ConnectionState) async -> JSONValue? {
         guard let request = message.objectValue,
               request["jsonrpc"] == "2.0",
               let method = request["method"]?.stringValue,
@@ -60,7 +64,8 @@ public struct RPCServer: Sendable {
             guard let params = given.map({ $0.objectValue }) ?? [:] else {
                 throw RPCError.invalidParams("params", "params must be an object of named parameters")
             }
-            result = try await handler(RPCParams(params))
+            try await access?.admit(method, params, connection: connection)
+            result = try await handler(RPCParams(params, connection: connection))
         } catch let error as RPCError {
             if let detail = error.detail { logger.error("\(method) failed: \(detail)") }
             return id.map { Self.errorResponse(error, id: $0) }

@@ -106,6 +106,7 @@ public final class SQLiteSessionStore: SessionStore {
                 CREATE INDEX events_by_session ON events (session_id, id);
                 """)
         }
+        registerCredentialTables(&migrator)
         return migrator
     }
 

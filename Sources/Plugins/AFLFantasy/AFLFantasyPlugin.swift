@@ -21,6 +21,18 @@ public struct AFLFantasyPlugin: OnboardingPlugin {
     ///   - validator: checks the Team ID on the `validation` step; the default checks its form offline.
     ///   - validationTimeout: how long `validation` waits for the validator before accepting the
     ///     Team ID on its form (the fallback, marked `teamValidation: "fallback"` in the account).
+    /// How a host registers AFL Fantasy, with its settings.
+    public static let registration = PluginRegistration(
+        name: "AFLFantasy", defaultTenant: "aflfantasy",
+        settings: [
+            SettingDeclaration(
+                "validationTimeoutSeconds", .integer(1...60), default: 10,
+                help: "how long the Team ID check may take before the offline rule decides"),
+        ],
+        make: { settings in
+            AFLFantasyPlugin(validationTimeout: .seconds(settings.integer("validationTimeoutSeconds") ?? 10))
+        })
+
     public init(validator: any TeamValidator = OfflineTeamValidator(), validationTimeout: Duration = .seconds(10)) {
         self.validator = validator
         self.validationTimeout = validationTimeout

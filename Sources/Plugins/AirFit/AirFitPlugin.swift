@@ -21,6 +21,38 @@ public struct AirFitPlugin: OnboardingPlugin {
         self.init(environment: ProcessInfo.processInfo.environment)
     }
 
+    /// How a host registers AirFit. The goal analyzer is set per tenant; its API key is read from
+    /// the environment variable the file names, never from the file. Without `analyzerUrl` the
+    /// process environment's `AIRFIT_ANALYZER_*` variables apply, as in version 1.
+    public static let registration = PluginRegistration(
+        name: "AirFit", defaultTenant: "airfit",
+        settings: [
+            SettingDeclaration("analyzerUrl", .url, help: "base URL of an OpenAI-compatible chat completions API for goal analysis"),
+            SettingDeclaration("analyzerModel", .string(maxLength: 200), help: "the model name sent to analyzerUrl (required with it)"),
+            SettingDeclaration("analyzerApiKeyEnv", .environmentVariable, help: "the environment variable that holds analyzerUrl's API key"),
+            SettingDeclaration("analysisTimeoutSeconds", .integer(1...60), default: 8, help: "how long goal analysis may take before the offline analyzer's result is used"),
+        ],
+        check: { settings in
+            settings.string("analyzerUrl") != nil && settings.string("analyzerModel") == nil
+                ? SettingProblem(key: "analyzerModel", reason: "is required when analyzerUrl is set") : nil
+        },
+        make: { settings in
+            guard let url = settings.string("analyzerUrl") else {
+                var environment = settings.environment
+                if environment[GoalAnalyzerSetup.timeoutVariable] == nil, let seconds = settings.integer("analysisTimeoutSeconds") {
+                    environment[GoalAnalyzerSetup.timeoutVariable] = String(seconds)
+                }
+                return AirFitPlugin(environment: environment)
+            }
+            var environment: [String: String] = [
+                GoalAnalyzerSetup.urlVariable: url,
+                GoalAnalyzerSetup.modelVariable: settings.string("analyzerModel") ?? "",
+                GoalAnalyzerSetup.timeoutVariable: String(settings.integer("analysisTimeoutSeconds") ?? 8),
+            ]
+            environment[GoalAnalyzerSetup.apiKeyVariable] = settings.secret(named: "analyzerApiKeyEnv")
+            return AirFitPlugin(environment: environment)
+        })
+
     public init(environment: [String: String], logger: Logger = Logger(label: "AirFit")) {
         let setup = GoalAnalyzerSetup(environment: environment)
         if let problem = setup.problem {

@@ -13,6 +13,10 @@ public struct StatLockerPlugin: OnboardingPlugin {
     let rules: SeasonGoalRules
 
     /// `logger` receives the seed's `[StatLocker][Onboarding]` debug lines.
+    /// How a host registers StatLocker. It has no settings: clubs differ by tenant id only.
+    public static let registration = PluginRegistration(
+        name: "StatLocker", defaultTenant: "statlocker", make: { _ in StatLockerPlugin() })
+
     public init(logger: Logger = Logger(label: "StatLocker")) {
         self.init(logger: logger, library: .shared)
     }

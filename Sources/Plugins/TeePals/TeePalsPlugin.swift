@@ -12,14 +12,27 @@ public struct TeePalsPlugin: OnboardingPlugin {
     public let version = "1.0.0"
     public let defaultDisplayName = "Golfer"
     let logger: Logger
+    /// The age below which a session is rejected (the `minimumAge` setting, 13-21).
+    public let minimumAge: Int
 
     /// `logger` receives the plugin's log lines (tests pass one that records them).
-    public init(logger: Logger = Logger(label: "TeePals")) {
+    public init(minimumAge: Int = AgeCheck.defaultMinimumAge, logger: Logger = Logger(label: "TeePals")) {
+        self.minimumAge = minimumAge
         self.logger = logger
     }
 
+    /// How a host registers TeePals, with the settings a tenants file may give.
+    public static let registration = PluginRegistration(
+        name: "TeePals", defaultTenant: "teepals",
+        settings: [
+            SettingDeclaration(
+                "minimumAge", .integer(13...21), default: 13,
+                help: "the age below which the birthdate step rejects the session and erases its answers"),
+        ],
+        make: { settings in TeePalsPlugin(minimumAge: settings.integer("minimumAge") ?? AgeCheck.defaultMinimumAge) })
+
     public var flows: [Flow] {
-        let steps: [any FlowStep] = [NicknameStep(), BirthdateStep(logger: logger), LocationStep(), GenderStep()]
+        let steps: [any FlowStep] = [NicknameStep(), BirthdateStep(logger: logger, minimumAge: minimumAge), LocationStep(), GenderStep()]
         return [
             Flow(
                 steps: steps, resumePolicy: .firstMissingAnswer,

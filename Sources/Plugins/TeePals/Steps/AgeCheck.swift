@@ -1,8 +1,9 @@
 import PlatformCore
 
 /// Age verification: whole years in UTC between a birthday and today.
-enum AgeCheck {
-    static let minimumAge = 13
+public enum AgeCheck {
+    /// The contract's default; a tenant may ask for more (`minimumAge`, 13-21).
+    public static let defaultMinimumAge = 13
     static let earliestBirthday = CalendarDate(year: 1900, month: 1, day: 1)!
 
     /// Completed years on `today`. A 29 February birthday falls on 1 March in common years.
@@ -13,7 +14,7 @@ enum AgeCheck {
         return (today.month, today.day) < anniversary ? years - 1 : years
     }
 
-    static func isOldEnough(bornOn birthday: CalendarDate, on today: CalendarDate) -> Bool {
+    static func isOldEnough(bornOn birthday: CalendarDate, on today: CalendarDate, minimumAge: Int = defaultMinimumAge) -> Bool {
         age(bornOn: birthday, on: today) >= minimumAge
     }
 }

@@ -5,21 +5,23 @@ import PlatformCore
 ///
 /// The birthdate itself is never kept: `stored` keeps the fact of verification and its time, so
 /// the field shows no value when the person comes back, and the step still counts as answered.
-/// Under 13 the session is rejected and the engine erases every answer. No log line carries the
+/// Under the minimum age (13 unless the tenant sets `minimumAge`) the session is rejected and the engine erases every answer. No log line carries the
 /// date.
 struct BirthdateStep: FlowStep {
     let id = StepID.birthdate
     let kind = StepKind.question
     let logger: Logger
+    /// The tenant's `minimumAge` setting.
+    var minimumAge = AgeCheck.defaultMinimumAge
 
-    static let rejection = Rejection(code: "underage", message: "You must be 13+ to use TeePals")
+    var rejection: Rejection { Rejection(code: "underage", message: "You must be \(minimumAge)+ to use TeePals") }
 
     func fields(in context: StepContext) -> [FieldSpec] {
         [
             FieldSpec(
                 id: FieldID.birthdate, type: .date, label: "Birthday", placeholder: "YYYY-MM-DD",
                 messages: [
-                    .required: "Enter your birthday so we can confirm you're 13 or older.",
+                    .required: "Enter your birthday so we can confirm you're \(minimumAge) or older.",
                     .invalidFormat: "Enter a real date written YYYY-MM-DD (year, month, day).",
                 ],
                 // Bounds for the client's date picker.
@@ -31,7 +33,7 @@ struct BirthdateStep: FlowStep {
     func copy(in context: StepContext) -> StepCopy {
         StepCopy(
             title: "When's your birthday?", helper: "We keep this private (age verification only)",
-            content: ["minimumAge": .int(Int64(AgeCheck.minimumAge))])
+            content: ["minimumAge": .int(Int64(minimumAge))])
     }
 
     func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
@@ -47,19 +49,19 @@ struct BirthdateStep: FlowStep {
 
     /// The answer kept: a `PrivateProfile`'s two keys, which completion copies into `profile_private`.
     func stored(_ values: [String: JSONValue], in context: StepContext) -> [String: JSONValue] {
-        let verified = Self.birthday(in: values).map { AgeCheck.isOldEnough(bornOn: $0, on: CalendarDate(context.now)) } ?? false
+        let verified = Self.birthday(in: values).map { AgeCheck.isOldEnough(bornOn: $0, on: CalendarDate(context.now), minimumAge: minimumAge) } ?? false
         return ["ageVerified": .bool(verified), "ageVerifiedAt": .string(Timestamp.string(context.now))]
     }
 
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
         // Resuming replays saved answers, which hold no date: the step was passed already.
         guard let birthday = Self.birthday(in: values) else { return .next }
-        if AgeCheck.isOldEnough(bornOn: birthday, on: CalendarDate(context.now)) {
+        if AgeCheck.isOldEnough(bornOn: birthday, on: CalendarDate(context.now), minimumAge: minimumAge) {
             logger.info("age verified", metadata: ["tenant": "\(context.tenant)"])
             return .next
         }
         logger.notice("under the minimum age: session rejected, answers erased", metadata: ["tenant": "\(context.tenant)"])
-        return .reject(Self.rejection)
+        return .reject(rejection)
     }
 
     static func birthday(in values: [String: JSONValue]) -> CalendarDate? {

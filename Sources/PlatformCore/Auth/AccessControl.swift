@@ -1,0 +1,190 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The one place that decides whether a request may run: who the connection is (the contract's
+/// principals), what that principal may do, and whether its tenant is over its rate limit.
+/// Methods themselves never check access.
+public struct AccessControl: Sendable {
+    let platform: Platform
+    let credentials: Credentials?
+    let limiter: RateLimiter
+    let logger: Logger
+
+    public init(platform: Platform, credentials: Credentials?, logger: Logger) {
+        self.platform = platform
+        self.credentials = credentials
+        self.limiter = RateLimiter(limits: Dictionary(platform.hosted.compactMap { tenant in tenant.limits.map { (tenant.id, $0) } },
+                                                      uniquingKeysWith: { first, _ in first }), clock: platform.clock)
+        self.logger = logger
+    }
+
+    /// Methods anyone may call, logged in or not.
+    static let open: Set<String> = [PlatformMethod.login.rawValue, PlatformMethod.discover.rawValue]
+    /// What a user token may call, for its own tenant and user only.
+    static let userMethods: Set<String> = [
+        "flow.start", "flow.get", "flow.submit", "flow.back", "flow.goto", "flow.search", "flow.describe",
+        "profile.get", "profile.update", "gate.check",
+    ]
+
+    /// Throws the contract's refusal (-32001, -32002 for another user's session, -32007) or returns.
+    func admit(_ method: String, _ params: [String: JSONValue], connection: ConnectionState) async throws(RPCError) {
+        if Self.open.contains(method) { return }
+        guard let login = connection.login else {
+            throw refuse(connection, method, "this method needs a login: call auth.login with a key or a user token")
+        }
+        try await stillValid(login, connection: connection, method: method)
+        let tenant = params["tenant"]?.stringValue
+        let principal = login.principal
+        switch principal.kind {
+        case .admin:
+            break
+        case .tenant:
+            if let tenant, tenant != principal.tenant {
+                throw refuse(connection, method, "this key acts for tenant \(principal.tenant ?? "?") only")
+            }
+        case .user:
+            guard Self.userMethods.contains(method) else {
+                throw refuse(connection, method, "a user token may not call \(method)")
+            }
+            if let tenant, tenant != principal.tenant {
+                throw refuse(connection, method, "this token acts for tenant \(principal.tenant ?? "?") only")
+            }
+            if let userId = params["userId"]?.stringValue, userId != principal.userId {
+                throw refuse(connection, method, "this token acts for its own user only")
+            }
+            if let tenant, let sessionId = params["sessionId"]?.stringValue,
+               let owner = await platform.owner(tenant: tenant, sessionId: sessionId), owner != principal.userId {
+                // Another user's session is "not found", as if it did not exist.
+                logger.info("refused: another user's session", metadata: ["connection": "\(connection.label)", "method": "\(method)"])
+                throw RPCError(FlowError.notFound("session \(sessionId)"))
+            }
+        }
+        if let tenant, let wait = limiter.take(tenant) {
+            logger.info("refused: tenant over its rate limit", metadata: ["tenant": "\(tenant)", "method": "\(method)"])
+            throw RPCError.rateLimited(retryAfterMs: wait)
+        }
+    }
+
+    /// A key revoked or a token expired since the login stops working from the next request on.
+    func stillValid(_ login: ConnectionState.Login, connection: ConnectionState, method: String) async throws(RPCError) {
+        if let expires = login.expiresAt, expires <= platform.clock() {
+            connection.login = nil
+            throw refuse(connection, method, "the user token has expired: log in again")
+        }
+        if let keyID = login.keyID, let credentials {
+            let active: Bool
+            do {
+                active = try await credentials.isActive(keyID: keyID)
+            } catch {
+                throw RPCError(FlowError.unavailable("checking key \(keyID): \(error)"))
+            }
+            if !active {
+                connection.login = nil
+                throw refuse(connection, method, "the key was revoked")
+            }
+        }
+    }
+
+    func refuse(_ connection: ConnectionState, _ method: String, _ reason: String) -> RPCError {
+        logger.info("refused: \(reason)", metadata: ["connection": "\(connection.label)", "method": "\(method)"])
+        return RPCError.unauthorized(reason)
+    }
+
+    // MARK: - auth methods
+
+    func login(_ params: RPCParams) async throws(RPCError) -> LoginResult {
+        guard let credentials else { throw RPCError.unauthorized("this server has no key store") }
+        guard let connection = params.connection else { throw RPCError.unauthorized("no connection to log in") }
+        let key = try params.optionalString("key")
+        let token = try params.optionalString("token")
+        let login: ConnectionState.Login
+        do {
+            if let key, token == nil {
+                switch try await credentials.key(secret: key) {
+                case .success(let stored):
+                    let principal = stored.tenant.map { Principal(kind: .tenant, tenant: $0) } ?? .admin
+                    login = .init(principal: principal, keyID: stored.id)
+                case .failure(let refusal):
+                    throw refuse(connection, "auth.login", "login with a key failed: \(refusal.reason)")
+                }
+            } else if let token, key == nil {
+                switch try await credentials.token(token) {
+                case .success(let stored):
+                    login = .init(
+                        principal: Principal(kind: .user, tenant: stored.tenant, userId: stored.userId,
+                                             expiresAt: Timestamp.string(stored.expiresAt)),
+                        expiresAt: stored.expiresAt)
+                case .failure(let refusal):
+                    throw refuse(connection, "auth.login", "login with a token failed: \(refusal.reason)")
+                }
+            } else {
+                throw RPCError.invalidParams(key == nil ? "key" : "token", "give either key or token")
+            }
+        } catch let error as RPCError {
+            throw error
+        } catch {
+            throw RPCError(FlowError.unavailable("login: \(error)"))
+        }
+        connection.login = login
+        var metadata: Logger.Metadata = ["connection": "\(connection.label)", "kind": "\(login.principal.kind.rawValue)"]
+        if let tenant = login.principal.tenant { metadata["tenant"] = "\(tenant)" }
+        if let keyID = login.keyID { metadata["key"] = "\(keyID)" }
+        if let userId = login.principal.userId { metadata["user"] = "\(userId)" }
+        logger.info("login", metadata: metadata)
+        return LoginResult(principal: login.principal)
+    }
+
+    func userToken(_ params: RPCParams) async throws(RPCError) -> UserToken {
+        guard let credentials else { throw RPCError.unauthorized("this server has no key store") }
+        let tenant = try params.string("tenant")
+        let userId = try params.userId()
+        let ttl = try params.optionalInt("ttlSeconds") ?? 3600
+        guard (60...86_400).contains(ttl) else {
+            throw RPCError.invalidParams("ttlSeconds", "ttlSeconds must be between 60 and 86400")
+        }
+        guard platform.tenants[tenant] != nil else { throw RPCError(FlowError.notFound("tenant \(tenant)")) }
+        do {
+            let minted = try await credentials.mintToken(tenant: tenant, userId: userId, ttl: TimeInterval(ttl))
+            logger.info("user token minted", metadata: ["tenant": "\(tenant)", "user": "\(userId)", "ttlSeconds": "\(ttl)"])
+            return UserToken(token: minted.token, expiresAt: Timestamp.string(minted.expiresAt))
+        } catch {
+            throw RPCError(FlowError.unavailable("minting a token: \(error)"))
+        }
+    }
+}
+
+/// A token bucket per tenant, per host.
+final class RateLimiter: Sendable {
+    struct Bucket {
+        var tokens: Double
+        var updated: Date
+    }
+
+    let limits: [String: RateLimit]
+    let clock: @Sendable () -> Date
+    let buckets = Mutex<[String: Bucket]>([:])
+
+    init(limits: [String: RateLimit], clock: @escaping @Sendable () -> Date) {
+        self.limits = limits
+        self.clock = clock
+    }
+
+    /// Takes one token; nil when taken, else the milliseconds until one is there.
+    func take(_ tenant: String) -> Int? {
+        guard let limit = limits[tenant] else { return nil }
+        let now = clock()
+        return buckets.withLock { buckets in
+            var bucket = buckets[tenant] ?? Bucket(tokens: Double(limit.burst), updated: now)
+            let elapsed = max(0, now.timeIntervalSince(bucket.updated))
+            bucket.tokens = min(Double(limit.burst), bucket.tokens + elapsed * limit.requestsPerSecond)
+            bucket.updated = now
+            defer { buckets[tenant] = bucket }
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                return nil
+            }
+            return max(1, Int(((1 - bucket.tokens) / limit.requestsPerSecond * 1000).rounded(.up)))
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Synchronization
+
+/// Who one connection acts for. Created by the transport with its default (admin where no login
+/// is needed, nobody where one is), changed by `auth.login`.
+public final class ConnectionState: Sendable {
+    /// A principal and where it came from, so a revoked key or an expired token stops working.
+    public struct Login: Sendable, Hashable {
+        public var principal: Principal
+        /// The key it logged in with; checked again on every request.
+        public var keyID: String?
+        public var expiresAt: Date?
+
+        public init(principal: Principal, keyID: String? = nil, expiresAt: Date? = nil) {
+            self.principal = principal
+            self.keyID = keyID
+            self.expiresAt = expiresAt
+        }
+    }
+
+    private let current: Mutex<Login?>
+    /// A label for log lines (never a secret).
+    public let label: String
+
+    public init(_ login: Login?, label: String) {
+        current = Mutex(login)
+        self.label = label
+    }
+
+    /// A connection that needs no login: it acts as admin until it logs in as someone narrower.
+    public static func trusted(_ label: String) -> ConnectionState {
+        ConnectionState(Login(principal: .admin), label: label)
+    }
+
+    public var login: Login? {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+
+extension SQLiteSessionStore: CredentialStore {
+    static func registerCredentialTables(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v2-credentials") { db in
+            try db.execute(sql: """
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    tenant TEXT,
+                    name TEXT NOT NULL,
+                    secret_hash TEXT NOT NULL UNIQUE,
+                    created_at REAL NOT NULL,
+                    last_used_at REAL,
+                    revoked_at REAL
+                );
+                CREATE TABLE user_tokens (
+                    secret_hash TEXT PRIMARY KEY NOT NULL,
+                    tenant TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX user_tokens_by_expiry ON user_tokens (expires_at);
+                """)
+        }
+    }
+
+    public func insertKey(_ key: StoredKey, secretHash: String) async throws {
+        try await writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO api_keys (id, tenant, name, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [key.id, key.tenant, key.name, secretHash, key.createdAt.timeIntervalSince1970])
+        }
+    }
+
+    public func keys() async throws -> [StoredKey] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM api_keys ORDER BY created_at, id").map(Self.key(from:))
+        }
+    }
+
+    public func revokeKey(id: String, at date: Date) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(
+                sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                arguments: [date.timeIntervalSince1970, id])
+            return db.changesCount == 1
+        }
+    }
+
+    public func useKey(secretHash: String, at date: Date) async throws -> StoredKey? {
+        try await writer.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE secret_hash = ?", arguments: [secretHash]) else {
+                return nil
+            }
+            var key = Self.key(from: row)
+            if key.revokedAt == nil {
+                try db.execute(sql: "UPDATE api_keys SET last_used_at = ? WHERE id = ?", arguments: [date.timeIntervalSince1970, key.id])
+                key.lastUsedAt = date
+            }
+            return key
+        }
+    }
+
+    public func isKeyActive(id: String) async throws -> Bool {
+        try await writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT revoked_at IS NULL FROM api_keys WHERE id = ?", arguments: [id]) ?? false
+        }
+    }
+
+    public func insertToken(_ token: StoredToken, secretHash: String, createdAt: Date) async throws {
+        try await writer.write { db in
+            // Expired tokens are of no use to anyone: each mint sweeps them out.
+            try db.execute(sql: "DELETE FROM user_tokens WHERE expires_at < ?", arguments: [createdAt.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO user_tokens (secret_hash, tenant, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [secretHash, token.tenant, token.userId, createdAt.timeIntervalSince1970, token.expiresAt.timeIntervalSince1970])
+        }
+    }
+
+    public func token(secretHash: String) async throws -> StoredToken? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM user_tokens WHERE secret_hash = ?", arguments: [secretHash]).map { row in
+                StoredToken(tenant: row["tenant"], userId: row["user_id"], expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
+            }
+        }
+    }
+
+    static func key(from row: Row) -> StoredKey {
+        StoredKey(
+            id: row["id"], tenant: row["tenant"], name: row["name"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            lastUsedAt: (row["last_used_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+}
