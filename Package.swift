@@ -79,6 +79,8 @@ let package = Package(
             dependencies: ["PlatformCore", "PlatformTesting", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore", "PlatformTesting"], exclude: ["Fixtures"]),
+        // Drives the real `platformd` binary (built through the dependency) through the client.
+        .testTarget(name: "PlatformClientTests", dependencies: ["PlatformClient", "PlatformProtocol", "platformd"]),
     ]
     + plugins.map { name in
         .testTarget(
