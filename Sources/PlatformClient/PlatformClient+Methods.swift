@@ -10,17 +10,17 @@ extension PlatformClient {
     /// `flow.start`: the user's session of `flow` (default `onboarding`), new or resumed.
     public nonisolated func start(
         tenant: String, userId: String, flow: String? = nil, user: UserDetails? = nil
-    ) async throws(PlatformClientError) -> SessionView {
+    ) async throws -> SessionView {
         try await call(PlatformMethod.start.rawValue, params: StartParams(tenant: tenant, userId: userId, flow: flow, user: user))
     }
 
     /// `flow.get` by session id. Never writes.
-    public nonisolated func get(tenant: String, sessionId: String) async throws(PlatformClientError) -> SessionView {
+    public nonisolated func get(tenant: String, sessionId: String) async throws -> SessionView {
         try await call(PlatformMethod.get.rawValue, params: GetParams(tenant: tenant, sessionId: sessionId))
     }
 
     /// `flow.get` by user and flow (default `onboarding`). Never writes.
-    public nonisolated func get(tenant: String, userId: String, flow: String? = nil) async throws(PlatformClientError) -> SessionView {
+    public nonisolated func get(tenant: String, userId: String, flow: String? = nil) async throws -> SessionView {
         try await call(PlatformMethod.get.rawValue, params: GetParams(tenant: tenant, userId: userId, flow: flow))
     }
 
@@ -30,20 +30,20 @@ extension PlatformClient {
     /// A view without a step (completed, rejected) is sent as is, and the server answers -32005.
     public nonisolated func submit(
         _ view: SessionView, action: SubmitAction = .continue, values: [String: JSONValue] = [:]
-    ) async throws(PlatformClientError) -> SessionView {
+    ) async throws -> SessionView {
         try await call(PlatformMethod.submit.rawValue, params: SubmitParams(
             tenant: view.tenant, sessionId: view.sessionId, stepId: view.step?.id ?? "", revision: view.revision,
             action: action, values: values))
     }
 
     /// `flow.back`: the previous step on the path taken, answers kept.
-    public nonisolated func back(_ view: SessionView) async throws(PlatformClientError) -> SessionView {
+    public nonisolated func back(_ view: SessionView) async throws -> SessionView {
         try await call(PlatformMethod.back.rawValue, params: BackParams(
             tenant: view.tenant, sessionId: view.sessionId, revision: view.revision))
     }
 
     /// `flow.goto`: back to a step on the path taken (a review's Edit).
-    public nonisolated func goto(_ view: SessionView, stepId: String) async throws(PlatformClientError) -> SessionView {
+    public nonisolated func goto(_ view: SessionView, stepId: String) async throws -> SessionView {
         try await call(PlatformMethod.goto.rawValue, params: GotoParams(
             tenant: view.tenant, sessionId: view.sessionId, stepId: stepId, revision: view.revision))
     }
@@ -51,20 +51,20 @@ extension PlatformClient {
     /// `flow.search`: options for a `search` field of the view's session (`limit` 1-50, default 10).
     public nonisolated func search(
         _ view: SessionView, field: String, query: String, limit: Int? = nil
-    ) async throws(PlatformClientError) -> SearchResults {
+    ) async throws -> SearchResults {
         try await call(PlatformMethod.search.rawValue, params: SearchParams(
             tenant: view.tenant, sessionId: view.sessionId, field: field, query: query, limit: limit))
     }
 
     /// `flow.describe`: a flow (default `onboarding`) as data and as a Mermaid flowchart.
-    public nonisolated func describe(tenant: String, flow: String? = nil) async throws(PlatformClientError) -> FlowDescription {
+    public nonisolated func describe(tenant: String, flow: String? = nil) async throws -> FlowDescription {
         try await call(PlatformMethod.describe.rawValue, params: DescribeParams(tenant: tenant, flow: flow))
     }
 
     // MARK: - Profiles and gates
 
     /// `profile.get`: the records written when the user completed onboarding.
-    public nonisolated func profile(tenant: String, userId: String) async throws(PlatformClientError) -> Profile {
+    public nonisolated func profile(tenant: String, userId: String) async throws -> Profile {
         try await call(PlatformMethod.profileGet.rawValue, params: ProfileParams(tenant: tenant, userId: userId))
     }
 
@@ -72,12 +72,12 @@ extension PlatformClient {
     /// optional one. Answers the whole profile.
     public nonisolated func updateProfile(
         tenant: String, userId: String, values: [String: JSONValue]
-    ) async throws(PlatformClientError) -> Profile {
+    ) async throws -> Profile {
         try await call(PlatformMethod.profileUpdate.rawValue, params: ProfileUpdateParams(tenant: tenant, userId: userId, values: values))
     }
 
     /// `gate.check`: whether the user may take `action`, and what they still need.
-    public nonisolated func checkGate(tenant: String, userId: String, action: String) async throws(PlatformClientError) -> GateDecision {
+    public nonisolated func checkGate(tenant: String, userId: String, action: String) async throws -> GateDecision {
         try await call(PlatformMethod.gateCheck.rawValue, params: GateCheckParams(tenant: tenant, userId: userId, action: action))
     }
 
@@ -86,18 +86,18 @@ extension PlatformClient {
     /// `analytics.funnel` over the sessions started in `[since, until)` (both optional).
     public nonisolated func funnel(
         tenant: String, flow: String? = nil, since: Date? = nil, until: Date? = nil
-    ) async throws(PlatformClientError) -> Funnel {
+    ) async throws -> Funnel {
         try await call(PlatformMethod.funnel.rawValue, params: FunnelParams(
             tenant: tenant, flow: flow, since: since.map(Timestamp.string), until: until.map(Timestamp.string)))
     }
 
     /// `platform.info`: the server's name, version, protocol and tenants.
-    public nonisolated func info() async throws(PlatformClientError) -> PlatformInfo {
+    public nonisolated func info() async throws -> PlatformInfo {
         try await call(PlatformMethod.platformInfo.rawValue, params: NoParams())
     }
 
     /// `rpc.discover`: the OpenRPC document of every method, shape and error code.
-    public nonisolated func discover() async throws(PlatformClientError) -> OpenRPCDocument {
+    public nonisolated func discover() async throws -> OpenRPCDocument {
         try await call(PlatformMethod.discover.rawValue, params: NoParams())
     }
 
@@ -105,13 +105,13 @@ extension PlatformClient {
 
     /// `auth.login` with an admin or tenant key's secret: the connection acts for its principal
     /// from the next request on.
-    public nonisolated func login(key: String) async throws(PlatformClientError) -> Principal {
+    public nonisolated func login(key: String) async throws -> Principal {
         let result: LoginResult = try await call(AuthMethod.login.rawValue, params: LoginParams.key(key))
         return result.principal
     }
 
     /// `auth.login` with a user token (from `userToken`): the connection acts for that one user.
-    public nonisolated func login(token: String) async throws(PlatformClientError) -> Principal {
+    public nonisolated func login(token: String) async throws -> Principal {
         let result: LoginResult = try await call(AuthMethod.login.rawValue, params: LoginParams.token(token))
         return result.principal
     }
@@ -120,7 +120,7 @@ extension PlatformClient {
     /// to act for `userId` only. `ttlSeconds` 60-86400, the server's default 3600.
     public nonisolated func userToken(
         tenant: String, userId: String, ttlSeconds: Int? = nil
-    ) async throws(PlatformClientError) -> UserToken {
+    ) async throws -> UserToken {
         try await call(AuthMethod.userToken.rawValue, params: UserTokenParams(tenant: tenant, userId: userId, ttlSeconds: ttlSeconds))
     }
 }

@@ -89,7 +89,7 @@ public actor PlatformClient {
     /// Opens the built-in SwiftNIO transport to `endpoint`.
     public static func connect(
         _ endpoint: Endpoint, configuration: Configuration = Configuration()
-    ) async throws(PlatformClientError) -> PlatformClient {
+    ) async throws -> PlatformClient {
         do {
             let transport = try await SocketTransport.connect(
                 to: endpoint, maxLineBytes: configuration.maxLineBytes, connectTimeout: configuration.connectTimeout)
@@ -145,7 +145,7 @@ public actor PlatformClient {
 
     /// Fails the calls still waiting and every later call with `.connectionClosed`, and closes
     /// the connection. Calling it again does nothing more.
-    public func close() async throws(PlatformClientError) {
+    public func close() async throws {
         end(PlatformClientError(.connectionClosed, "The client was closed."))
         do {
             try await transport.close()
@@ -159,7 +159,7 @@ public actor PlatformClient {
     /// for the raw result).
     public nonisolated func call<Params: Encodable, Result: Decodable>(
         _ method: String, params: Params, as type: Result.Type = Result.self
-    ) async throws(PlatformClientError) -> Result {
+    ) async throws -> Result {
         let encoded: JSONValue
         do {
             encoded = try JSONValue(encoding: params)
@@ -184,7 +184,7 @@ public actor PlatformClient {
     }
 
     /// Sends one request and waits for its reply's result (or throws its error).
-    private func roundTrip(_ method: String, _ params: JSONValue) async throws(PlatformClientError) -> JSONValue {
+    private func roundTrip(_ method: String, _ params: JSONValue) async throws -> JSONValue {
         if let closedError { throw closedError }
         if Task.isCancelled { throw PlatformClientError(.cancelled, "The call to \(method) was cancelled.") }
         let id = nextId

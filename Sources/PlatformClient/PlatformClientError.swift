@@ -1,7 +1,9 @@
 import Foundation
 import PlatformProtocol
 
-/// Every error `PlatformClient` throws.
+/// Every error `PlatformClient` throws. (Its methods are declared plain `throws`, not
+/// `throws(PlatformClientError)`: Swift 6.3 compilers crash on some `catch` clauses over typed
+/// throws, swiftlang/swift#90582 and #89838, and `catch let error as PlatformClientError` is one.)
 ///
 /// Either the server answered with a JSON-RPC error (`kind == .server`: `code`, `message` and
 /// `data` are the reply's, `fieldErrors` and `session` are read from `data`), or the call never got
@@ -11,7 +13,7 @@ import PlatformProtocol
 /// ```swift
 /// do {
 ///     view = try await client.submit(view, values: ["sport": "basketball"])
-/// } catch let error where error.errorCode == .validationFailed {
+/// } catch let error as PlatformClientError where error.errorCode == .validationFailed {
 ///     show(error.fieldErrors, on: error.session ?? view)
 /// }
 /// ```

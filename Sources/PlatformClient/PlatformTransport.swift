@@ -58,8 +58,8 @@ public struct LineSplitter: Sendable {
     }
 
     /// The next complete line, without its line ending; nil until its newline has arrived.
-    /// Throws when a line (finished or not) is longer than the limit.
-    public mutating func nextLine() throws(LineTooLong) -> [UInt8]? {
+    /// Throws `LineTooLong` when a line (finished or not) is longer than the limit.
+    public mutating func nextLine() throws -> [UInt8]? {
         guard let newline = buffer[scanned...].firstIndex(of: 0x0A) else {
             scanned = buffer.count
             if scanned - start > maxLineBytes { throw LineTooLong(limit: maxLineBytes) }
