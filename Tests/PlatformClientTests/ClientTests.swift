@@ -144,6 +144,18 @@ struct ClientTests {
         }
     }
 
+    @Test func aReplyLineOverTheLimitEndsTheConnection() async throws {
+        try await Server.with { server in
+            let client = try await PlatformClient.connect(
+                server.endpoint, configuration: .init(requestTimeout: Server.timeout, maxLineBytes: 100))
+            let error = try await #require(throws: PlatformClientError.self) { try await client.info() }
+            #expect(error.kind == .invalidReply)
+            #expect(error.underlying is LineSplitter.LineTooLong)
+            let later = try await #require(throws: PlatformClientError.self) { try await client.info() }
+            #expect(later.kind == .connectionClosed)
+        }
+    }
+
     @Test func connectingToNothingFails() async throws {
         let error = try await #require(throws: PlatformClientError.self) {
             try await PlatformClient.connect(.unix(path: "/tmp/pc-no-such-socket-\(UUID().uuidString.prefix(8))"))
