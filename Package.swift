@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "platformd", targets: ["platformd"]),
         .library(name: "PlatformCore", targets: ["PlatformCore"]),
         .library(name: "PlatformProtocol", targets: ["PlatformProtocol"]),
+        .library(name: "PlatformClient", targets: ["PlatformClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -25,6 +26,15 @@ let package = Package(
     targets: [
         // The wire types: Foundation only, shared by the server, the client and the tests.
         .target(name: "PlatformProtocol"),
+        // The Swift client: the wire types and a SwiftNIO transport, nothing of the server.
+        .target(
+            name: "PlatformClient",
+            dependencies: [
+                "PlatformProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "PlatformCore",
             dependencies: [
@@ -69,6 +79,8 @@ let package = Package(
             dependencies: ["PlatformCore", "PlatformTesting", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore", "PlatformTesting"], exclude: ["Fixtures"]),
+        // Drives the real `platformd` binary (built through the dependency) through the client.
+        .testTarget(name: "PlatformClientTests", dependencies: ["PlatformClient", "PlatformProtocol", "platformd"]),
     ]
     + plugins.map { name in
         .testTarget(

@@ -1,18 +1,42 @@
-/// Who a connection acts for, once logged in (or by its transport's default).
+/// Logins and user tokens (the contract's version 2 additions: "Keys, logins and user tokens").
+///
+/// Secrets and tokens are left out of `description`, so printing or logging a value never shows them.
+
+/// `auth.login`: exactly one of `key` (an admin or tenant key's secret) and `token` (a user token).
+public struct LoginParams: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var key: String?
+    public var token: String?
+
+    public init(key: String? = nil, token: String? = nil) {
+        self.key = key
+        self.token = token
+    }
+
+    public static func key(_ secret: String) -> LoginParams { LoginParams(key: secret) }
+    public static func token(_ token: String) -> LoginParams { LoginParams(token: token) }
+
+    public var description: String {
+        key != nil ? "LoginParams(key: <redacted>)" : token != nil ? "LoginParams(token: <redacted>)" : "LoginParams()"
+    }
+}
+
+/// Who a connection acts for once logged in.
 public struct Principal: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         /// Every method, every tenant.
         case admin
-        /// Every method of one tenant.
+        /// Every method for one tenant (a key of that tenant).
         case tenant
-        /// The flow, profile and gate methods of one user of one tenant.
+        /// The flow, profile and gate methods for one user of one tenant (a user token).
         case user
     }
 
     public var kind: Kind
+    /// Set for `tenant` and `user`.
     public var tenant: String?
+    /// Set for `user`.
     public var userId: String?
-    /// When a user token stops working (ISO 8601).
+    /// When a user token stops being accepted (ISO 8601 UTC), for `user`.
     public var expiresAt: String?
 
     public init(kind: Kind, tenant: String? = nil, userId: String? = nil, expiresAt: String? = nil) {
@@ -25,15 +49,6 @@ public struct Principal: Sendable, Hashable, Codable {
     public static let admin = Principal(kind: .admin)
 }
 
-/// `auth.login`: a key's secret or a user token, one of the two.
-public struct LoginParams: Sendable, Hashable, Codable {
-    public var key: String?
-    public var token: String?
-
-    public init(key: String) { self.key = key }
-    public init(token: String) { self.token = token }
-}
-
 /// The answer to `auth.login`.
 public struct LoginResult: Sendable, Hashable, Codable {
     public var principal: Principal
@@ -43,11 +58,12 @@ public struct LoginResult: Sendable, Hashable, Codable {
     }
 }
 
-/// `auth.userToken`: a short-lived token for one user of one tenant.
+/// `auth.userToken` (an admin, or a key of `tenant`): a token that lets an app's client act for
+/// one user directly.
 public struct UserTokenParams: Sendable, Hashable, Codable {
     public var tenant: String
     public var userId: String
-    /// 60 to 86400; default 3600.
+    /// 60 to 86400; the server's default is 3600.
     public var ttlSeconds: Int?
 
     public init(tenant: String, userId: String, ttlSeconds: Int? = nil) {
@@ -57,13 +73,17 @@ public struct UserTokenParams: Sendable, Hashable, Codable {
     }
 }
 
-/// The answer to `auth.userToken`. The token is shown once; the server keeps only its hash.
-public struct UserToken: Sendable, Hashable, Codable {
+/// The answer to `auth.userToken`.
+public struct UserToken: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The secret to pass to `auth.login` as `token`; shown only in this reply.
     public var token: String
+    /// ISO 8601 UTC.
     public var expiresAt: String
 
     public init(token: String, expiresAt: String) {
         self.token = token
         self.expiresAt = expiresAt
     }
+
+    public var description: String { "UserToken(token: <redacted>, expiresAt: \(expiresAt))" }
 }

@@ -1,0 +1,126 @@
+import Foundation
+import PlatformProtocol
+
+/// The protocol's methods as Swift calls. The flow commands take the `SessionView` last seen and
+/// read `tenant`, `sessionId`, the current step's id and `revision` from it, so a client keeps
+/// one variable: `view = try await client.submit(view, values: …)`.
+extension PlatformClient {
+    // MARK: - Flows
+
+    /// `flow.start`: the user's session of `flow` (default `onboarding`), new or resumed.
+    public nonisolated func start(
+        tenant: String, userId: String, flow: String? = nil, user: UserDetails? = nil
+    ) async throws -> SessionView {
+        try await call(PlatformMethod.start.rawValue, params: StartParams(tenant: tenant, userId: userId, flow: flow, user: user))
+    }
+
+    /// `flow.get` by session id. Never writes.
+    public nonisolated func get(tenant: String, sessionId: String) async throws -> SessionView {
+        try await call(PlatformMethod.get.rawValue, params: GetParams(tenant: tenant, sessionId: sessionId))
+    }
+
+    /// `flow.get` by user and flow (default `onboarding`). Never writes.
+    public nonisolated func get(tenant: String, userId: String, flow: String? = nil) async throws -> SessionView {
+        try await call(PlatformMethod.get.rawValue, params: GetParams(tenant: tenant, userId: userId, flow: flow))
+    }
+
+    /// `flow.submit` on the view's current step, at its revision. `values` are field id to value,
+    /// written as Swift literals: `["gradYear": 2026, "level": "JV", "goals": ["a", "b"]]`.
+    ///
+    /// A view without a step (completed, rejected) is sent as is, and the server answers -32005.
+    public nonisolated func submit(
+        _ view: SessionView, action: SubmitAction = .continue, values: [String: JSONValue] = [:]
+    ) async throws -> SessionView {
+        try await call(PlatformMethod.submit.rawValue, params: SubmitParams(
+            tenant: view.tenant, sessionId: view.sessionId, stepId: view.step?.id ?? "", revision: view.revision,
+            action: action, values: values))
+    }
+
+    /// `flow.back`: the previous step on the path taken, answers kept.
+    public nonisolated func back(_ view: SessionView) async throws -> SessionView {
+        try await call(PlatformMethod.back.rawValue, params: BackParams(
+            tenant: view.tenant, sessionId: view.sessionId, revision: view.revision))
+    }
+
+    /// `flow.goto`: back to a step on the path taken (a review's Edit).
+    public nonisolated func goto(_ view: SessionView, stepId: String) async throws -> SessionView {
+        try await call(PlatformMethod.goto.rawValue, params: GotoParams(
+            tenant: view.tenant, sessionId: view.sessionId, stepId: stepId, revision: view.revision))
+    }
+
+    /// `flow.search`: options for a `search` field of the view's session (`limit` 1-50, default 10).
+    public nonisolated func search(
+        _ view: SessionView, field: String, query: String, limit: Int? = nil
+    ) async throws -> SearchResults {
+        try await call(PlatformMethod.search.rawValue, params: SearchParams(
+            tenant: view.tenant, sessionId: view.sessionId, field: field, query: query, limit: limit))
+    }
+
+    /// `flow.describe`: a flow (default `onboarding`) as data and as a Mermaid flowchart.
+    public nonisolated func describe(tenant: String, flow: String? = nil) async throws -> FlowDescription {
+        try await call(PlatformMethod.describe.rawValue, params: DescribeParams(tenant: tenant, flow: flow))
+    }
+
+    // MARK: - Profiles and gates
+
+    /// `profile.get`: the records written when the user completed onboarding.
+    public nonisolated func profile(tenant: String, userId: String) async throws -> Profile {
+        try await call(PlatformMethod.profileGet.rawValue, params: ProfileParams(tenant: tenant, userId: userId))
+    }
+
+    /// `profile.update`: changes fields the plugin declares editable; `nil` (`.null`) clears an
+    /// optional one. Answers the whole profile.
+    public nonisolated func updateProfile(
+        tenant: String, userId: String, values: [String: JSONValue]
+    ) async throws -> Profile {
+        try await call(PlatformMethod.profileUpdate.rawValue, params: ProfileUpdateParams(tenant: tenant, userId: userId, values: values))
+    }
+
+    /// `gate.check`: whether the user may take `action`, and what they still need.
+    public nonisolated func checkGate(tenant: String, userId: String, action: String) async throws -> GateDecision {
+        try await call(PlatformMethod.gateCheck.rawValue, params: GateCheckParams(tenant: tenant, userId: userId, action: action))
+    }
+
+    // MARK: - Operations
+
+    /// `analytics.funnel` over the sessions started in `[since, until)` (both optional).
+    public nonisolated func funnel(
+        tenant: String, flow: String? = nil, since: Date? = nil, until: Date? = nil
+    ) async throws -> Funnel {
+        try await call(PlatformMethod.funnel.rawValue, params: FunnelParams(
+            tenant: tenant, flow: flow, since: since.map(Timestamp.string), until: until.map(Timestamp.string)))
+    }
+
+    /// `platform.info`: the server's name, version, protocol and tenants.
+    public nonisolated func info() async throws -> PlatformInfo {
+        try await call(PlatformMethod.platformInfo.rawValue, params: NoParams())
+    }
+
+    /// `rpc.discover`: the OpenRPC document of every method, shape and error code.
+    public nonisolated func discover() async throws -> OpenRPCDocument {
+        try await call(PlatformMethod.discover.rawValue, params: NoParams())
+    }
+
+    // MARK: - Authentication (protocol 2; the server answers -32601 until it serves them)
+
+    /// `auth.login` with an admin or tenant key's secret: the connection acts for its principal
+    /// from the next request on.
+    public nonisolated func login(key: String) async throws -> Principal {
+        let result: LoginResult = try await call(PlatformMethod.login.rawValue, params: LoginParams.key(key))
+        return result.principal
+    }
+
+    /// `auth.login` with a user token (from `userToken`): the connection acts for that one user.
+    public nonisolated func login(token: String) async throws -> Principal {
+        let result: LoginResult = try await call(PlatformMethod.login.rawValue, params: LoginParams.token(token))
+        return result.principal
+    }
+
+    /// `auth.userToken` (an admin, or a key of `tenant`): a token an app's own client logs in with
+    /// to act for `userId` only. `ttlSeconds` 60-86400, the server's default 3600.
+    public nonisolated func userToken(
+        tenant: String, userId: String, ttlSeconds: Int? = nil
+    ) async throws -> UserToken {
+        try await call(PlatformMethod.userToken.rawValue, params: UserTokenParams(tenant: tenant, userId: userId, ttlSeconds: ttlSeconds))
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import PlatformClient
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A `platformd serve --db :memory:` child process on a Unix socket or on TCP, for driving through
+/// the client. Its stderr goes to a file in its own temporary directory, read for the "listening
+/// on" line; every wait is bounded. (A trimmed copy of platformdTests' `PlatformdProcess`: test
+/// targets cannot share support code.)
+final class Server {
+    enum Transport: String, CaseIterable, Sendable {
+        case unix, tcp
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// How long a test waits for the server to listen, and the client for any reply.
+    static let timeout: Duration = .seconds(30)
+
+    /// What the tests give every client: bounded calls.
+    static let configuration = PlatformClient.Configuration(requestTimeout: timeout, connectTimeout: .seconds(10))
+
+    let endpoint: PlatformClient.Endpoint
+    private let process: Process
+    private let directory: URL
+
+    private init(process: Process, directory: URL, endpoint: PlatformClient.Endpoint) {
+        self.process = process
+        self.directory = directory
+        self.endpoint = endpoint
+    }
+
+    /// Runs `body` with a fresh server, which is killed (and its directory removed) afterwards.
+    static func with<T>(
+        _ transport: Transport = .unix, arguments: [String] = ["--db", ":memory:"], _ body: (Server) async throws -> T
+    ) async throws -> T {
+        let server = try await start(transport, arguments: arguments)
+        defer { server.stop() }
+        return try await body(server)
+    }
+
+    /// Runs a one-shot `platformd` command (`keys create …`) to completion; returns its stdout.
+    static func command(_ arguments: [String]) throws -> String {
+        guard let binary = binaryURL else { throw Failure(description: "platformd binary not found") }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "platformd \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A client connected to this server, with the tests' timeouts.
+    func connect() async throws -> PlatformClient {
+        try await PlatformClient.connect(endpoint, configuration: Self.configuration)
+    }
+
+    /// SIGKILL, then waits for the process to be gone.
+    func kill() {
+        if process.isRunning {
+            _ = deliver(SIGKILL, to: process.processIdentifier)
+        }
+        process.waitUntilExit()
+    }
+
+    var stderrText: String {
+        (try? String(contentsOf: directory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
+    }
+
+    private func stop() {
+        kill()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func start(_ transport: Transport, arguments: [String]) async throws -> Server {
+        guard let binary = binaryURL else {
+            throw Failure(description: "platformd binary not found next to the test bundle; set PLATFORMD_BINARY")
+        }
+        // Short, so the socket path stays within sun_path on every platform.
+        let directory = URL(fileURLWithPath: "/tmp/pc-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let socketPath = directory.appendingPathComponent("p.sock").path
+        let stderrURL = directory.appendingPathComponent("stderr.log")
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve"] + arguments
+            + (transport == .unix ? ["--unix", socketPath] : ["--tcp", "127.0.0.1:0"])
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        try process.run()
+
+        // Port 0 makes the server pick a free port; its "listening on tcp 127.0.0.1:PORT" line says which.
+        let started = Server(process: process, directory: directory, endpoint: .unix(path: socketPath))
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while ContinuousClock.now < deadline {
+            if let line = started.stderrText.split(separator: "\n").first(where: { $0.contains("listening on") }) {
+                switch transport {
+                case .unix:
+                    return started
+                case .tcp:
+                    guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
+                        started.stop()
+                        throw Failure(description: "no port in \(line)")
+                    }
+                    return Server(process: process, directory: directory, endpoint: .tcp(host: "127.0.0.1", port: port))
+                }
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let log = started.stderrText
+        started.stop()
+        throw Failure(description: "platformd did not start listening within \(timeout):\n\(log)")
+    }
+
+    /// The executable built next to the test bundle (`.build/<triple>/debug/platformd`), or
+    /// `PLATFORMD_BINARY`.
+    static let binaryURL: URL? = {
+        let files = FileManager.default
+        func executable(_ url: URL) -> Bool {
+            var isDirectory: ObjCBool = false
+            return files.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
+                && files.isExecutableFile(atPath: url.path)
+        }
+        if let override = ProcessInfo.processInfo.environment["PLATFORMD_BINARY"], !override.isEmpty {
+            let url = URL(fileURLWithPath: override)
+            return executable(url) ? url : nil
+        }
+        var starts: [URL] = []
+        if let main = Bundle.main.executableURL { starts.append(main.deletingLastPathComponent()) }
+        if let first = CommandLine.arguments.first { starts.append(URL(fileURLWithPath: first).deletingLastPathComponent()) }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            starts.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        for start in starts {
+            var directory = start.standardizedFileURL
+            // Up from e.g. `.build/x86_64-unknown-linux-gnu/debug/` (or a bundle's `Contents/MacOS`).
+            for _ in 0..<4 {
+                for candidate in ["platformd", "debug/platformd", "release/platformd"] {
+                    let url = directory.appendingPathComponent(candidate)
+                    if executable(url) { return url }
+                }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }()
+}
+
+/// `kill(2)`, out of reach of the method of the same name.
+private func deliver(_ signal: Int32, to pid: Int32) -> Int32 {
+    kill(pid, signal)
+}
