@@ -46,7 +46,7 @@ struct SocketTests {
         try await withTemporaryDirectory { directory in
             let socketPath = directory.appendingPathComponent("p.sock").path
             let arguments = ["serve", "--db", ":memory:"] + extra
-                + (transport == .unix ? ["--unix", socketPath] : ["--tcp", "127.0.0.1:0"])
+                + (transport == .unix ? ["--unix", socketPath] : ["--tcp", "127.0.0.1:0", "--auth", "none"])
             return try await PlatformdProcess.with(arguments) { server in
                 let line = try await listeningLine(server)
                 switch transport {

@@ -160,6 +160,15 @@ final class PlatformdProcess: Sendable {
     }
 
     /// Sends `signal` (e.g. `SIGTERM`) to the server.
+    var pid: Int32 { process.processIdentifier }
+
+    /// The server's resident memory in KiB (Linux), for tests that bound its growth.
+    var residentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+        return line.split(separator: " ").compactMap { Int($0) }.first
+    }
+
     func send(signal number: Int32) {
         _ = deliver(number, to: process.processIdentifier)
     }

@@ -66,6 +66,12 @@ final class SocketClient {
         }
     }
 
+    /// Writes what the socket takes now without waiting; returns how many bytes it took (0 when full).
+    func writeWithoutWaiting(_ bytes: [UInt8]) -> Int {
+        let written = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        return max(0, written)
+    }
+
     func send(_ line: String) throws {
         try write(Array(line.utf8) + [0x0A])
     }
@@ -85,7 +91,8 @@ final class SocketClient {
             }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count == 0 { return nil }
+            // A reset (the server closed with our bytes unread) is an end of stream too.
+            if count == 0 || (count < 0 && errno == ECONNRESET) { return nil }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Failure(description: errno == EAGAIN ? "timed out waiting for a line" : "recv failed: errno \(errno)")

@@ -1,0 +1,105 @@
+import Foundation
+import PlatformCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The contract's connection limits, as an abusive client would meet them.
+@Suite("Connection limits")
+struct ConnectionLimitTests {
+    @Test func connectionsBeyondTheLimitAreClosedAtOnce() async throws {
+        try await SocketTests.withListening(.unix, extra: ["--max-connections", "2"]) { listening in
+            let first = try listening.connect()
+            let second = try listening.connect()
+            try first.send(SocketTests.request(1))
+            try second.send(SocketTests.request(2))
+            #expect(try first.readReply()["id"] == 1)
+            #expect(try second.readReply()["id"] == 2)
+            let third = try listening.connect()
+            try? third.send(SocketTests.request(3))
+            #expect(try third.readLine() == nil)
+            // The two admitted connections go on; once one leaves, a new one is admitted.
+            try first.send(SocketTests.request(4))
+            #expect(try first.readReply()["id"] == 4)
+            second.finishWriting()
+            #expect(try second.readLine() == nil)
+            var admitted: SocketClient?
+            for _ in 0..<100 where admitted == nil {
+                let candidate = try listening.connect()
+                try? candidate.send(SocketTests.request(5))
+                if let line = try? candidate.readLine() { admitted = candidate; #expect(line.contains("\"id\":5")) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(admitted != nil)
+            #expect(listening.server.stderrText.contains("--max-connections"))
+        }
+    }
+
+    @Test func anIdleConnectionIsClosed() async throws {
+        try await SocketTests.withListening(.tcp, extra: ["--idle-timeout", "1"]) { listening in
+            let idle = try listening.connect()
+            try idle.send(SocketTests.request(1))
+            #expect(try idle.readReply()["id"] == 1)
+            // Nothing more is sent: the server closes it (the read returns end of stream well
+            // before the client's own 30 s receive timeout).
+            #expect(try idle.readLine() == nil)
+        }
+    }
+
+    @Test func aPartialLineDoesNotKeepAConnectionOpenPastTheIdleTimeout() async throws {
+        try await SocketTests.withListening(.unix, extra: ["--idle-timeout", "1"]) { listening in
+            let client = try listening.connect()
+            try client.write(Array(#"{"jsonrpc":"2.0","id":1,"#.utf8))
+            #expect(try client.readLine() == nil)
+        }
+    }
+
+    /// A client that sends without ever reading is slowed down (the server stops reading it), so
+    /// the server's memory stays put, and other clients are still answered.
+    @Test func aClientThatNeverReadsCannotGrowTheServer() async throws {
+        try await SocketTests.withListening(.unix) { listening in
+            let probe = try listening.connect()
+            try probe.send(SocketTests.request(0))
+            #expect(try probe.readReply()["id"] == 0)
+            let before = try #require(listening.server.residentKiB)
+            let flooder = try listening.connect()
+            let line = Array((SocketTests.request(1, "flow.describe").replacingOccurrences(of: "\"method\"", with: "\"params\":{\"tenant\":\"statlocker\"},\"method\"") + "\n").utf8)
+            var batch: [UInt8] = []
+            for _ in 0..<200 { batch += line }
+            var sent = 0
+            var stalls = 0
+            // Bounded: at most 64 MiB offered; stops once the server has stopped taking bytes for a while.
+            while sent < 64 << 20, stalls < 50 {
+                let taken = flooder.writeWithoutWaiting(batch)
+                if taken == 0 {
+                    stalls += 1
+                    try await Task.sleep(for: .milliseconds(20))
+                } else {
+                    stalls = 0
+                    sent += taken
+                }
+            }
+            #expect(stalls >= 50, "the server kept reading \(sent) bytes without their replies being read")
+            let after = try #require(listening.server.residentKiB)
+            #expect(after - before < 48 * 1024, "resident memory grew from \(before) KiB to \(after) KiB")
+            try probe.send(SocketTests.request(2))
+            #expect(try probe.readReply()["id"] == 2)
+        }
+    }
+
+    @Test func theUnixSocketIsCreatedForItsOwnerOnly() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("p.sock").path
+            try await PlatformdProcess.with(["serve", "--db", ":memory:", "--unix", path]) { server in
+                _ = try await SocketTests.listeningLine(server)
+                var info = stat()
+                #expect(stat(path, &info) == 0)
+                #expect(info.st_mode & 0o777 == 0o600)
+            }
+        }
+    }
+}
