@@ -126,9 +126,8 @@ public final class Platform: Sendable {
             return try await body()
         } catch let error as FlowError {
             throw error
-        } catch let error as StoreUnavailable {
-            throw .unavailable(error.reason)
         } catch {
+            if let reason = store.unavailability(of: error) { throw .unavailable(reason) }
             throw .defect("store: \(error)")
         }
     }

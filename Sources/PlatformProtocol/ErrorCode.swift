@@ -140,3 +140,21 @@ public struct RPCResponse: Sendable, Hashable, Codable {
         }
     }
 }
+
+extension RPCResponse {
+    /// The reply line (keys sorted, no newline). `rawID`, when given, is written as the id instead
+    /// of the parsed value: the request's own text, so the id is echoed exactly as sent.
+    public func serializedBytes(rawID: String? = nil) -> [UInt8] {
+        var bytes: [UInt8] = Array(#"{"#.utf8)
+        switch outcome {
+        case .result(let result):
+            bytes += Array(#""result":"#.utf8) + result.serializedBytes()
+        case .error(let error):
+            bytes += Array(#""error":"#.utf8) + ((try? JSONValue(encoding: error)) ?? .null).serializedBytes()
+        }
+        bytes += Array(#","id":"#.utf8)
+        bytes += rawID.map { Array($0.utf8) } ?? id.serializedBytes()
+        bytes += Array(#","jsonrpc":"2.0"}"#.utf8)
+        return bytes
+    }
+}

@@ -28,6 +28,28 @@ extension JSONValue {
         return try Array(bytes).withUnsafeBufferPointer(JSONParser.parse).get()
     }
 
+    /// Parses a JSON-RPC message, keeping the exact source text of each request's `id` (of the
+    /// top-level object, or of each object of a top-level array, by its position), so that a
+    /// reply can echo it unchanged: `12345678901234567890` stays that integer, a string with a
+    /// lone surrogate escape stays as written.
+    public static func parseMessage<Bytes: Collection>(
+        _ bytes: Bytes
+    ) throws(JSONParseError) -> (value: JSONValue, rawIDs: [Int: String]) where Bytes.Element == UInt8 {
+        let parse: (UnsafeBufferPointer<UInt8>) -> Result<(JSONValue, [Int: String]), JSONParseError> = { buffer in
+            var parser = JSONParser(bytes: buffer)
+            parser.recordingIDs = true
+            do throws(JSONParseError) {
+                let value = try parser.parseDocument()
+                return .success((value, parser.rawIDs))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let result = bytes.withContiguousStorageIfAvailable(parse) ?? Array(bytes).withUnsafeBufferPointer(parse)
+        let (value, ids) = try result.get()
+        return (value, ids)
+    }
+
     /// Parses exactly one RFC 8259 JSON text.
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         var text = text
@@ -42,8 +64,14 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
+    /// When set, the source text of `id` members of top-level requests goes to `rawIDs`.
+    var recordingIDs = false
+    var rawIDs: [Int: String] = [:]
+    /// The position of the element being parsed in a top-level array.
+    private var topLevelItem = 0
+    private var topLevelIsArray = false
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) {
+    fileprivate init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -56,8 +84,9 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
         skipWhitespace()
+        topLevelIsArray = index < bytes.count && bytes[index] == Byte.openBracket
         let value = try parseValue()
         skipWhitespace()
         guard index == bytes.count else {
@@ -105,6 +134,7 @@ struct JSONParser {
             return .array(elements)
         }
         while true {
+            if depth == 1 { topLevelItem = elements.count }
             elements.append(try parseValue())
             skipWhitespace()
             guard index < bytes.count else { throw failure("unterminated array") }
@@ -142,7 +172,11 @@ struct JSONParser {
             }
             index += 1
             skipWhitespace()
+            let start = index
             members[key] = try parseValue()
+            if recordingIDs, key == "id", depth == (topLevelIsArray ? 2 : 1) {
+                rawIDs[topLevelIsArray ? topLevelItem : 0] = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            }
             skipWhitespace()
             guard index < bytes.count else { throw failure("unterminated object") }
             switch bytes[index] {

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
@@ -65,8 +66,8 @@ struct SocketTransport: Service {
     /// Connections waiting to be accepted; a burst of connects queues instead of being refused.
     static let backlog: Int32 = 4096
 
-    /// How long a stop waits for bytes already on their way before closing connections' input.
-    static let stopGrace = TimeAmount.milliseconds(200)
+    /// At a stop, a connection whose client sent nothing for this long has its input closed.
+    static let quietPeriod = TimeAmount.milliseconds(200)
     /// How long a stop waits for connections to take their last replies before closing them.
     static let stopDeadline = TimeAmount.seconds(10)
 
@@ -84,11 +85,14 @@ struct SocketTransport: Service {
         let idle = limits.idleTimeout
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
+                let activity = ReadActivity()
+                try channel.pipeline.syncOperations.addHandler(activity)
                 try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle))
                 try channel.pipeline.syncOperations.addHandler(CloseWhenIdle())
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limit)))
+                try channel.pipeline.syncOperations.addHandler(FrameCounter(activity))
                 let async = try NIOAsyncChannel<LineFramer.Frame, ByteBuffer>(wrappingChannelSynchronously: channel)
-                return Connection(channel: channel, async: async)
+                return Connection(channel: channel, async: async, activity: activity)
             }
         }
         let listener: NIOAsyncChannel<Connection, Never>
@@ -116,25 +120,36 @@ struct SocketTransport: Service {
         } onGracefulShutdown: { [logger] in
             logger.info("stopping: closing the listener, answering what was sent")
             listener.channel.close(promise: nil)
-            // Each connection's input is closed after a short grace, so bytes a client sent just
-            // before the signal are still read; the lines read are all answered before it ends.
-            // A client that does not read its replies cannot hold the stop up: after the
-            // deadline its connection is closed outright.
-            for channel in registry.stop() {
-                channel.eventLoop.scheduleTask(in: Self.stopGrace) {
-                    channel.close(mode: .input).whenFailure { _ in channel.close(promise: nil) }
-                }
-                channel.eventLoop.scheduleTask(in: Self.stopDeadline) {
-                    channel.close(promise: nil)
-                }
+            // Each connection keeps being read until its client has gone quiet (nothing received
+            // for `quietPeriod`), so every request sent before the signal is still read, however
+            // busy the machine; then its input is closed and the lines read are all answered. A
+            // client that keeps sending, or never reads its replies, cannot hold the stop up:
+            // after the deadline its connection is closed outright.
+            for (channel, activity) in registry.stop() {
+                Self.closeInputWhenQuiet(channel, activity, deadline: .now() + Self.stopDeadline)
             }
         }
         if case .unix(let path) = endpoint { UnixSocketFile.remove(path) }
     }
 
+    static func closeInputWhenQuiet(_ channel: any Channel, _ activity: ReadActivity, deadline: NIODeadline) {
+        @Sendable func check() {
+            if activity.isQuiet(for: quietPeriod) {
+                channel.close(mode: .input).whenFailure { _ in channel.close(promise: nil) }
+                channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
+            } else if NIODeadline.now() >= deadline {
+                channel.close(promise: nil)
+            } else {
+                channel.eventLoop.scheduleTask(in: .milliseconds(50)) { check() }
+            }
+        }
+        channel.eventLoop.execute { check() }
+    }
+
     struct Connection: Sendable {
         let channel: any Channel
         let async: NIOAsyncChannel<LineFramer.Frame, ByteBuffer>
+        let activity: ReadActivity
     }
 
     func serve(_ connection: Connection, registry: ConnectionRegistry) async {
@@ -142,7 +157,7 @@ struct SocketTransport: Service {
         defer { registry.remove(id) }
         do {
             try await connection.async.executeThenClose { inbound, _ in
-                switch registry.add(id, connection.channel, limit: limits.maxConnections) {
+                switch registry.add(id, connection.channel, connection.activity, limit: limits.maxConnections) {
                 case .added: break
                 case .stopping: return
                 case .full(let open):
@@ -152,17 +167,18 @@ struct SocketTransport: Service {
                 let label = "\(UInt(bitPattern: id.hashValue) % 1_000_000)"
                 let state = requireLogin ? ConnectionState(nil, label: label) : .trusted(label)
                 for try await frame in inbound {
-                    let reply: JSONValue?
+                    let reply: [UInt8]?
                     switch frame {
                     case .line(let line):
                         logger.trace("handling a \(line.count)-byte line", metadata: ["connection": "\(label)"])
-                        reply = await server.reply(to: line, connection: state)
+                        reply = await server.replyBytes(to: line, connection: state)
                     case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
                     }
                     if let reply {
                         // Waits until the bytes are handed to the socket, so a stop right after never drops them.
-                        try await connection.channel.writeAndFlush(ByteBuffer(bytes: reply.serializedBytes() + [0x0A])).get()
+                        try await connection.channel.writeAndFlush(ByteBuffer(bytes: reply + [0x0A])).get()
                     }
+                    connection.activity.answered.add(1, ordering: .relaxed)
                 }
             }
         } catch {
@@ -183,7 +199,7 @@ struct SocketTransport: Service {
 final class ConnectionRegistry: Sendable {
     private struct State {
         var stopping = false
-        var open: [ObjectIdentifier: any Channel] = [:]
+        var open: [ObjectIdentifier: (any Channel, ReadActivity)] = [:]
     }
 
     private let state = Mutex(State())
@@ -195,11 +211,11 @@ final class ConnectionRegistry: Sendable {
     }
 
     /// Registers a connection unless the server is stopping or `limit` are open already.
-    func add(_ id: ObjectIdentifier, _ channel: any Channel, limit: Int) -> Admission {
+    func add(_ id: ObjectIdentifier, _ channel: any Channel, _ activity: ReadActivity, limit: Int) -> Admission {
         state.withLock { state in
             guard !state.stopping else { return .stopping }
             guard state.open.count < limit else { return .full(state.open.count) }
-            state.open[id] = channel
+            state.open[id] = (channel, activity)
             return .added
         }
     }
@@ -209,11 +225,49 @@ final class ConnectionRegistry: Sendable {
     }
 
     /// Starts stopping; returns the open connections.
-    func stop() -> [any Channel] {
+    func stop() -> [(any Channel, ReadActivity)] {
         state.withLock { state in
             state.stopping = true
             return Array(state.open.values)
         }
+    }
+}
+
+/// What a connection has received and answered, so a stop can tell a client that has gone quiet
+/// (everything it sent is read and answered) from one whose bytes wait behind a busy handler.
+final class ReadActivity: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let lastReadNanos = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
+    /// Lines framed from the input, and lines answered (or found to need no answer).
+    let framed = Atomic<Int>(0)
+    let answered = Atomic<Int>(0)
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastReadNanos.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        context.fireChannelRead(data)
+    }
+
+    /// Nothing received for `period`, and every line received is answered.
+    func isQuiet(for period: TimeAmount) -> Bool {
+        let idle = DispatchTime.now().uptimeNanoseconds &- lastReadNanos.load(ordering: .relaxed)
+        return idle >= UInt64(max(0, period.nanoseconds))
+            && framed.load(ordering: .relaxed) == answered.load(ordering: .relaxed)
+    }
+}
+
+/// Counts the lines a connection's decoder produces.
+final class FrameCounter: ChannelInboundHandler, Sendable {
+    typealias InboundIn = LineFramer.Frame
+    typealias InboundOut = LineFramer.Frame
+    let activity: ReadActivity
+
+    init(_ activity: ReadActivity) { self.activity = activity }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        activity.framed.add(1, ordering: .relaxed)
+        context.fireChannelRead(data)
     }
 }
 

@@ -79,12 +79,12 @@ struct StdioTransport: Service {
         await withGracefulShutdownHandler {
             for await frame in frames {
                 defer { room.signal() }
-                let reply: JSONValue?
+                let reply: [UInt8]?
                 switch frame {
-                case .line(let line): reply = await server.reply(to: line, connection: connection)
+                case .line(let line): reply = await server.replyBytes(to: line, connection: connection)
                 case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
                 }
-                if let reply, !StandardOutput.writeLine(reply.serializedBytes()) {
+                if let reply, !StandardOutput.writeLine(reply) {
                     logger.notice("stdout is closed: stopping")
                     break
                 }

@@ -120,15 +120,19 @@ struct SocketTests {
             let busy = try listening.connect()
             try idle.send(Self.request(1))
             #expect(try idle.readReply()["id"] == 1)
-            // A batch big enough to still be running when the signal lands; the server's trace
-            // line says it has started on it.
-            let batch = "[" + (0..<3000).map { Self.request($0) }.joined(separator: ",") + "]"
-            try busy.send(batch)
-            try await Self.waitForLog(listening.server, "handling a \(batch.utf8.count)-byte line")
+            // Thirty full batches sent at once, enough to still be running when the signal lands;
+            // the server's trace line says it has started on them. Every one is answered.
+            let batches = (0..<30).map { number in
+                "[" + (0..<100).map { Self.request(number * 100 + $0) }.joined(separator: ",") + "]"
+            }
+            try busy.write(Array(batches.joined(separator: "\n").utf8) + [0x0A])
+            try await Self.waitForLog(listening.server, "handling a \(batches[0].utf8.count)-byte line")
             listening.server.send(signal: SIGTERM)
-            let reply = try busy.readReply()
-            #expect(reply.arrayValue?.count == 3000)
-            #expect(reply.arrayValue?.last?["id"] == 2999)
+            for number in 0..<30 {
+                let reply = try busy.readReply()
+                #expect(reply.arrayValue?.count == 100)
+                #expect(reply.arrayValue?.last?["id"] == .int(Int64(number * 100 + 99)))
+            }
             #expect(try busy.readLine() == nil)
             #expect(try idle.readLine() == nil)
             let exit = try await listening.server.waitForExit()

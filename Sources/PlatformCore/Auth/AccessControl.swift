@@ -137,7 +137,7 @@ public struct AccessControl: Sendable {
 
     func userToken(_ params: RPCParams) async throws(RPCError) -> UserToken {
         guard let credentials else { throw RPCError.unauthorized("this server has no key store") }
-        let tenant = try params.string("tenant")
+        let tenant = try params.tenant()
         let userId = try params.userId()
         let ttl = try params.optionalInt("ttlSeconds") ?? 3600
         guard (60...86_400).contains(ttl) else {

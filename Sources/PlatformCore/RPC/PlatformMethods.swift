@@ -10,8 +10,13 @@ extension Platform {
             .start: answer { params in
                 let user = try params.optionalObject("user").map { details throws(RPCError) -> UserDetails in
                     for key in ["firstName", "lastName", "email", "displayName"] {
-                        if let value = details[key], !value.isNull, value.stringValue == nil {
-                            throw RPCError.invalidParams("user.\(key)", "user.\(key) must be a string")
+                        if let value = details[key], !value.isNull {
+                            guard let text = value.stringValue else {
+                                throw RPCError.invalidParams("user.\(key)", "user.\(key) must be a string")
+                            }
+                            guard text.count <= 256 else {
+                                throw RPCError.invalidParams("user.\(key)", "user.\(key) must be at most 256 characters")
+                            }
                         }
                     }
                     return UserDetails(
@@ -20,17 +25,18 @@ extension Platform {
                 }
                 let userId = try params.userId()
                 return try await self.start(
-                    tenant: params.string("tenant"), userId: userId,
+                    tenant: params.tenant(), userId: userId,
                     flow: params.optionalString("flow") ?? "onboarding", user: user)
             },
             .get: answer { params in
-                let tenant = try params.string("tenant")
+                let tenant = try params.tenant()
                 if let sessionId = try params.optionalString("sessionId") {
                     return try await self.get(tenant: tenant, key: .id(sessionId))
                 }
-                guard let userId = try params.optionalString("userId") else {
+                guard try params.optionalString("userId") != nil else {
                     throw RPCError.invalidParams("sessionId", "give sessionId, or userId and flow")
                 }
+                let userId = try params.userId()
                 return try await self.get(
                     tenant: tenant, key: .user(userId: userId, flow: params.optionalString("flow") ?? "onboarding"))
             },
@@ -40,16 +46,16 @@ extension Platform {
                     action: try params.optionalString("action") ?? "continue",
                     values: try params.optionalObject("values") ?? [:])
                 return try await self.submit(
-                    tenant: params.string("tenant"), sessionId: params.string("sessionId"), command: command)
+                    tenant: params.tenant(), sessionId: params.string("sessionId"), command: command)
             },
             .back: answer { params in
                 try await self.back(
-                    tenant: params.string("tenant"), sessionId: params.string("sessionId"),
+                    tenant: params.tenant(), sessionId: params.string("sessionId"),
                     revision: params.int("revision"))
             },
             .goto: answer { params in
                 try await self.goto(
-                    tenant: params.string("tenant"), sessionId: params.string("sessionId"),
+                    tenant: params.tenant(), sessionId: params.string("sessionId"),
                     stepId: params.string("stepId"), revision: params.int("revision"))
             },
             .search: answer { params in
@@ -58,21 +64,21 @@ extension Platform {
                     throw RPCError.invalidParams("limit", "limit must be between 1 and 50")
                 }
                 return try await self.search(
-                    tenant: params.string("tenant"), sessionId: params.string("sessionId"),
-                    field: params.string("field"), query: params.string("query"), limit: limit)
+                    tenant: params.tenant(), sessionId: params.string("sessionId"),
+                    field: params.string("field"), query: params.string("query", atMost: 200), limit: limit)
             },
             .describe: answer { params in
-                try self.describe(tenant: params.string("tenant"), flow: params.optionalString("flow") ?? "onboarding")
+                try self.describe(tenant: params.tenant(), flow: params.optionalString("flow") ?? "onboarding")
             },
             .profileGet: answer { params in
-                try await self.profile(tenant: params.string("tenant"), userId: params.string("userId"))
+                try await self.profile(tenant: params.tenant(), userId: params.userId())
             },
             .profileUpdate: answer { params in
                 guard let values = try params.optionalObject("values") else {
                     throw RPCError.invalidParams("values", "values is required")
                 }
                 return try await self.updateProfile(
-                    tenant: params.string("tenant"), userId: params.string("userId"), values: values)
+                    tenant: params.tenant(), userId: params.userId(), values: values)
             },
             .funnel: answer { params in
                 func date(_ name: String) throws -> Date? {
@@ -83,12 +89,12 @@ extension Platform {
                     return date
                 }
                 return try await self.funnel(
-                    tenant: params.string("tenant"), flow: params.optionalString("flow") ?? "onboarding",
+                    tenant: params.tenant(), flow: params.optionalString("flow") ?? "onboarding",
                     since: date("since"), until: date("until"))
             },
             .gateCheck: answer { params in
                 try await self.checkGate(
-                    tenant: params.string("tenant"), userId: params.string("userId"), action: params.string("action"))
+                    tenant: params.tenant(), userId: params.userId(), action: params.string("action"))
             },
         ]
         return Dictionary(uniqueKeysWithValues: table.map { ($0.key.rawValue, $0.value) })

@@ -11,6 +11,20 @@ public struct RPCParams: Sendable {
         self.connection = connection
     }
 
+    /// `tenant`: at most 63 characters (a longer one names no tenant, and is not looked up).
+    public func tenant() throws(RPCError) -> String {
+        let tenant = try string("tenant")
+        guard tenant.count <= 63 else { throw .invalidParams("tenant", "tenant must be at most 63 characters") }
+        return tenant
+    }
+
+    /// A string of at most `limit` characters.
+    public func string(_ name: String, atMost limit: Int) throws(RPCError) -> String {
+        let value = try string(name)
+        guard value.count <= limit else { throw .invalidParams(name, "\(name) must be at most \(limit) characters") }
+        return value
+    }
+
     /// `userId`: 1-256 characters, not blank.
     public func userId() throws(RPCError) -> String {
         let userId = try string("userId")

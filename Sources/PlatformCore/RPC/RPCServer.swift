@@ -5,6 +5,10 @@ import Logging
 public struct RPCServer: Sendable {
     public typealias Method = @Sendable (RPCParams) async throws -> JSONValue
 
+    /// The contract's limits on one message.
+    public static let maxBatchItems = 100
+    public static let maxReplyBytes = 16 << 20
+
     let methods: [String: Method]
     let access: AccessControl?
     let logger: Logger
@@ -15,38 +19,72 @@ public struct RPCServer: Sendable {
         self.logger = logger
     }
 
-    /// The reply to one line, without its newline; nil when nothing is to be sent
-    /// (a blank line, a notification, a batch of notifications).
+    /// The reply line to one line, without its newline; nil when nothing is to be sent (a blank
+    /// line, a notification, a batch of notifications). Each request's `id` is echoed exactly as
+    /// it was written.
+    public func replyBytes<Line: Collection>(
+        to line: Line, connection: ConnectionState = .trusted("local")
+    ) async -> [UInt8]? where Line.Element == UInt8 {
+        guard line.contains(where: { !Self.isBlank($0) }) else { return nil }
+        let message: JSONValue
+        let rawIDs: [Int: String]
+        do {
+            (message, rawIDs) = try JSONValue.parseMessage(line)
+        } catch {
+            return Self.errorResponse(.parseError(error.description), id: .null).line
+        }
+        guard case .array(let batch) = message else {
+            return await handle(message, rawID: rawIDs[0], connection: connection)?.line
+        }
+        guard !batch.isEmpty else { return Self.errorResponse(.invalidRequest, id: .null).line }
+        guard batch.count <= Self.maxBatchItems else {
+            logger.info("refused a batch of \(batch.count) requests (at most \(Self.maxBatchItems))")
+            return Self.errorResponse(
+                RPCError(code: ErrorCode.invalidRequest.rawValue,
+                         message: "Invalid Request: a batch holds at most \(Self.maxBatchItems) requests"),
+                id: .null).line
+        }
+        var replies: [[UInt8]] = []
+        var size = 2
+        for (index, item) in batch.enumerated() {
+            guard let reply = await handle(item, rawID: rawIDs[index], connection: connection) else { continue }
+            // The whole batch's reply stays under the limit too: an item that would pass it is
+            // answered with -32006 instead of its result.
+            if size + reply.line.count + 1 > Self.maxReplyBytes {
+                replies.append(Self.errorResponse(.replyTooLarge, id: reply.id, rawID: rawIDs[index]).line)
+            } else {
+                replies.append(reply.line)
+            }
+            size += replies[replies.count - 1].count + 1
+        }
+        guard !replies.isEmpty else { return nil }
+        return [UInt8(ascii: "[")] + Array(replies.joined(separator: [UInt8(ascii: ",")])) + [UInt8(ascii: "]")]
+    }
+
+    /// The reply to one line as JSON (tests and in-process callers); ids as parsed.
     public func reply<Line: Collection>(
         to line: Line, connection: ConnectionState = .trusted("local")
     ) async -> JSONValue? where Line.Element == UInt8 {
-        guard line.contains(where: { !Self.isBlank($0) }) else { return nil }
-        let message: JSONValue
-        do {
-            message = try JSONValue.parse(line)
-        } catch {
-            return Self.errorResponse(.parseError(error.description), id: .null)
-        }
-        guard case .array(let batch) = message else { return await handle(message, connection: connection) }
-        guard !batch.isEmpty else { return Self.errorResponse(.invalidRequest, id: .null) }
-        var replies: [JSONValue] = []
-        for item in batch {
-            if let reply = await handle(item, connection: connection) { replies.append(reply) }
-        }
-        guard !replies.isEmpty else { return Optional.none }
-        return .array(replies)
+        guard let bytes = await replyBytes(to: line, connection: connection) else { return nil }
+        return try? JSONValue.parse(bytes)
     }
 
     /// The reply to an over-long line that was skipped.
-    public static func tooLarge(limit: Int) -> JSONValue {
-        errorResponse(.payloadTooLarge(limit: limit), id: .null)
+    public static func tooLarge(limit: Int) -> [UInt8] {
+        errorResponse(.payloadTooLarge(limit: limit), id: .null).line
     }
 
     static func isBlank(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    func handle(_ message: JSONValue, connection: ConnectionState) async -> JSONValue? {
+    /// One rendered reply.
+    struct Reply {
+        var id: JSONValue
+        var line: [UInt8]
+    }
+
+    func handle(_ message: JSONValue, rawID: String?, connection: ConnectionState) async -> Reply? {
         guard let request = message.objectValue,
               request["jsonrpc"] == "2.0",
               let method = request["method"]?.stringValue,
@@ -67,34 +105,48 @@ public struct RPCServer: Sendable {
             try await access?.admit(method, params, connection: connection)
             result = try await handler(RPCParams(params, connection: connection))
         } catch let error as RPCError {
-            if let detail = error.detail { logger.error("\(method) failed: \(detail)") }
-            return id.map { Self.errorResponse(error, id: $0) }
+            if let detail = error.detail {
+                if error.code == ErrorCode.internalError.rawValue {
+                    logger.error("\(method) failed: \(detail)")
+                } else {
+                    logger.warning("\(method): \(detail)")
+                }
+            }
+            return id.map { Self.errorResponse(error, id: $0, rawID: rawID) }
         } catch {
             logger.error("\(method) failed: \(error)")
-            return id.map { Self.errorResponse(.internalError("\(error)"), id: $0) }
+            return id.map { Self.errorResponse(.internalError("\(error)"), id: $0, rawID: rawID) }
         }
         guard let id else { return nil }
-        return Self.render(RPCResponse(id: id, outcome: .result(result)))
+        let line = Self.render(RPCResponse(id: id, outcome: .result(result)), rawID: rawID)
+        guard line.count <= Self.maxReplyBytes else {
+            logger.warning("\(method): the reply would be \(line.count) bytes, over the \(Self.maxReplyBytes)-byte limit")
+            return Self.errorResponse(.replyTooLarge, id: id, rawID: rawID)
+        }
+        return Reply(id: id, line: line)
     }
 
     static func isValidID(_ id: JSONValue?) -> Bool {
         switch id {
-        case nil, .null?, .string?, .int?: true
-        case .double(let number)?: number.isFinite
+        // Any number: its source text is echoed, so even one beyond Double's range comes back as sent.
+        case nil, .null?, .string?, .int?, .double?: true
         default: false
         }
     }
 
-    static func errorResponse(_ error: RPCError, id: JSONValue) -> JSONValue {
-        render(RPCResponse(id: id, outcome: .error(error.object)))
+    static func errorResponse(_ error: RPCError, id: JSONValue, rawID: String? = nil) -> Reply {
+        Reply(id: id, line: render(RPCResponse(id: id, outcome: .error(error.object)), rawID: id.isNull ? nil : rawID))
     }
 
-    static func render(_ response: RPCResponse) -> JSONValue {
-        do {
-            return try JSONValue(encoding: response)
-        } catch {
-            // Only a non-finite number could fail to encode, and the JSON values here have none.
-            return ["jsonrpc": "2.0", "id": .null, "error": ["code": -32603, "message": "Internal error"]]
-        }
+    /// The reply's bytes, with the id's source text put back in place of its parsed value.
+    static func render(_ response: RPCResponse, rawID: String?) -> [UInt8] {
+        response.serializedBytes(rawID: rawID)
     }
+}
+
+extension RPCError {
+    /// A reply that would pass the 16 MiB limit.
+    static let replyTooLarge = RPCError(
+        code: ErrorCode.payloadTooLarge.rawValue,
+        message: "Payload too large: the reply would be over \(RPCServer.maxReplyBytes) bytes")
 }

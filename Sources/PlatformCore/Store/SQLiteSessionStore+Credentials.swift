@@ -95,3 +95,19 @@ extension SQLiteSessionStore: CredentialStore {
             revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 }
+
+extension SQLiteSessionStore {
+    /// SQLite's passing failures: the disk is full, another process held a lock past the busy
+    /// timeout, the file cannot be written or read just now. The transaction rolled back.
+    public func unavailability(of error: any Error) -> String? {
+        if let unavailable = error as? StoreUnavailable { return unavailable.reason }
+        guard let error = error as? DatabaseError else { return nil }
+        switch error.resultCode {
+        case .SQLITE_FULL: return "the disk is full (\(error.message ?? "SQLITE_FULL"))"
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return "the database is locked by another connection past its timeout"
+        case .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PROTOCOL:
+            return "the database file cannot be used now (\(error.message ?? "\(error.resultCode)"))"
+        default: return nil
+        }
+    }
+}

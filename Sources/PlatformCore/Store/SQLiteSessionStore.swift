@@ -16,7 +16,9 @@ public final class SQLiteSessionStore: SessionStore {
     let logger: Logger
 
     /// Opens (creating and migrating when needed) the database at `path`, or an in-memory one for ":memory:".
-    public init(path: String, logger: Logger = Logger(label: "platformd.store")) throws {
+    /// - Parameter busyTimeout: how long a write waits for a lock another process holds before
+    ///   the request is answered -32008 (unavailable).
+    public init(path: String, busyTimeout: TimeInterval = 10, logger: Logger = Logger(label: "platformd.store")) throws {
         self.logger = logger
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
@@ -24,7 +26,7 @@ public final class SQLiteSessionStore: SessionStore {
             try db.execute(sql: "PRAGMA secure_delete = ON")
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(busyTimeout)
         if path == Self.memoryPath {
             writer = try DatabaseQueue(configuration: configuration)
             hasWAL = false

@@ -31,6 +31,10 @@ public struct StoredEvent: Sendable, Hashable {
 /// sees another's rows. The SQLite store is the embedded default; the conformance suite in
 /// PlatformCoreTests is what any other store (PostgreSQL) must pass too.
 public protocol SessionStore: Sendable {
+    /// Why `error` is a passing condition a client may retry after (disk full, a lock held past
+    /// its timeout, a server out of reach), or nil for a defect.
+    func unavailability(of error: any Error) -> String?
+
     /// Reads the session without writing anything.
     func session(tenant: String, key: SessionKey) async throws -> SessionState?
 
@@ -64,4 +68,10 @@ public protocol SessionStore: Sendable {
 public struct StoreUnavailable: Error, Sendable, Hashable {
     public var reason: String
     public init(_ reason: String) { self.reason = reason }
+}
+
+extension SessionStore {
+    public func unavailability(of error: any Error) -> String? {
+        (error as? StoreUnavailable)?.reason
+    }
 }
