@@ -18,11 +18,13 @@ import Testing
         // Another process's writer (here another connection) holds the write lock for a while.
         let other = try DatabaseQueue(path: path)
         let holding = AsyncStream<Void>.makeStream()
+        // Held until the test lets go (bounded, so a failing test cannot hang).
+        let release = DispatchSemaphore(value: 0)
         let holder = Task {
             try await other.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
                     holding.continuation.yield()
-                    Thread.sleep(forTimeInterval: 1.5)
+                    _ = release.wait(timeout: .now() + 30)
                     return .rollback
                 }
             }
@@ -32,6 +34,7 @@ import Testing
         let refused = await methods.reply(to: Array(#"{"jsonrpc":"2.0","id":1,"method":"flow.start","params":{"tenant":"fixture","userId":"u1"}}"#.utf8))
         #expect(refused?["error"]?["code"] == -32008)
         #expect(refused?["error"]?["message"]?.stringValue?.hasPrefix("Unavailable") == true)
+        release.signal()
         try await holder.value
 
         // Nothing was saved, and the same request succeeds once the lock is gone.
