@@ -18,7 +18,7 @@ import Testing
     @Test func theExistingPathRoundTripsWithoutAGuide() async throws {
         let d = try FlowDriver(plugin: AFLFantasyPlugin())
         let view = try await d.walk(try await atTeamChoice(d), [Answers.existingTeam, Answers.personal, Answers.credentials, [:]])
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         let wire = try await d.profile("u1")["records"]?["account"]
         #expect(try roundTrip(Account.self, wire) == Account(
             firstName: "Jordan Lee", email: "jordan@example.com.au", teamId: "123456", teamName: "Bont's Bandits",
@@ -32,7 +32,7 @@ import Testing
         var view = try await d.submit(try await atTeamChoice(d), Answers.newTeam)
         clock.advance(seconds: 42.5)
         view = try await d.walk(view, [Answers.allItems, Answers.personal, Answers.team("98765"), [:]])
-        #expect(view.status == "completed")
+        #expect(view.status == .completed)
         let wire = try await d.profile("u1")["records"]?["account"]
         let account = try roundTrip(Account.self, wire)
         #expect(account.teamName == nil)
