@@ -43,11 +43,12 @@ public final class Platform: Sendable {
         logger: Logger = Logger(label: "platformd")
     ) {
         var tenants: [String: Tenant] = [:]
+        let now = clock()
         for plugin in plugins {
             precondition(tenants[plugin.id] == nil, "two plugins are registered as tenant \(plugin.id)")
             let flows = plugin.flows
             precondition(Set(flows.map(\.id)).count == flows.count, "tenant \(plugin.id) has two flows with one id")
-            let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: Date())
+            let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: now)
             let problems = flows.flatMap { $0.definitionProblems(context) }
             precondition(problems.isEmpty, "tenant \(plugin.id): \(problems.joined(separator: "; "))")
             tenants[plugin.id] = Tenant(
@@ -264,14 +265,15 @@ public final class Platform: Sendable {
         let plugin = registered.plugin
         let editable = Dictionary(plugin.editableFields.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let validator = registered.validator
+        let now = clock()
         return try await storing {
-            try await store.updateProfile(tenant: tenant, userId: userId) { profile in
+            try await store.updateProfile(tenant: tenant, userId: userId, at: now) { profile in
                 guard var profile else { throw FlowError.notFound("profile of user \(userId): onboarding is not complete") }
                 var clean: [String: JSONValue] = [:]
                 var errors: [FieldError] = []
                 for (key, value) in values.sorted(by: { $0.key < $1.key }) {
                     guard let spec = editable[key] else {
-                        let name = Self.label(of: key, in: registered) ?? key
+                        let name = Self.label(of: key, in: registered, now: now) ?? key
                         errors.append(FieldError(field: key, code: .notEditable, message: "\(name) can't be changed after onboarding."))
                         continue
                     }
@@ -317,9 +319,9 @@ public final class Platform: Sendable {
     }
 
     /// A field's label as its flow shows it, for messages about keys that are not editable.
-    static func label(of field: String, in tenant: Tenant) -> String? {
+    static func label(of field: String, in tenant: Tenant, now: Date) -> String? {
         let plugin = tenant.plugin
-        let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: Date())
+        let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: now)
         for engine in tenant.engines.values {
             for step in engine.flow.steps {
                 if let spec = step.fields(in: context).first(where: { $0.id == field }) { return spec.label }
