@@ -14,7 +14,8 @@ public final class Platform: Sendable {
     let tenants: [String: Tenant]
     let store: any SessionStore
     let clock: @Sendable () -> Date
-    let newSessionID: @Sendable () -> String
+    /// Session ids, and the ids plugins take with `StepContext.newID()`.
+    let newID: @Sendable () -> String
     let logger: Logger
     /// Each plugin's `prepare`, started on its tenant's first request and awaited by the others.
     let preparations = Mutex<[String: Task<Void, Never>]>([:])
@@ -33,13 +34,21 @@ public final class Platform: Sendable {
         }
     }
 
+    /// The server's ids: random UUIDs, lowercase.
+    public static let randomID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+
     /// Registers the plugins. A definition error (two plugins on one tenant id, two flows with one
     /// id, a field id used twice in a flow, progress or edges naming unknown steps) stops the
     /// server at start-up rather than on some later request.
+    ///
+    /// - Parameters:
+    ///   - clock: the time of every command (tests pass a clock they move by hand).
+    ///   - newID: session ids and the ids plugins draw with `StepContext.newID()`.
+    ///   - logger: the platform's own lines.
     public init(
         plugins: [any OnboardingPlugin], store: any SessionStore,
         clock: @escaping @Sendable () -> Date = { Date() },
-        newSessionID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
+        newID: @escaping @Sendable () -> String = Platform.randomID,
         logger: Logger = Logger(label: "platformd")
     ) {
         var tenants: [String: Tenant] = [:]
@@ -60,7 +69,7 @@ public final class Platform: Sendable {
         self.tenants = tenants
         self.store = store
         self.clock = clock
-        self.newSessionID = newSessionID
+        self.newID = newID
         self.logger = logger
     }
 
@@ -124,12 +133,11 @@ public final class Platform: Sendable {
 
     public func start(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(FlowError) -> SessionView {
         let engine = try await self.tenant(tenant).engine(flow)
-        let sessionID = newSessionID()
         return try await storing {
             try await store.updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
                 let now = self.clock()
                 let transition = engine.start(
-                    existing, newSessionId: sessionID, tenant: tenant, userId: userId, user: user, now: now)
+                    existing, tenant: tenant, userId: userId, user: user, now: now, newID: self.newID)
                 let commit = transition.changed ? SessionCommit(state: transition.state, events: transition.events) : nil
                 return (commit, engine.view(transition.state, now: now))
             }
@@ -157,7 +165,7 @@ public final class Platform: Sendable {
                         throw FlowError.notFound("session \(sessionId)")
                     }
                     let now = self.clock()
-                    switch try engine.submit(state, command, workResult: given, now: now) {
+                    switch try engine.submit(state, command, workResult: given, now: now, newID: self.newID) {
                     case .applied(let transition):
                         let commit = transition.changed
                             ? SessionCommit(state: transition.state, events: transition.events, profile: transition.profile)
@@ -284,8 +292,10 @@ public final class Platform: Sendable {
                     }
                 }
                 guard errors.isEmpty else { throw FlowError.validationFailed(errors, session: nil) }
+                let context = StepContext(
+                    tenant: tenant, userId: userId, displayName: plugin.defaultDisplayName, now: now, newID: self.newID)
                 do throws(ValidationFailure) {
-                    profile.records = try plugin.updatedRecords(profile, with: clean)
+                    profile.records = try plugin.updatedRecords(profile, with: clean, in: context)
                 } catch {
                     throw FlowError.validationFailed(error.errors, session: nil)
                 }

@@ -21,6 +21,21 @@ public final class TestClock: Sendable {
     }
 }
 
+/// Ids `id-1`, `id-2`, … in the order they are drawn: what a test passes as `newID` to the
+/// platform or the engine, so that session and record ids are known in advance.
+public final class SequentialIDs: Sendable {
+    private let issued = Mutex(0)
+
+    public init() {}
+
+    public func next() -> String {
+        issued.withLock { count in
+            count += 1
+            return "id-\(count)"
+        }
+    }
+}
+
 /// Accessors tests read replies with. Every reply a test sees is decoded into the wire types
 /// (`PlatformProtocol`), so a reply that drifts from them fails the test that reads it.
 extension SessionView: CustomStringConvertible {
@@ -71,10 +86,15 @@ public struct FlowDriver: Sendable {
     public let clock: TestClock
     let methods: [String: RPCServer.Method]
 
-    public init(plugin: any OnboardingPlugin, store: (any SessionStore)? = nil, clock: TestClock = TestClock()) throws {
+    /// - Parameters:
+    ///   - newID: the ids of sessions and of `StepContext.newID()`; by default the server's (UUIDs).
+    public init(
+        plugin: any OnboardingPlugin, store: (any SessionStore)? = nil, clock: TestClock = TestClock(),
+        newID: @escaping @Sendable () -> String = Platform.randomID
+    ) throws {
         self.platform = Platform(
             plugins: [plugin], store: try store ?? SQLiteSessionStore(path: SQLiteSessionStore.memoryPath),
-            clock: { clock.now })
+            clock: { clock.now }, newID: newID)
         self.tenant = plugin.id
         self.clock = clock
         self.methods = platform.methods

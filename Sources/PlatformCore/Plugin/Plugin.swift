@@ -71,7 +71,10 @@ public protocol OnboardingPlugin: Sendable {
     /// Content shown before sign-in (`flow.describe`'s `intro`).
     var intro: JSONValue? { get }
     /// Applies validated `profile.update` values to the records; may add cross-field errors.
-    func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue]
+    /// `context` has the tenant, the user, the time and `newID()`, and no answers.
+    func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue]
     /// Loads what the plugin needs before its first request (a gazetteer). The host runs it once,
     /// on a thread of its own, before the tenant's first request, never inside a transaction.
     func prepare()
@@ -99,7 +102,9 @@ extension OnboardingPlugin {
     /// The validator for this plugin's fields, with its search providers wired in.
     public var validator: FieldValidator { FieldValidator(searchProviders: searchProviders) }
 
-    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+    public func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue] {
         profile.records
     }
 }

@@ -76,7 +76,9 @@ public struct AirFitPlugin: OnboardingPlugin {
     }
 
     /// Sets `establishBaseline` in the `onboarding_profile` record (an `OnboardingProfile`).
-    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+    public func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue] {
         var records = profile.records
         guard let baseline = values[FieldID.establishBaseline]?.boolValue else { return records }
         let noProfile = ValidationFailure([FieldError(

@@ -55,8 +55,11 @@ public struct StatLockerPlugin: OnboardingPlugin {
 
     /// Applies a tone or a new set of goals to the `profile` record (an `AthleteProfile`). Goals
     /// are checked against the player's own gender, position and level, and become SeasonGoal
-    /// objects; a goal kept from before keeps its id and progress.
-    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+    /// objects; a goal kept from before keeps its id and progress, a new custom goal takes
+    /// `context.newID()`.
+    public func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue] {
         let noProfile = ValidationFailure([FieldError(field: nil, code: .notEditable, message: Messages.noAthleteProfile)])
         guard var athlete = try? profile.records[AthleteProfile.recordName]?.decode(AthleteProfile.self) else {
             throw noProfile
@@ -74,7 +77,7 @@ public struct StatLockerPlugin: OnboardingPlugin {
             }
             let errors = rules.errors(in: items)
             guard errors.isEmpty else { throw ValidationFailure(errors) }
-            athlete.seasonGoals = rules.seasonGoals(items, existing: athlete.seasonGoals)
+            athlete.seasonGoals = rules.seasonGoals(items, existing: athlete.seasonGoals, newID: context.newID)
         }
         var records = profile.records
         // Cannot fail for a record that decoded: it holds strings, booleans and finite numbers.

@@ -48,7 +48,9 @@ public struct TeePalsPlugin: OnboardingPlugin {
 
     public var intro: JSONValue? { Intro.posters }
 
-    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+    public func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue] {
         let records = try ProfileFields.updated(profile.records, with: values)
         logger.info("profile updated", metadata: ["tenant": "\(id)", "fields": "\(values.keys.sorted())"])
         return records

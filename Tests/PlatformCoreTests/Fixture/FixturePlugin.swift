@@ -38,7 +38,9 @@ struct FixturePlugin: OnboardingPlugin {
     var searchProviders: [String: any SearchProvider] { ["city": CitySearch()] }
     var intro: JSONValue? { [["headline": "Hello"]] }
 
-    func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+    func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue] {
         var account = profile.records["account"]?.objectValue ?? [:]
         if let photo = values["photoUrl"] {
             guard photo.stringValue?.hasPrefix("https://") ?? true else {
@@ -240,6 +242,7 @@ struct FixtureCompletion: CompletionHandler {
             throw ValidationFailure([FieldError(field: "name", code: .invalidFormat, message: "That name cannot finish.")])
         }
         let account: JSONValue = [
+            "id": .string(context.newID()),
             "name": context.value(of: "name") ?? .null,
             "kind": context.value(of: "kind") ?? .null,
             "tags": context.value(of: "tags") ?? .null,

@@ -20,10 +20,10 @@ struct StatLockerCompletion: CompletionHandler {
             value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         }
         let profile = AthleteProfile(
-            id: UUID().uuidString, userId: context.userId,
+            id: context.newID(), userId: context.userId,
             firstName: detail(user.firstName), lastName: detail(user.lastName), email: detail(user.email),
             sport: sport, teamGender: gender, gradYear: gradYear, level: level, position: position, aiTone: tone,
-            seasonGoals: rules.seasonGoals(answers.seasonGoals), onboardingCompleted: true, createdAt: context.now)
+            seasonGoals: rules.seasonGoals(answers.seasonGoals, newID: context.newID), onboardingCompleted: true, createdAt: context.now)
         let team = TeamInfo(
             hsTeamName: hsTeamName, hsCity: hsCity, hsState: hsState, hasClubTeam: answers.hasClubTeam,
             clubTeamName: answers.clubTeamName, clubCity: answers.clubCity, clubState: answers.clubState)
