@@ -36,7 +36,7 @@ let package = Package(
         ),
         .target(
             name: "PlatformTesting",
-            dependencies: ["PlatformCore"],
+            dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/PlatformTesting"
         ),
     ]
@@ -66,7 +66,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PlatformCoreTests",
-            dependencies: ["PlatformCore", "PlatformTesting", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "PlatformCore", "PlatformTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore", "PlatformTesting"], exclude: ["Fixtures"]),
     ]

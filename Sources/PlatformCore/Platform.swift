@@ -3,8 +3,9 @@ import Logging
 import Synchronization
 
 /// The imperative shell around the engine: finds the tenant's plugin, reads and writes the
-/// store (one transaction per command), runs server work outside transactions, and answers
-/// each contract method with a wire type or a `FlowError`; it knows nothing of JSON-RPC.
+/// store (one transaction per command), runs server work outside transactions, writes the
+/// plugins' log lines once their command has committed, and answers each contract method with a
+/// wire type or a `FlowError`; it knows nothing of JSON-RPC.
 public final class Platform: Sendable {
     public static let version = "0.1.0"
     public static let protocolVersion = 1
@@ -17,6 +18,8 @@ public final class Platform: Sendable {
     /// Session ids, and the ids plugins take with `StepContext.newID()`.
     let newID: @Sendable () -> String
     let logger: Logger
+    /// Each plugin's Logger, by its `logLabel`.
+    let pluginLoggers: [String: Logger]
     /// Each plugin's `prepare`, started on its tenant's first request and awaited by the others.
     let preparations = Mutex<[String: Task<Void, Never>]>([:])
 
@@ -45,13 +48,18 @@ public final class Platform: Sendable {
     ///   - clock: the time of every command (tests pass a clock they move by hand).
     ///   - newID: session ids and the ids plugins draw with `StepContext.newID()`.
     ///   - logger: the platform's own lines.
+    ///   - pluginLogger: the Logger a plugin's lines are written with, made once per plugin from
+    ///     its `logLabel`; by default `Logger(label:)`, so the lines read as when plugins logged
+    ///     themselves (`… info TeePals: tenant=teepals [TeePals] age verified`).
     public init(
         plugins: [any OnboardingPlugin], store: any SessionStore,
         clock: @escaping @Sendable () -> Date = { Date() },
         newID: @escaping @Sendable () -> String = Platform.randomID,
-        logger: Logger = Logger(label: "platformd")
+        logger: Logger = Logger(label: "platformd"),
+        pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
     ) {
         var tenants: [String: Tenant] = [:]
+        var pluginLoggers: [String: Logger] = [:]
         let now = clock()
         for plugin in plugins {
             precondition(tenants[plugin.id] == nil, "two plugins are registered as tenant \(plugin.id)")
@@ -64,6 +72,9 @@ public final class Platform: Sendable {
                 plugin: plugin, flowIDs: flows.map(\.id),
                 engines: Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowEngine(plugin: plugin, flow: $0)) }),
                 validator: plugin.validator)
+            if pluginLoggers[plugin.logLabel] == nil {
+                pluginLoggers[plugin.logLabel] = pluginLogger(plugin.logLabel)
+            }
         }
         self.plugins = plugins
         self.tenants = tenants
@@ -71,6 +82,7 @@ public final class Platform: Sendable {
         self.clock = clock
         self.newID = newID
         self.logger = logger
+        self.pluginLoggers = pluginLoggers
     }
 
     // MARK: - lookups
@@ -119,6 +131,14 @@ public final class Platform: Sendable {
         }
     }
 
+    /// Writes plugins' log lines. Called only after the store call that committed their command
+    /// returned, so a refused or rolled-back command logs nothing.
+    func write(_ lines: [PluginLogLine]) {
+        for line in lines {
+            line.write(to: pluginLoggers[line.plugin] ?? logger)
+        }
+    }
+
     // MARK: - methods
 
     public func info() -> PlatformInfo {
@@ -133,15 +153,17 @@ public final class Platform: Sendable {
 
     public func start(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(FlowError) -> SessionView {
         let engine = try await self.tenant(tenant).engine(flow)
-        return try await storing {
+        let (view, logs) = try await storing {
             try await store.updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
                 let now = self.clock()
                 let transition = engine.start(
                     existing, tenant: tenant, userId: userId, user: user, now: now, newID: self.newID)
                 let commit = transition.changed ? SessionCommit(state: transition.state, events: transition.events) : nil
-                return (commit, engine.view(transition.state, now: now))
+                return (commit, (engine.view(transition.state, now: now), transition.logs))
             }
         }
+        write(logs)
+        return view
     }
 
     public func get(tenant: String, key: SessionKey) async throws(FlowError) -> SessionView {
@@ -170,14 +192,16 @@ public final class Platform: Sendable {
                         let commit = transition.changed
                             ? SessionCommit(state: transition.state, events: transition.events, profile: transition.profile)
                             : nil
-                        return (commit, .view(engine.view(transition.state, now: now)))
+                        return (commit, .view(engine.view(transition.state, now: now), logs: transition.logs))
                     case .needsWork(let work):
                         return (nil, .work(work))
                     }
                 }
             }
             switch outcome {
-            case .view(let view):
+            case .view(let view, let logs):
+                // The transaction has committed: only now are the plugin's lines true.
+                write(logs)
                 return view
             case .work(let work):
                 // Runs between two transactions, so a slow analysis never holds the write lock.
@@ -197,7 +221,7 @@ public final class Platform: Sendable {
     }
 
     enum SubmitOutcome: Sendable {
-        case view(SessionView)
+        case view(SessionView, logs: [PluginLogLine])
         case work(StepWork)
     }
 
@@ -229,16 +253,20 @@ public final class Platform: Sendable {
         _ command: @escaping @Sendable (FlowEngine, SessionState, Date) throws(FlowError) -> FlowEngine.Transition
     ) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
-        return try await storing {
+        let (view, logs) = try await storing {
             try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state in
                 guard let state, let engine = registered.engines[state.flow] else {
                     throw FlowError.notFound("session \(sessionId)")
                 }
                 let now = self.clock()
                 let transition = try command(engine, state, now)
-                return (SessionCommit(state: transition.state, events: transition.events), engine.view(transition.state, now: now))
+                return (
+                    SessionCommit(state: transition.state, events: transition.events),
+                    (engine.view(transition.state, now: now), transition.logs))
             }
         }
+        write(logs)
+        return view
     }
 
     public func search(tenant: String, sessionId: String, field: String, query: String, limit: Int) async throws(FlowError) -> SearchResults {
@@ -274,7 +302,7 @@ public final class Platform: Sendable {
         let editable = Dictionary(plugin.editableFields.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let validator = registered.validator
         let now = clock()
-        return try await storing {
+        let (updated, logs) = try await storing {
             try await store.updateProfile(tenant: tenant, userId: userId, at: now) { profile in
                 guard var profile else { throw FlowError.notFound("profile of user \(userId): onboarding is not complete") }
                 var clean: [String: JSONValue] = [:]
@@ -293,15 +321,18 @@ public final class Platform: Sendable {
                 }
                 guard errors.isEmpty else { throw FlowError.validationFailed(errors, session: nil) }
                 let context = StepContext(
-                    tenant: tenant, userId: userId, displayName: plugin.defaultDisplayName, now: now, newID: self.newID)
+                    tenant: tenant, userId: userId, displayName: plugin.defaultDisplayName, now: now,
+                    newID: self.newID, logLabel: plugin.logLabel)
                 do throws(ValidationFailure) {
                     profile.records = try plugin.updatedRecords(profile, with: clean, in: context)
                 } catch {
                     throw FlowError.validationFailed(error.errors, session: nil)
                 }
-                return (profile, profile)
+                return (profile, (profile, context.logLines))
             }
         }
+        write(logs)
+        return updated
     }
 
     public func checkGate(tenant: String, userId: String, action: String) async throws(FlowError) -> GateDecision {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PlatformCore
 import Synchronization
 
@@ -88,13 +89,16 @@ public struct FlowDriver: Sendable {
 
     /// - Parameters:
     ///   - newID: the ids of sessions and of `StepContext.newID()`; by default the server's (UUIDs).
+    ///   - pluginLogger: the Logger the plugin's lines are written with once their command has
+    ///     committed (tests pass one that records them); by default the server's, `Logger(label:)`.
     public init(
         plugin: any OnboardingPlugin, store: (any SessionStore)? = nil, clock: TestClock = TestClock(),
-        newID: @escaping @Sendable () -> String = Platform.randomID
+        newID: @escaping @Sendable () -> String = Platform.randomID,
+        pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
     ) throws {
         self.platform = Platform(
             plugins: [plugin], store: try store ?? SQLiteSessionStore(path: SQLiteSessionStore.memoryPath),
-            clock: { clock.now }, newID: newID)
+            clock: { clock.now }, newID: newID, pluginLogger: pluginLogger)
         self.tenant = plugin.id
         self.clock = clock
         self.methods = platform.methods

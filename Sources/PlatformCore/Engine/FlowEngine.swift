@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 
 /// The flow engine: a functional core. Given a session's state and a command it returns the new
-/// state and the events, or the error to reply with. No I/O, no clock, no randomness: time and
-/// the id generator come with the command.
+/// state, the events and the plugin's log lines, or the error to reply with. No I/O, no clock, no
+/// randomness: time and the id generator come with the command, and log lines are returned for
+/// the caller to write once the transition is committed.
 public struct FlowEngine: Sendable {
     public let plugin: any OnboardingPlugin
     public let flow: Flow
@@ -23,6 +24,9 @@ public struct FlowEngine: Sendable {
         public var profile: Profile?
         /// False when the command changed nothing (a retry, a resume that stayed put).
         public var changed: Bool
+        /// What the plugin logged while deciding (in `validate`, `stored`, `transition`, completion),
+        /// to be written only once the transition is committed.
+        public var logs: [PluginLogLine] = []
     }
 
     public struct Submit: Sendable, Hashable {
@@ -123,6 +127,7 @@ public struct FlowEngine: Sendable {
     }
 
     /// The path to the first step with no saved answer, following each step's own branching.
+    /// Replaying a saved answer's transition is no new decision: what it logs is dropped.
     func resumePath(_ state: SessionState, now: Date) -> [String] {
         var path = [flow.steps[0].id]
         let context = self.context(state, now: now)
@@ -157,7 +162,8 @@ public struct FlowEngine: Sendable {
         guard !state.status.isFinal, let current = state.currentStep, let step = flow.step(current) else {
             throw .invalidState("the session is \(state.status.rawValue)", session: view())
         }
-        let effects = CommandEffects(newID: newID)
+        // One buffer for the command: what the plugin logs is returned only with an applied transition.
+        let effects = CommandEffects(label: plugin.logLabel, newID: newID)
         let context = self.context(state, now: now, effects: effects)
         let offered = step.copy(in: context).actions.map(\.id)
         guard let action = SubmitAction(rawValue: command.action), offered.contains(command.action) else {
@@ -185,7 +191,7 @@ public struct FlowEngine: Sendable {
         case .later:
             next.status = .deferred
             events.append(FlowEvent(.deferred, step: current, at: now))
-            return .applied(Transition(state: next, events: events, profile: nil, changed: true))
+            return .applied(Transition(state: next, events: events, profile: nil, changed: true, logs: effects.lines))
         case .skip:
             values = [:]
             next.answers[current] = nil
@@ -205,7 +211,9 @@ public struct FlowEngine: Sendable {
         }
         next.stepErrors[current] = nil
         let decision = step.transition(after: action, values: values, in: self.context(next, now: now, effects: effects))
-        return .applied(try apply(decision, from: step, to: next, before: state, events: events, now: now, effects: effects))
+        var transition = try apply(decision, from: step, to: next, before: state, events: events, now: now, effects: effects)
+        transition.logs = effects.lines
+        return .applied(transition)
     }
 
     func digest(of command: Submit, in state: SessionState, now: Date) -> String {
@@ -368,10 +376,10 @@ public struct FlowEngine: Sendable {
 
     // MARK: - rendering
 
-    /// The context a step renders itself in. Its ids are a per-context sequence: commands make
-    /// their own (`context(_:now:effects:)`).
+    /// The context a step renders itself in. Its ids are a per-context sequence and its log
+    /// lines go nowhere: commands make their own (`context(_:now:effects:)`).
     public func context(_ state: SessionState, now: Date) -> StepContext {
-        context(state, now: now, effects: CommandEffects(newID: nil))
+        context(state, now: now, effects: CommandEffects(label: plugin.logLabel, newID: nil))
     }
 
     func context(_ state: SessionState, now: Date, effects: CommandEffects) -> StepContext {

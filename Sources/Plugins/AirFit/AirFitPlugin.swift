@@ -32,7 +32,9 @@ public struct AirFitPlugin: OnboardingPlugin {
     /// - Parameters:
     ///   - analyzer: turns a `describe_own` aspiration into a structured goal.
     ///   - analysisTimeout: after this, the offline analyzer's result is used instead.
-    ///   - logger: where fallbacks are reported (never with the person's text).
+    ///   - logger: where fallbacks are reported (never with the person's text). The analysis runs
+    ///     between transactions, so its fallback is logged directly, when it happens; no rule of the
+    ///     flow logs.
     public init(
         analyzer: any GoalAnalyzer,
         analysisTimeout: Duration = AirFitPlugin.defaultAnalysisTimeout,

@@ -1,4 +1,3 @@
-import Logging
 import PlatformCore
 
 /// The StatLocker app's onboarding, served under tenant `statlocker`: seed 000 (B-003) in the
@@ -9,37 +8,36 @@ public struct StatLockerPlugin: OnboardingPlugin {
     public let name = "StatLocker"
     public let version = "1.0.0"
     public let defaultDisplayName = "Athlete"
-    let log: OnboardingLog
     let rules: SeasonGoalRules
 
-    /// `logger` receives the seed's `[StatLocker][Onboarding]` debug lines.
-    public init(logger: Logger = Logger(label: "StatLocker")) {
-        self.init(logger: logger, library: .shared)
+    /// The seed's `[StatLocker][Onboarding]` debug lines go through the step context
+    /// (`OnboardingLog`); the host writes them with a Logger labelled `StatLocker`.
+    public init() {
+        self.init(library: .shared)
     }
 
     /// A plugin over another goals library (tests: a library that changed under a saved session).
-    init(logger: Logger = Logger(label: "StatLocker"), library: GoalsLibrary) {
-        self.log = OnboardingLog(logger: logger)
+    init(library: GoalsLibrary) {
         self.rules = SeasonGoalRules(library: library)
     }
 
     public var flows: [Flow] {
         let questions: [any FlowStep] = [
-            SportStep(log: log),
+            SportStep(),
             MotivationalStep.welcomeJourney,
-            TeamGenderStep(log: log),
-            ProfileDetailsStep(log: log),
-            PositionStep(log: log),
-            TeamInfoStep(log: log),
-            SeasonGoalsStep(log: log, rules: rules),
+            TeamGenderStep(),
+            ProfileDetailsStep(),
+            PositionStep(),
+            TeamInfoStep(),
+            SeasonGoalsStep(rules: rules),
             MotivationalStep.goalsLockedIn,
-            ToneQuizStep(log: log),
+            ToneQuizStep(),
             MotivationalStep.almostThere,
         ]
         let steps = questions + [ReviewStep(earlierSteps: questions, rules: rules)]
         return [Flow(
             steps: steps, resumePolicy: .savedStep, progress: .sequential(steps),
-            completion: StatLockerCompletion(log: log, rules: rules))]
+            completion: StatLockerCompletion(rules: rules))]
     }
 
     public var onboardingGate: OnboardingGate {

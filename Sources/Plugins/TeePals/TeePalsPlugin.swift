@@ -1,4 +1,3 @@
-import Logging
 import PlatformCore
 
 /// The TeePals app's onboarding, served under tenant `teepals` (seed 002).
@@ -11,20 +10,17 @@ public struct TeePalsPlugin: OnboardingPlugin {
     public let name = "TeePals"
     public let version = "1.0.0"
     public let defaultDisplayName = "Golfer"
-    let logger: Logger
 
-    /// `logger` receives the plugin's log lines (tests pass one that records them).
-    public init(logger: Logger = Logger(label: "TeePals")) {
-        self.logger = logger
-    }
+    /// Log lines go through the step context; the host writes them with a Logger labelled `TeePals`.
+    public init() {}
 
     public var flows: [Flow] {
-        let steps: [any FlowStep] = [NicknameStep(), BirthdateStep(logger: logger), LocationStep(), GenderStep()]
+        let steps: [any FlowStep] = [NicknameStep(), BirthdateStep(), LocationStep(), GenderStep()]
         return [
             Flow(
                 steps: steps, resumePolicy: .firstMissingAnswer,
                 progress: .sequential(steps, label: { "\($0)/\($1)" }),
-                completion: TeePalsCompletion(logger: logger))
+                completion: TeePalsCompletion())
         ]
     }
 
@@ -52,7 +48,7 @@ public struct TeePalsPlugin: OnboardingPlugin {
         _ profile: Profile, with values: [String: JSONValue], in context: StepContext
     ) throws(ValidationFailure) -> [String: JSONValue] {
         let records = try ProfileFields.updated(profile.records, with: values)
-        logger.info("profile updated", metadata: ["tenant": "\(id)", "fields": "\(values.keys.sorted())"])
+        context.log(.info, "profile updated", metadata: ["tenant": id, "fields": "\(values.keys.sorted())"])
         return records
     }
 }

@@ -3,7 +3,6 @@ import PlatformCore
 
 /// Writes the seed's two documents: `profile` (`AthleteProfile`) and `team` (`TeamInfo`).
 struct StatLockerCompletion: CompletionHandler {
-    let log: OnboardingLog
     let rules: SeasonGoalRules
 
     func complete(_ context: StepContext) throws -> CompletionResult {
@@ -31,7 +30,7 @@ struct StatLockerCompletion: CompletionHandler {
             AthleteProfile.recordName: try JSONValue(encoding: profile),
             TeamInfo.recordName: try JSONValue(encoding: team),
         ]
-        log.reviewCompleted(userId: context.userId)
+        OnboardingLog.reviewCompleted(in: context)
         return CompletionResult(
             records: records,
             message: "Welcome to StatLocker, \(context.displayName)!")
