@@ -46,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "PlatformTesting",
-            dependencies: ["PlatformCore"],
+            dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/PlatformTesting"
         ),
     ]
@@ -76,7 +76,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PlatformCoreTests",
-            dependencies: ["PlatformCore", "PlatformTesting", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "PlatformCore", "PlatformTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore", "PlatformTesting"], exclude: ["Fixtures"]),
         // Drives the real `platformd` binary (built through the dependency) through the client.

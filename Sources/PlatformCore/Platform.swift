@@ -3,8 +3,9 @@ import Logging
 import Synchronization
 
 /// The imperative shell around the engine: finds the tenant's plugin, reads and writes the
-/// store (one transaction per command), runs server work outside transactions, and answers
-/// each contract method with a wire type or a `FlowError`; it knows nothing of JSON-RPC.
+/// store (one transaction per command), runs server work outside transactions, writes the
+/// plugins' log lines once their command has committed, and answers each contract method with a
+/// wire type or a `FlowError`; it knows nothing of JSON-RPC.
 public final class Platform: Sendable {
     public static let version = "0.1.0"
     public static let protocolVersion = 2
@@ -14,8 +15,11 @@ public final class Platform: Sendable {
     let tenants: [String: Tenant]
     let store: any SessionStore
     let clock: @Sendable () -> Date
-    let newSessionID: @Sendable () -> String
+    /// Session ids, and the ids plugins take with `StepContext.newID()`.
+    let newID: @Sendable () -> String
     let logger: Logger
+    /// Each plugin's Logger, by its `logLabel`.
+    let pluginLoggers: [String: Logger]
     /// Each plugin type's `prepare`, started on the first request of one of its tenants.
     let preparations = Mutex<[String: Task<Void, Never>]>([:])
 
@@ -34,47 +38,66 @@ public final class Platform: Sendable {
         }
     }
 
+    /// The server's ids: random UUIDs, lowercase.
+    public static let randomID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+
     /// Hosts the tenants. A definition error (two tenants with one id, two flows with one id, a
     /// field id used twice in a flow, progress or edges naming unknown steps) stops the server at
     /// start-up rather than on some later request.
+    ///
+    /// - Parameters:
+    ///   - clock: the time of every command (tests pass a clock they move by hand).
+    ///   - newID: session ids and the ids plugins draw with `StepContext.newID()`.
+    ///   - logger: the platform's own lines.
+    ///   - pluginLogger: the Logger a plugin's lines are written with, made once per plugin from
+    ///     its `logLabel`; by default `Logger(label:)`, so the lines read as when plugins logged
+    ///     themselves (`… info TeePals: tenant=teepals [TeePals] age verified`).
     public init(
         tenants hosted: [HostedTenant], store: any SessionStore,
         clock: @escaping @Sendable () -> Date = { Date() },
-        newSessionID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
-        logger: Logger = Logger(label: "platformd")
+        newID: @escaping @Sendable () -> String = Platform.randomID,
+        logger: Logger = Logger(label: "platformd"),
+        pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
     ) {
         var tenants: [String: Tenant] = [:]
+        var pluginLoggers: [String: Logger] = [:]
+        let now = clock()
         for entry in hosted {
             let plugin = entry.plugin
             precondition(tenants[entry.id] == nil, "two tenants have the id \(entry.id)")
             let flows = plugin.flows
             precondition(Set(flows.map(\.id)).count == flows.count, "tenant \(entry.id) has two flows with one id")
-            let context = StepContext(tenant: entry.id, displayName: plugin.defaultDisplayName, now: clock())
+            let context = StepContext(tenant: entry.id, displayName: plugin.defaultDisplayName, now: now)
             let problems = flows.flatMap { $0.definitionProblems(context) }
             precondition(problems.isEmpty, "tenant \(entry.id): \(problems.joined(separator: "; "))")
             tenants[entry.id] = Tenant(
                 id: entry.id, plugin: plugin, flowIDs: flows.map(\.id),
                 engines: Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowEngine(plugin: plugin, flow: $0)) }),
                 validator: plugin.validator)
+            if pluginLoggers[plugin.logLabel] == nil {
+                pluginLoggers[plugin.logLabel] = pluginLogger(plugin.logLabel)
+            }
         }
         self.hosted = hosted
         self.tenants = tenants
         self.store = store
         self.clock = clock
-        self.newSessionID = newSessionID
+        self.newID = newID
         self.logger = logger
+        self.pluginLoggers = pluginLoggers
     }
 
     /// Hosts each plugin as one tenant under its own id (tests, and the version 1 set-up).
     public convenience init(
         plugins: [any OnboardingPlugin], store: any SessionStore,
         clock: @escaping @Sendable () -> Date = { Date() },
-        newSessionID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
-        logger: Logger = Logger(label: "platformd")
+        newID: @escaping @Sendable () -> String = Platform.randomID,
+        logger: Logger = Logger(label: "platformd"),
+        pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
     ) {
         self.init(
             tenants: plugins.map { HostedTenant(id: $0.id, pluginName: $0.name, plugin: $0) }, store: store,
-            clock: clock, newSessionID: newSessionID, logger: logger)
+            clock: clock, newID: newID, logger: logger, pluginLogger: pluginLogger)
     }
 
     /// The tenants' ids, in configuration order.
@@ -132,6 +155,14 @@ public final class Platform: Sendable {
         }
     }
 
+    /// Writes plugins' log lines. Called only after the store call that committed their command
+    /// returned, so a refused or rolled-back command logs nothing.
+    func write(_ lines: [PluginLogLine]) {
+        for line in lines {
+            line.write(to: pluginLoggers[line.plugin] ?? logger)
+        }
+    }
+
     // MARK: - methods
 
     public func info() -> PlatformInfo {
@@ -146,16 +177,17 @@ public final class Platform: Sendable {
 
     public func start(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(FlowError) -> SessionView {
         let engine = try await self.tenant(tenant).engine(flow)
-        let sessionID = newSessionID()
-        return try await storing {
+        let (view, logs) = try await storing {
             try await store.updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
                 let now = self.clock()
                 let transition = engine.start(
-                    existing, newSessionId: sessionID, tenant: tenant, userId: userId, user: user, now: now)
+                    existing, tenant: tenant, userId: userId, user: user, now: now, newID: self.newID)
                 let commit = transition.changed ? SessionCommit(state: transition.state, events: transition.events) : nil
-                return (commit, engine.view(transition.state, now: now))
+                return (commit, (engine.view(transition.state, now: now), transition.logs))
             }
         }
+        write(logs)
+        return view
     }
 
     public func get(tenant: String, key: SessionKey) async throws(FlowError) -> SessionView {
@@ -179,19 +211,21 @@ public final class Platform: Sendable {
                         throw FlowError.notFound("session \(sessionId)")
                     }
                     let now = self.clock()
-                    switch try engine.submit(state, command, workResult: given, now: now) {
+                    switch try engine.submit(state, command, workResult: given, now: now, newID: self.newID) {
                     case .applied(let transition):
                         let commit = transition.changed
                             ? SessionCommit(state: transition.state, events: transition.events, profile: transition.profile)
                             : nil
-                        return (commit, .view(engine.view(transition.state, now: now)))
+                        return (commit, .view(engine.view(transition.state, now: now), logs: transition.logs))
                     case .needsWork(let work):
                         return (nil, .work(work))
                     }
                 }
             }
             switch outcome {
-            case .view(let view):
+            case .view(let view, let logs):
+                // The transaction has committed: only now are the plugin's lines true.
+                write(logs)
                 return view
             case .work(let work):
                 // Runs between two transactions, so a slow analysis never holds the write lock.
@@ -211,7 +245,7 @@ public final class Platform: Sendable {
     }
 
     enum SubmitOutcome: Sendable {
-        case view(SessionView)
+        case view(SessionView, logs: [PluginLogLine])
         case work(StepWork)
     }
 
@@ -243,16 +277,20 @@ public final class Platform: Sendable {
         _ command: @escaping @Sendable (FlowEngine, SessionState, Date) throws(FlowError) -> FlowEngine.Transition
     ) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
-        return try await storing {
+        let (view, logs) = try await storing {
             try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state in
                 guard let state, let engine = registered.engines[state.flow] else {
                     throw FlowError.notFound("session \(sessionId)")
                 }
                 let now = self.clock()
                 let transition = try command(engine, state, now)
-                return (SessionCommit(state: transition.state, events: transition.events), engine.view(transition.state, now: now))
+                return (
+                    SessionCommit(state: transition.state, events: transition.events),
+                    (engine.view(transition.state, now: now), transition.logs))
             }
         }
+        write(logs)
+        return view
     }
 
     public func search(tenant: String, sessionId: String, field: String, query: String, limit: Int) async throws(FlowError) -> SearchResults {
@@ -289,14 +327,15 @@ public final class Platform: Sendable {
         let plugin = registered.plugin
         let editable = Dictionary(plugin.editableFields.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let validator = registered.validator
-        return try await storing {
-            try await store.updateProfile(tenant: tenant, userId: userId) { profile in
+        let now = clock()
+        let (updated, logs) = try await storing {
+            try await store.updateProfile(tenant: tenant, userId: userId, at: now) { profile in
                 guard var profile else { throw FlowError.notFound("profile of user \(userId): onboarding is not complete") }
                 var clean: [String: JSONValue] = [:]
                 var errors: [FieldError] = []
                 for (key, value) in values.sorted(by: { $0.key < $1.key }) {
                     guard let spec = editable[key] else {
-                        let name = Self.label(of: key, in: registered) ?? key
+                        let name = Self.label(of: key, in: registered, now: now) ?? key
                         errors.append(FieldError(field: key, code: .notEditable, message: "\(name) can't be changed after onboarding."))
                         continue
                     }
@@ -307,14 +346,19 @@ public final class Platform: Sendable {
                     }
                 }
                 guard errors.isEmpty else { throw FlowError.validationFailed(errors, session: nil) }
+                let context = StepContext(
+                    tenant: tenant, userId: userId, displayName: plugin.defaultDisplayName, now: now,
+                    newID: self.newID, logLabel: plugin.logLabel)
                 do throws(ValidationFailure) {
-                    profile.records = try plugin.updatedRecords(profile, with: clean)
+                    profile.records = try plugin.updatedRecords(profile, with: clean, in: context)
                 } catch {
                     throw FlowError.validationFailed(error.errors, session: nil)
                 }
-                return (profile, profile)
+                return (profile, (profile, context.logLines))
             }
         }
+        write(logs)
+        return updated
     }
 
     public func checkGate(tenant: String, userId: String, action: String) async throws(FlowError) -> GateDecision {
@@ -342,9 +386,9 @@ public final class Platform: Sendable {
     }
 
     /// A field's label as its flow shows it, for messages about keys that are not editable.
-    static func label(of field: String, in tenant: Tenant) -> String? {
+    static func label(of field: String, in tenant: Tenant, now: Date) -> String? {
         let plugin = tenant.plugin
-        let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: Date())
+        let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: now)
         for engine in tenant.engines.values {
             for step in engine.flow.steps {
                 if let spec = step.fields(in: context).first(where: { $0.id == field }) { return spec.label }

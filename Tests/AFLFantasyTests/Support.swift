@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PlatformCore
 import PlatformTesting
 import Synchronization
@@ -64,5 +65,35 @@ struct HangingValidator: TeamValidator {
     func validate(teamId: String, teamName: String?) async throws -> TeamValidation {
         await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
         return .valid
+    }
+}
+
+/// The lines the plugin's Logger writes once their command has committed, as
+/// `LABEL [SOURCE] LEVEL MESSAGE key=value…`.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var all: [String] { lines.withLock { $0 } }
+
+    func logger(_ label: String) -> Logger {
+        Logger(label: label) { label in Handler(lines: self, label: label) }
+    }
+
+    struct Handler: LogHandler {
+        let lines: LogLines
+        let label: String
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let pairs = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+            let line = "\(label) [\(event.source)] \(event.level) \(event.message)\(pairs)"
+            lines.lines.withLock { $0.append(line) }
+        }
     }
 }

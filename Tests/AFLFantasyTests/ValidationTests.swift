@@ -43,6 +43,23 @@ import Testing
         #expect(account?["teamValidation"] == "passed")
     }
 
+    /// The refusal is logged by the submit that applies it, and completion by its own, each once
+    /// committed, with the plugin's label.
+    @Test func theRefusalAndTheCompletionAreLoggedOnce() async throws {
+        let logs = LogLines()
+        let validator = ScriptedValidator(refused: ["111111": "We couldn't find team 111111."])
+        let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: validator), pluginLogger: logs.logger)
+        var view = try await d.submit(try await atValidation(d, Answers.team("111111")))
+        #expect(view.stepId == "credentials")
+        #expect(logs.all == ["AFLFantasy [AFLFantasy] info team validator refused a Team ID step=validation"])
+        view = try await d.submit(try await d.submit(view, Answers.team("222222")))
+        #expect(view.status == .completed)
+        #expect(logs.all == [
+            "AFLFantasy [AFLFantasy] info team validator refused a Team ID step=validation",
+            "AFLFantasy [AFLFantasy] info onboarding completed path=existing validatedBy=validator",
+        ])
+    }
+
     @Test func theErrorsStayOnCredentialsUntilItsNextSubmit() async throws {
         let validator = ScriptedValidator(refused: ["111111": "Not found."])
         let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: validator))

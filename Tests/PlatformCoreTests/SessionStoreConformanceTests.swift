@@ -123,7 +123,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         state.status = .completed
         try await save(store, state, profile: profile)
         #expect(try await store.profile(tenant: "t1", userId: "u1") == profile)
-        let updated = try await store.updateProfile(tenant: "t1", userId: "u1") { current -> (Profile?, Profile?) in
+        let updated = try await store.updateProfile(tenant: "t1", userId: "u1", at: epoch.addingTimeInterval(60)) { current -> (Profile?, Profile?) in
             guard var current else { return (nil, nil) }
             current.records["profile"] = ["name": "Sam"]
             current.records["team"] = nil
@@ -131,7 +131,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         }
         #expect(try await store.profile(tenant: "t1", userId: "u1") == updated)
         #expect(updated?.records.keys.sorted() == ["profile"])
-        let missing = try await store.updateProfile(tenant: "t1", userId: "nobody") { current in (nil as Profile?, current) }
+        let missing = try await store.updateProfile(tenant: "t1", userId: "nobody", at: epoch) { current in (nil as Profile?, current) }
         #expect(missing == nil)
     }
 
@@ -244,6 +244,42 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         try reader.close()
         _ = try await d.start("someone-else")
         #expect(try filesContaining("Heldmarker", in: directory).isEmpty)
+        try await store.close()
+    }
+}
+
+/// The SQLite store reads no clock: a record's `updated_at` is the time its writer passed.
+@Suite struct RecordTimeTests {
+    @Test func recordsAreStampedWithTheTimeTheCallerGives() async throws {
+        let path = try TemporaryDirectory.make().appendingPathComponent("store.sqlite").path
+        let store = try SQLiteSessionStore(path: path)
+        let state = {
+            var state = sampleState()
+            state.status = .completed
+            return state
+        }()
+        let profile = Profile(tenant: "t1", userId: "u1", completedAt: state.updatedAt, records: ["a": ["x": 1]])
+        try await store.updateSession(tenant: "t1", key: .id("s1")) { _ in
+            (SessionCommit(state: state, events: [], profile: profile), ())
+        }
+        let reader = try DatabaseQueue(path: path)
+        func stamps() async throws -> [String: Double] {
+            try await reader.read { db in
+                try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, updated_at FROM records").map {
+                    (($0["name"] as String), ($0["updated_at"] as Double))
+                })
+            }
+        }
+        // A completion's records carry the commit's time.
+        #expect(try await stamps() == ["a": state.updatedAt.timeIntervalSince1970])
+        try await store.updateProfile(tenant: "t1", userId: "u1", at: epoch.addingTimeInterval(90)) { current in
+            var updated = current
+            updated?.records["b"] = ["y": 2]
+            return (updated, ())
+        }
+        #expect(try await stamps() == [
+            "a": epoch.addingTimeInterval(90).timeIntervalSince1970, "b": epoch.addingTimeInterval(90).timeIntervalSince1970,
+        ])
         try await store.close()
     }
 }

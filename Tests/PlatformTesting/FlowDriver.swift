@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PlatformCore
 import Synchronization
 
@@ -18,6 +19,21 @@ public final class TestClock: Sendable {
 
     public func set(_ date: Date) {
         current.withLock { $0 = date }
+    }
+}
+
+/// Ids `id-1`, `id-2`, … in the order they are drawn: what a test passes as `newID` to the
+/// platform or the engine, so that session and record ids are known in advance.
+public final class SequentialIDs: Sendable {
+    private let issued = Mutex(0)
+
+    public init() {}
+
+    public func next() -> String {
+        issued.withLock { count in
+            count += 1
+            return "id-\(count)"
+        }
     }
 }
 
@@ -71,10 +87,18 @@ public struct FlowDriver: Sendable {
     public let clock: TestClock
     let methods: [String: RPCServer.Method]
 
-    public init(plugin: any OnboardingPlugin, store: (any SessionStore)? = nil, clock: TestClock = TestClock()) throws {
+    /// - Parameters:
+    ///   - newID: the ids of sessions and of `StepContext.newID()`; by default the server's (UUIDs).
+    ///   - pluginLogger: the Logger the plugin's lines are written with once their command has
+    ///     committed (tests pass one that records them); by default the server's, `Logger(label:)`.
+    public init(
+        plugin: any OnboardingPlugin, store: (any SessionStore)? = nil, clock: TestClock = TestClock(),
+        newID: @escaping @Sendable () -> String = Platform.randomID,
+        pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
+    ) throws {
         self.platform = Platform(
             plugins: [plugin], store: try store ?? SQLiteSessionStore(path: SQLiteSessionStore.memoryPath),
-            clock: { clock.now })
+            clock: { clock.now }, newID: newID, pluginLogger: pluginLogger)
         self.tenant = plugin.id
         self.clock = clock
         self.methods = platform.methods

@@ -162,6 +162,26 @@ import Testing
         #expect(try await after.submit(fixed).status == .completed)
     }
 
+    /// Record ids come from the server's generator through the step context: known in advance
+    /// here. A custom goal kept by `profile.update` keeps its id; a new one takes the next.
+    @Test func idsComeFromTheServersGenerator() async throws {
+        let d = try FlowDriver(plugin: StatLockerPlugin(), newID: SequentialIDs().next)
+        let review = try await d.started("athlete-7", at: "review")
+        #expect(review.sessionId == "id-1")
+        #expect(try await d.submit(review).status == .completed)
+        let profile = try #require(try await d.profile("athlete-7")["records"]?["profile"])
+        #expect(profile["id"] == "id-2")
+        #expect(profile["seasonGoals"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [
+            "gk-var-savepct-60", "gk-var-saves-200", "id-3",
+        ])
+
+        let goals: JSONValue = ["gk-var-savepct-60", custom("Improve weak-side coverage"), custom("Lead the defense")]
+        let updated = try await d.call("profile.update", ["userId": "athlete-7", "values": ["seasonGoals": goals]])
+        #expect(updated["records"]?["profile"]?["seasonGoals"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [
+            "gk-var-savepct-60", "id-3", "id-4",
+        ])
+    }
+
     @Test func reviewReportsEveryMissingOrInvalidAnswer() throws {
         let plugin = StatLockerPlugin()
         let flow = try #require(plugin.flow("onboarding"))

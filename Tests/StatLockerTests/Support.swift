@@ -33,8 +33,9 @@ let defaultAnswers: [String: [String: JSONValue]] = [
     "tone_quiz": ["aiTone": "Hype"],
 ]
 
+/// A driver whose plugin lines go to `logger` once their command has committed.
 func makeDriver(logger: Logger = Logger(label: "StatLockerTests")) throws -> FlowDriver {
-    try FlowDriver(plugin: StatLockerPlugin(logger: logger))
+    try FlowDriver(plugin: StatLockerPlugin(), pluginLogger: { _ in logger })
 }
 
 extension FlowDriver {

@@ -26,10 +26,12 @@ enum Answers {
     static let gender: [String: JSONValue] = ["gender": "female"]
 }
 
-/// A driver over an in-memory store (or `store`), its clock on `now`, the plugin logging to `logs`.
+/// A driver over an in-memory store (or `store`), its clock on `now`, the plugin's lines written
+/// to `logs` (once their command has committed).
 func teePals(now: Date = testDay, store: (any SessionStore)? = nil, logs: LogRecorder? = nil) throws -> FlowDriver {
-    let plugin = logs.map { TeePalsPlugin(logger: $0.logger) } ?? TeePalsPlugin()
-    return try FlowDriver(plugin: plugin, store: store, clock: TestClock(now))
+    try FlowDriver(
+        plugin: TeePalsPlugin(), store: store, clock: TestClock(now),
+        pluginLogger: { label in logs?.logger ?? Logger(label: label) })
 }
 
 extension FlowDriver {

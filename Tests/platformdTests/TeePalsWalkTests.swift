@@ -138,6 +138,8 @@ struct TeePalsWalkTests {
             // The log did record the checks, so the scan above looked at real lines.
             #expect(server.stderrText.contains("age verified"))
             #expect(server.stderrText.contains("session rejected"))
+            // Written by the server after the commit, with the plugin's label and source as before.
+            #expect(server.stderrText.contains(" info TeePals: tenant=teepals [TeePals] age verified\n"))
         }
     }
 }

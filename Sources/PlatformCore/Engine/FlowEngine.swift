@@ -2,7 +2,9 @@ import Crypto
 import Foundation
 
 /// The flow engine: a functional core. Given a session's state and a command it returns the new
-/// state and the events, or the error to reply with. No I/O, no clock: time comes in the command.
+/// state, the events and the plugin's log lines, or the error to reply with. No I/O, no clock, no
+/// randomness: time and the id generator come with the command, and log lines are returned for
+/// the caller to write once the transition is committed.
 public struct FlowEngine: Sendable {
     public let plugin: any OnboardingPlugin
     public let flow: Flow
@@ -22,6 +24,9 @@ public struct FlowEngine: Sendable {
         public var profile: Profile?
         /// False when the command changed nothing (a retry, a resume that stayed put).
         public var changed: Bool
+        /// What the plugin logged while deciding (in `validate`, `stored`, `transition`, completion),
+        /// to be written only once the transition is committed.
+        public var logs: [PluginLogLine] = []
     }
 
     public struct Submit: Sendable, Hashable {
@@ -81,14 +86,15 @@ public struct FlowEngine: Sendable {
 
     // MARK: - start
 
+    /// Creates the user's session (its id from `newID`) or resumes the existing one.
     public func start(
-        _ existing: SessionState?, newSessionId: String, tenant: String, userId: String,
-        user: UserDetails?, now: Date
+        _ existing: SessionState?, tenant: String, userId: String, user: UserDetails?, now: Date,
+        newID: @Sendable () -> String
     ) -> Transition {
         guard var state = existing else {
             let first = flow.steps[0].id
             let state = SessionState(
-                id: newSessionId, tenant: tenant, userId: userId, flow: flow.id, user: user ?? .empty,
+                id: newID(), tenant: tenant, userId: userId, flow: flow.id, user: user ?? .empty,
                 path: [first], arrivedAt: now, createdAt: now, updatedAt: now
             )
             return Transition(
@@ -121,6 +127,7 @@ public struct FlowEngine: Sendable {
     }
 
     /// The path to the first step with no saved answer, following each step's own branching.
+    /// Replaying a saved answer's transition is no new decision: what it logs is dropped.
     func resumePath(_ state: SessionState, now: Date) -> [String] {
         var path = [flow.steps[0].id]
         let context = self.context(state, now: now)
@@ -142,8 +149,10 @@ public struct FlowEngine: Sendable {
 
     // MARK: - submit
 
+    /// Applies a submit. `newID` is what the plugin's `context.newID()` draws from.
     public func submit(
-        _ state: SessionState, _ command: Submit, workResult: JSONValue? = nil, now: Date
+        _ state: SessionState, _ command: Submit, workResult: JSONValue? = nil, now: Date,
+        newID: @escaping @Sendable () -> String
     ) throws(FlowError) -> SubmitResult {
         let digest = self.digest(of: command, in: state, now: now)
         if state.lastSubmitDigest == digest {
@@ -153,7 +162,9 @@ public struct FlowEngine: Sendable {
         guard !state.status.isFinal, let current = state.currentStep, let step = flow.step(current) else {
             throw .invalidState("the session is \(state.status.rawValue)", session: view())
         }
-        let context = self.context(state, now: now)
+        // One buffer for the command: what the plugin logs is returned only with an applied transition.
+        let effects = CommandEffects(label: plugin.logLabel, newID: newID)
+        let context = self.context(state, now: now, effects: effects)
         let offered = step.copy(in: context).actions.map(\.id)
         guard let action = SubmitAction(rawValue: command.action), offered.contains(command.action) else {
             switch command.action {
@@ -180,7 +191,7 @@ public struct FlowEngine: Sendable {
         case .later:
             next.status = .deferred
             events.append(FlowEvent(.deferred, step: current, at: now))
-            return .applied(Transition(state: next, events: events, profile: nil, changed: true))
+            return .applied(Transition(state: next, events: events, profile: nil, changed: true, logs: effects.lines))
         case .skip:
             values = [:]
             next.answers[current] = nil
@@ -194,13 +205,15 @@ public struct FlowEngine: Sendable {
             next.computed[current] = workResult
             next.skipped.remove(current)
             let sensitive = step.fields(in: context).filter(\.sensitive).map(\.id)
-            next.answers[current] = step.stored(clean, in: self.context(next, now: now))
+            next.answers[current] = step.stored(clean, in: self.context(next, now: now, effects: effects))
                 .filter { !sensitive.contains($0.key) }
             values = clean
         }
         next.stepErrors[current] = nil
-        let decision = step.transition(after: action, values: values, in: self.context(next, now: now))
-        return .applied(try apply(decision, from: step, to: next, before: state, events: events, now: now))
+        let decision = step.transition(after: action, values: values, in: self.context(next, now: now, effects: effects))
+        var transition = try apply(decision, from: step, to: next, before: state, events: events, now: now, effects: effects)
+        transition.logs = effects.lines
+        return .applied(transition)
     }
 
     func digest(of command: Submit, in state: SessionState, now: Date) -> String {
@@ -234,7 +247,7 @@ public struct FlowEngine: Sendable {
     /// `before` is the session as stored, for the view an error answers with.
     func apply(
         _ decision: StepTransition, from step: any FlowStep, to state: SessionState, before: SessionState,
-        events: [FlowEvent], now: Date
+        events: [FlowEvent], now: Date, effects: CommandEffects
     ) throws(FlowError) -> Transition {
         var state = state
         var events = events
@@ -250,19 +263,19 @@ public struct FlowEngine: Sendable {
             }
             state.arrivedAt = now
             events.append(FlowEvent(.arrived, step: target, at: now))
-            reconcileAnswersAhead(&state, now: now)
+            reconcileAnswersAhead(&state, now: now, effects: effects)
         }
         switch decision {
         case .next:
             if let following = flow.step(after: step.id) {
                 try arrive(at: following.id)
             } else {
-                return try complete(state, before: before, events: events, now: now)
+                return try complete(state, before: before, events: events, now: now, effects: effects)
             }
         case .goTo(let target):
             try arrive(at: target)
         case .complete:
-            return try complete(state, before: before, events: events, now: now)
+            return try complete(state, before: before, events: events, now: now, effects: effects)
         case .reject(let rejection):
             state.status = .rejected
             state.rejection = rejection
@@ -275,11 +288,13 @@ public struct FlowEngine: Sendable {
         return Transition(state: state, events: events, profile: nil, changed: true)
     }
 
-    func complete(_ state: SessionState, before: SessionState, events: [FlowEvent], now: Date) throws(FlowError) -> Transition {
+    func complete(
+        _ state: SessionState, before: SessionState, events: [FlowEvent], now: Date, effects: CommandEffects
+    ) throws(FlowError) -> Transition {
         var onPath = state
         onPath.answers = state.answers.filter { state.path.contains($0.key) }
         onPath.computed = state.computed.filter { state.path.contains($0.key) }
-        var completionContext = context(onPath, now: now)
+        var completionContext = context(onPath, now: now, effects: effects)
         completionContext.answersOffPath = state.answers.filter { !state.path.contains($0.key) }
         let result: CompletionResult
         do {
@@ -299,8 +314,8 @@ public struct FlowEngine: Sendable {
     }
 
     /// Answers of steps no longer on the path are re-checked against the new context.
-    func reconcileAnswersAhead(_ state: inout SessionState, now: Date) {
-        let context = self.context(state, now: now)
+    func reconcileAnswersAhead(_ state: inout SessionState, now: Date, effects: CommandEffects) {
+        let context = self.context(state, now: now, effects: effects)
         for (stepId, saved) in state.answers where !state.path.contains(stepId) {
             guard let step = flow.step(stepId) else { continue }
             let kept = step.reconciled(saved, in: context, validator: validator)
@@ -361,12 +376,18 @@ public struct FlowEngine: Sendable {
 
     // MARK: - rendering
 
+    /// The context a step renders itself in. Its ids are a per-context sequence and its log
+    /// lines go nowhere: commands make their own (`context(_:now:effects:)`).
     public func context(_ state: SessionState, now: Date) -> StepContext {
+        context(state, now: now, effects: CommandEffects(label: plugin.logLabel, newID: nil))
+    }
+
+    func context(_ state: SessionState, now: Date, effects: CommandEffects) -> StepContext {
         StepContext(
             tenant: state.tenant, userId: state.userId, user: state.user,
             displayName: state.user.personalName(default: plugin.defaultDisplayName),
             answers: state.answers, computedResults: state.computed, path: state.path,
-            skipped: state.skipped, secondsSpent: state.secondsSpent, now: now
+            skipped: state.skipped, secondsSpent: state.secondsSpent, now: now, effects: effects
         )
     }
 

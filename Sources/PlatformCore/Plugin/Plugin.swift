@@ -70,8 +70,14 @@ public protocol OnboardingPlugin: Sendable {
     var defaultDisplayName: String { get }
     /// Content shown before sign-in (`flow.describe`'s `intro`).
     var intro: JSONValue? { get }
+    /// The label of the plugin's log lines (its Logger's label and the lines' source).
+    var logLabel: String { get }
     /// Applies validated `profile.update` values to the records; may add cross-field errors.
-    func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue]
+    /// `context` has the tenant, the user, the time, `newID()` and `log(_:_:metadata:)`, and no
+    /// answers; lines logged through it are written once the update has committed.
+    func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue]
     /// Loads what the plugin needs before its first request (a gazetteer). The host runs it once,
     /// on a thread of its own, before the tenant's first request, never inside a transaction.
     func prepare()
@@ -99,7 +105,12 @@ extension OnboardingPlugin {
     /// The validator for this plugin's fields, with its search providers wired in.
     public var validator: FieldValidator { FieldValidator(searchProviders: searchProviders) }
 
-    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+    /// The name without spaces (`AFL Fantasy` logs as `AFLFantasy`, like its module).
+    public var logLabel: String { name.filter { !$0.isWhitespace } }
+
+    public func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue] {
         profile.records
     }
 }

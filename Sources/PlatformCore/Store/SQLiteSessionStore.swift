@@ -129,7 +129,9 @@ public final class SQLiteSessionStore: SessionStore {
             precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
             try Self.save(db, commit.state, replacing: old)
             for event in commit.events { try Self.insert(db, event, of: commit.state) }
-            if let profile = commit.profile { try Self.save(db, profile, keepingOtherRecords: true) }
+            if let profile = commit.profile {
+                try Self.save(db, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
+            }
             let erased = commit.state.status == .rejected && old?.status != .rejected
             return (result, erased)
         }
@@ -271,14 +273,14 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     public func updateProfile<Result: Sendable>(
-        tenant: String, userId: String,
+        tenant: String, userId: String, at time: Date,
         _ body: @escaping @Sendable (Profile?) throws -> (Profile?, Result)
     ) async throws -> Result {
         try await writer.write { db in
             let (profile, result) = try body(try Self.fetchProfile(db, tenant: tenant, userId: userId))
             if let profile {
                 precondition(profile.tenant == tenant && profile.userId == userId, "a profile update must stay with its user")
-                try Self.save(db, profile, keepingOtherRecords: false)
+                try Self.save(db, profile, keepingOtherRecords: false, at: time)
             }
             return result
         }
@@ -299,8 +301,9 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     /// Writes a profile. A completion adds its records to the user's others (another flow's);
-    /// an update replaces the whole set, so a record it drops is deleted.
-    static func save(_ db: Database, _ profile: Profile, keepingOtherRecords: Bool) throws {
+    /// an update replaces the whole set, so a record it drops is deleted. `time` is the records'
+    /// `updated_at`.
+    static func save(_ db: Database, _ profile: Profile, keepingOtherRecords: Bool, at time: Date) throws {
         try db.execute(sql: """
             INSERT INTO profiles (tenant, user_id, completed_at) VALUES (?, ?, ?)
             ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
@@ -314,7 +317,7 @@ public final class SQLiteSessionStore: SessionStore {
                 INSERT INTO records (tenant, user_id, name, body_json, updated_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (tenant, user_id, name) DO UPDATE SET
                     body_json = excluded.body_json, updated_at = excluded.updated_at
-                """, arguments: [profile.tenant, profile.userId, name, body.serialized(), Date().timeIntervalSince1970])
+                """, arguments: [profile.tenant, profile.userId, name, body.serialized(), time.timeIntervalSince1970])
         }
     }
 

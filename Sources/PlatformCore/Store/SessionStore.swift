@@ -39,7 +39,8 @@ public protocol SessionStore: Sendable {
     func session(tenant: String, key: SessionKey) async throws -> SessionState?
 
     /// Runs `body` on the latest stored state inside one write transaction and commits what it
-    /// returns (nil: nothing to write). Errors thrown by `body` roll everything back.
+    /// returns (nil: nothing to write). Errors thrown by `body` roll everything back. A commit's
+    /// profile records are stamped with its state's `updatedAt`.
     func updateSession<Result: Sendable>(
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
@@ -47,9 +48,10 @@ public protocol SessionStore: Sendable {
 
     func profile(tenant: String, userId: String) async throws -> Profile?
 
-    /// Like `updateSession`, for a completed user's records.
+    /// Like `updateSession`, for a completed user's records; `time` is when the records written
+    /// were updated (the store reads no clock).
     func updateProfile<Result: Sendable>(
-        tenant: String, userId: String,
+        tenant: String, userId: String, at time: Date,
         _ body: @escaping @Sendable (Profile?) throws -> (Profile?, Result)
     ) async throws -> Result
 

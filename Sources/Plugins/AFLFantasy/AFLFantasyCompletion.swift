@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import PlatformCore
 
 /// Writes the `account` record (`Account`) when `validation` succeeds, and builds the seed's
@@ -37,7 +36,7 @@ struct AFLFantasyCompletion: CompletionHandler {
                 secondsSpent: context.secondsSpent[guide] ?? 0)
         }
         let records = [Account.recordName: try JSONValue(encoding: account)]
-        logger.info("onboarding completed", metadata: ["path": "\(path.rawValue)", "validatedBy": "\(check.source.rawValue)"])
+        context.log(.info, "onboarding completed", metadata: ["path": path.rawValue, "validatedBy": check.source.rawValue])
 
         let name = context.coachName
         return CompletionResult(

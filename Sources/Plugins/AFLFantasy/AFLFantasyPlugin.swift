@@ -1,13 +1,11 @@
-import Logging
 import PlatformCore
-
-let logger = Logger(label: "AFLFantasy")
 
 /// The AFL Fantasy app's onboarding (seed 004), served under tenant `aflfantasy`.
 ///
 /// `splash` → `welcome` → `team_choice` → (`personal_info` | `create_team_guide` → `personal_info`)
 /// → `credentials` → `validation`, which checks the team through a `TeamValidator` and completes.
-/// See Docs/plugins/aflfantasy.md.
+/// See Docs/plugins/aflfantasy.md. Its log lines go through the step context; the host writes
+/// them with a Logger labelled `AFLFantasy` (its `logLabel`).
 public struct AFLFantasyPlugin: OnboardingPlugin {
     public let id = "aflfantasy"
     public let name = "AFL Fantasy"

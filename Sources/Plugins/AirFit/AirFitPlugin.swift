@@ -64,7 +64,9 @@ public struct AirFitPlugin: OnboardingPlugin {
     /// - Parameters:
     ///   - analyzer: turns a `describe_own` aspiration into a structured goal.
     ///   - analysisTimeout: after this, the offline analyzer's result is used instead.
-    ///   - logger: where fallbacks are reported (never with the person's text).
+    ///   - logger: where fallbacks are reported (never with the person's text). The analysis runs
+    ///     between transactions, so its fallback is logged directly, when it happens; no rule of the
+    ///     flow logs.
     public init(
         analyzer: any GoalAnalyzer,
         analysisTimeout: Duration = AirFitPlugin.defaultAnalysisTimeout,
@@ -108,7 +110,9 @@ public struct AirFitPlugin: OnboardingPlugin {
     }
 
     /// Sets `establishBaseline` in the `onboarding_profile` record (an `OnboardingProfile`).
-    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+    public func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue] {
         var records = profile.records
         guard let baseline = values[FieldID.establishBaseline]?.boolValue else { return records }
         let noProfile = ValidationFailure([FieldError(

@@ -1,4 +1,3 @@
-import Logging
 import PlatformCore
 
 /// The StatLocker app's onboarding, served under tenant `statlocker`: seed 000 (B-003) in the
@@ -9,41 +8,40 @@ public struct StatLockerPlugin: OnboardingPlugin {
     public let name = "StatLocker"
     public let version = "1.0.0"
     public let defaultDisplayName = "Athlete"
-    let log: OnboardingLog
     let rules: SeasonGoalRules
 
-    /// `logger` receives the seed's `[StatLocker][Onboarding]` debug lines.
     /// How a host registers StatLocker. It has no settings: clubs differ by tenant id only.
     public static let registration = PluginRegistration(
         name: "StatLocker", defaultTenant: "statlocker", make: { _ in StatLockerPlugin() })
 
-    public init(logger: Logger = Logger(label: "StatLocker")) {
-        self.init(logger: logger, library: .shared)
+    /// The seed's `[StatLocker][Onboarding]` debug lines go through the step context
+    /// (`OnboardingLog`); the host writes them with a Logger labelled `StatLocker`.
+    public init() {
+        self.init(library: .shared)
     }
 
     /// A plugin over another goals library (tests: a library that changed under a saved session).
-    init(logger: Logger = Logger(label: "StatLocker"), library: GoalsLibrary) {
-        self.log = OnboardingLog(logger: logger)
+    init(library: GoalsLibrary) {
         self.rules = SeasonGoalRules(library: library)
     }
 
     public var flows: [Flow] {
         let questions: [any FlowStep] = [
-            SportStep(log: log),
+            SportStep(),
             MotivationalStep.welcomeJourney,
-            TeamGenderStep(log: log),
-            ProfileDetailsStep(log: log),
-            PositionStep(log: log),
-            TeamInfoStep(log: log),
-            SeasonGoalsStep(log: log, rules: rules),
+            TeamGenderStep(),
+            ProfileDetailsStep(),
+            PositionStep(),
+            TeamInfoStep(),
+            SeasonGoalsStep(rules: rules),
             MotivationalStep.goalsLockedIn,
-            ToneQuizStep(log: log),
+            ToneQuizStep(),
             MotivationalStep.almostThere,
         ]
         let steps = questions + [ReviewStep(earlierSteps: questions, rules: rules)]
         return [Flow(
             steps: steps, resumePolicy: .savedStep, progress: .sequential(steps),
-            completion: StatLockerCompletion(log: log, rules: rules))]
+            completion: StatLockerCompletion(rules: rules))]
     }
 
     public var onboardingGate: OnboardingGate {
@@ -59,8 +57,11 @@ public struct StatLockerPlugin: OnboardingPlugin {
 
     /// Applies a tone or a new set of goals to the `profile` record (an `AthleteProfile`). Goals
     /// are checked against the player's own gender, position and level, and become SeasonGoal
-    /// objects; a goal kept from before keeps its id and progress.
-    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+    /// objects; a goal kept from before keeps its id and progress, a new custom goal takes
+    /// `context.newID()`.
+    public func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue] {
         let noProfile = ValidationFailure([FieldError(field: nil, code: .notEditable, message: Messages.noAthleteProfile)])
         guard var athlete = try? profile.records[AthleteProfile.recordName]?.decode(AthleteProfile.self) else {
             throw noProfile
@@ -78,7 +79,7 @@ public struct StatLockerPlugin: OnboardingPlugin {
             }
             let errors = rules.errors(in: items)
             guard errors.isEmpty else { throw ValidationFailure(errors) }
-            athlete.seasonGoals = rules.seasonGoals(items, existing: athlete.seasonGoals)
+            athlete.seasonGoals = rules.seasonGoals(items, existing: athlete.seasonGoals, newID: context.newID)
         }
         var records = profile.records
         // Cannot fail for a record that decoded: it holds strings, booleans and finite numbers.

@@ -1,11 +1,8 @@
-import Logging
 import PlatformCore
 
 /// Tier 1 complete: the public profile other golfers see (`PublicProfile`), and the private
 /// record of the age check (`PrivateProfile`).
 struct TeePalsCompletion: CompletionHandler {
-    let logger: Logger
-
     func complete(_ context: StepContext) throws -> CompletionResult {
         func answer(_ step: String, _ field: String) -> JSONValue? { context.answers(of: step)?[field] }
         let nickname = answer(StepID.nickname, FieldID.nickname)?.stringValue
@@ -26,7 +23,7 @@ struct TeePalsCompletion: CompletionHandler {
             PublicProfile.recordName: try JSONValue(encoding: PublicProfile(nickname: nickname, city: city, gender: gender)),
             PrivateProfile.recordName: try JSONValue(encoding: ageCheck),
         ]
-        logger.info("tier 1 complete", metadata: ["tenant": "\(context.tenant)"])
+        context.log(.info, "tier 1 complete", metadata: ["tenant": context.tenant])
         return CompletionResult(records: records, message: "Welcome to TeePals, \(nickname)!")
     }
 

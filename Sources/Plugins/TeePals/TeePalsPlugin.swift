@@ -1,4 +1,3 @@
-import Logging
 import PlatformCore
 
 /// The TeePals app's onboarding, served under tenant `teepals` (seed 002).
@@ -11,14 +10,12 @@ public struct TeePalsPlugin: OnboardingPlugin {
     public let name = "TeePals"
     public let version = "1.0.0"
     public let defaultDisplayName = "Golfer"
-    let logger: Logger
     /// The age below which a session is rejected (the `minimumAge` setting, 13-21).
     public let minimumAge: Int
 
-    /// `logger` receives the plugin's log lines (tests pass one that records them).
-    public init(minimumAge: Int = AgeCheck.defaultMinimumAge, logger: Logger = Logger(label: "TeePals")) {
+    /// Log lines go through the step context; the host writes them with a Logger labelled `TeePals`.
+    public init(minimumAge: Int = AgeCheck.defaultMinimumAge) {
         self.minimumAge = minimumAge
-        self.logger = logger
     }
 
     /// How a host registers TeePals, with the settings a tenants file may give.
@@ -32,12 +29,12 @@ public struct TeePalsPlugin: OnboardingPlugin {
         make: { settings in TeePalsPlugin(minimumAge: settings.integer("minimumAge") ?? AgeCheck.defaultMinimumAge) })
 
     public var flows: [Flow] {
-        let steps: [any FlowStep] = [NicknameStep(), BirthdateStep(logger: logger, minimumAge: minimumAge), LocationStep(), GenderStep()]
+        let steps: [any FlowStep] = [NicknameStep(), BirthdateStep(minimumAge: minimumAge), LocationStep(), GenderStep()]
         return [
             Flow(
                 steps: steps, resumePolicy: .firstMissingAnswer,
                 progress: .sequential(steps, label: { "\($0)/\($1)" }),
-                completion: TeePalsCompletion(logger: logger))
+                completion: TeePalsCompletion())
         ]
     }
 
@@ -61,9 +58,11 @@ public struct TeePalsPlugin: OnboardingPlugin {
 
     public var intro: JSONValue? { Intro.posters }
 
-    public func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+    public func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue] {
         let records = try ProfileFields.updated(profile.records, with: values)
-        logger.info("profile updated", metadata: ["tenant": "\(id)", "fields": "\(values.keys.sorted())"])
+        context.log(.info, "profile updated", metadata: ["tenant": id, "fields": "\(values.keys.sorted())"])
         return records
     }
 }

@@ -4,7 +4,8 @@ import PlatformCore
 /// A small plugin that exercises everything the core offers: a content step the progress bar
 /// skips, a branch, options that depend on an earlier answer, a search field, a list with an
 /// overlap rule, a step that can reject the session, server work that can fail or hang, a gate
-/// and an editable field, and a completion handler that can throw.
+/// and an editable field, and a completion handler that can throw. It logs and takes ids through
+/// its context, as plugins do.
 struct FixturePlugin: OnboardingPlugin {
     let id = "fixture"
     let name = "Fixture"
@@ -38,7 +39,9 @@ struct FixturePlugin: OnboardingPlugin {
     var searchProviders: [String: any SearchProvider] { ["city": CitySearch()] }
     var intro: JSONValue? { [["headline": "Hello"]] }
 
-    func updatedRecords(_ profile: Profile, with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
+    func updatedRecords(
+        _ profile: Profile, with values: [String: JSONValue], in context: StepContext
+    ) throws(ValidationFailure) -> [String: JSONValue] {
         var account = profile.records["account"]?.objectValue ?? [:]
         if let photo = values["photoUrl"] {
             guard photo.stringValue?.hasPrefix("https://") ?? true else {
@@ -46,6 +49,7 @@ struct FixturePlugin: OnboardingPlugin {
             }
             account["photoUrl"] = photo
         }
+        context.log(.info, "profile updated", metadata: ["fields": values.keys.sorted().joined(separator: ",")])
         var records = profile.records
         records["account"] = .object(account)
         return records
@@ -175,7 +179,12 @@ struct BirthStep: FlowStep {
         let today = CalendarDate(context.now)
         var age = today.year - birth.year
         if (today.month, today.day) < (birth.month, birth.day) { age -= 1 }
-        return age < 13 ? .reject(Rejection(code: "underage", message: "You must be 13+ to use Fixture")) : .next
+        guard age >= 13 else {
+            context.log(.notice, "under 13: rejected", metadata: ["step": id])
+            return .reject(Rejection(code: "underage", message: "You must be 13+ to use Fixture"))
+        }
+        context.log(.info, "age checked", metadata: ["step": id])
+        return .next
     }
 }
 
@@ -234,12 +243,15 @@ struct QuickCompletion: CompletionHandler {
 struct FixtureCompletion: CompletionHandler {
     struct Crash: Error {}
 
+    /// Logs before it may throw, so tests see that a line of a completion that failed is never written.
     func complete(_ context: StepContext) throws -> CompletionResult {
+        context.log(.info, "completing", metadata: ["user": context.userId])
         if context.value(of: "name") == "Crash" { throw Crash() }
         if context.value(of: "name") == "Invalid" {
             throw ValidationFailure([FieldError(field: "name", code: .invalidFormat, message: "That name cannot finish.")])
         }
         let account: JSONValue = [
+            "id": .string(context.newID()),
             "name": context.value(of: "name") ?? .null,
             "kind": context.value(of: "kind") ?? .null,
             "tags": context.value(of: "tags") ?? .null,

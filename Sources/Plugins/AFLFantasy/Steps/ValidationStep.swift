@@ -1,9 +1,9 @@
-import Logging
 import PlatformCore
 
 /// Validation, step 5 of 6 and the last step (processing): the client submits it with no values;
 /// the server runs the TeamValidator, then either completes the session or sends the user back to
-/// `credentials` with the validator's reason.
+/// `credentials` with the validator's reason. A refusal is logged when the submit that applies it
+/// commits (in `transition`), not while the validator runs.
 struct ValidationStep: FlowStep {
     let id = StepID.validation
     let kind = StepKind.processing
@@ -30,9 +30,6 @@ struct ValidationStep: FlowStep {
             name: "AFL Fantasy team validation", timeout: timeout,
             perform: {
                 let validation = try await validator.validate(teamId: teamId, teamName: teamName)
-                if case .invalid = validation.verdict {
-                    logger.info("team validator refused a Team ID", metadata: ["step": "\(StepID.validation)"])
-                }
                 return TeamCheck(validation: validation, source: .validator).json
             },
             fallback: { _ in
@@ -46,6 +43,7 @@ struct ValidationStep: FlowStep {
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
         guard let check = TeamCheck(json: context.computed(for: id)),
               case .invalid(let reason) = check.validation.verdict else { return .next }
+        context.log(.info, "team validator refused a Team ID", metadata: ["step": StepID.validation])
         return .returnTo(
             StepID.credentials,
             errors: [FieldError(field: FieldID.teamId, code: .notAnOption, message: reason)])

@@ -94,9 +94,10 @@ struct SeasonGoalRules: Sendable {
     }
 
     /// The items as the seed's SeasonGoal objects. A library goal's id is its template id; a
-    /// custom goal gets a new UUID, unless `existing` holds a custom goal with the same title,
-    /// whose id and progress it keeps (so re-saving goals after onboarding loses nothing).
-    func seasonGoals(_ items: [JSONValue], existing: [SeasonGoal] = []) -> [SeasonGoal] {
+    /// custom goal gets a new id from `newID` (the step context's), unless `existing` holds a
+    /// custom goal with the same title, whose id and progress it keeps (so re-saving goals after
+    /// onboarding loses nothing).
+    func seasonGoals(_ items: [JSONValue], existing: [SeasonGoal] = [], newID: () -> String) -> [SeasonGoal] {
         cleaned(items).compactMap { item -> SeasonGoal? in
             if let id = item.stringValue {
                 guard let template = library.goal(id) else { return nil }
@@ -110,7 +111,7 @@ struct SeasonGoalRules: Sendable {
             // Percent targets are fractions, as the library's (60 % is 0.6); a target of at most 1 already is one.
             let target = item["targetValue"]?.doubleValue.map { isPercent && $0 > 1 ? $0 / 100 : $0 }
             return SeasonGoal(
-                id: before?.id ?? UUID().uuidString, title: title, targetValue: target,
+                id: before?.id ?? newID(), title: title, targetValue: target,
                 currentValue: before?.currentValue ?? 0, unit: unit, metricType: isPercent ? "percent" : "count",
                 trackingKey: "custom", isCustom: true)
         }

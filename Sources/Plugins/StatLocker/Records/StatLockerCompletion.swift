@@ -3,7 +3,6 @@ import PlatformCore
 
 /// Writes the seed's two documents: `profile` (`AthleteProfile`) and `team` (`TeamInfo`).
 struct StatLockerCompletion: CompletionHandler {
-    let log: OnboardingLog
     let rules: SeasonGoalRules
 
     func complete(_ context: StepContext) throws -> CompletionResult {
@@ -20,10 +19,10 @@ struct StatLockerCompletion: CompletionHandler {
             value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         }
         let profile = AthleteProfile(
-            id: UUID().uuidString, userId: context.userId,
+            id: context.newID(), userId: context.userId,
             firstName: detail(user.firstName), lastName: detail(user.lastName), email: detail(user.email),
             sport: sport, teamGender: gender, gradYear: gradYear, level: level, position: position, aiTone: tone,
-            seasonGoals: rules.seasonGoals(answers.seasonGoals), onboardingCompleted: true, createdAt: context.now)
+            seasonGoals: rules.seasonGoals(answers.seasonGoals, newID: context.newID), onboardingCompleted: true, createdAt: context.now)
         let team = TeamInfo(
             hsTeamName: hsTeamName, hsCity: hsCity, hsState: hsState, hasClubTeam: answers.hasClubTeam,
             clubTeamName: answers.clubTeamName, clubCity: answers.clubCity, clubState: answers.clubState)
@@ -31,7 +30,7 @@ struct StatLockerCompletion: CompletionHandler {
             AthleteProfile.recordName: try JSONValue(encoding: profile),
             TeamInfo.recordName: try JSONValue(encoding: team),
         ]
-        log.reviewCompleted(userId: context.userId)
+        OnboardingLog.reviewCompleted(in: context)
         return CompletionResult(
             records: records,
             message: "Welcome to StatLocker, \(context.displayName)!")

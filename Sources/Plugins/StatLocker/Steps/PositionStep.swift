@@ -5,7 +5,6 @@ import PlatformCore
 struct PositionStep: FlowStep {
     let id = StepID.position
     let kind = StepKind.question
-    let log: OnboardingLog
 
     static func field(for positions: [Position]) -> FieldSpec {
         FieldSpec(
@@ -30,7 +29,7 @@ struct PositionStep: FlowStep {
     }
 
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
-        log.stepCompleted(4, step: id, "position=\(values[FieldID.position]?.stringValue ?? "")")
+        OnboardingLog.stepCompleted(4, step: id, "position=\(values[FieldID.position]?.stringValue ?? "")", in: context)
         return .next
     }
 }

@@ -4,7 +4,6 @@ import PlatformCore
 struct ProfileDetailsStep: FlowStep {
     let id = StepID.profileDetails
     let kind = StepKind.question
-    let log: OnboardingLog
 
     static let gradYears = 2024...2030
 
@@ -40,7 +39,7 @@ struct ProfileDetailsStep: FlowStep {
 
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
         let year = values[FieldID.gradYear]?.intValue.map(String.init) ?? ""
-        log.stepCompleted(3, step: id, "gradYear=\(year), level=\(values[FieldID.level]?.stringValue ?? "")")
+        OnboardingLog.stepCompleted(3, step: id, "gradYear=\(year), level=\(values[FieldID.level]?.stringValue ?? "")", in: context)
         return .next
     }
 }

@@ -5,7 +5,6 @@ import PlatformCore
 struct SeasonGoalsStep: FlowStep {
     let id = StepID.seasonGoals
     let kind = StepKind.question
-    let log: OnboardingLog
     let rules: SeasonGoalRules
 
     func fields(in context: StepContext) -> [FieldSpec] {
@@ -35,7 +34,8 @@ struct SeasonGoalsStep: FlowStep {
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
         let items = values[FieldID.seasonGoals]?.arrayValue ?? []
         let customCount = items.filter { $0.objectValue != nil }.count
-        log.stepCompleted(6, step: id, "goals=[\(rules.titles(items).joined(separator: ", "))], customCount=\(customCount)")
+        OnboardingLog.stepCompleted(
+            6, step: id, "goals=[\(rules.titles(items).joined(separator: ", "))], customCount=\(customCount)", in: context)
         return .next
     }
 }

@@ -4,7 +4,6 @@ import PlatformCore
 struct SportStep: FlowStep {
     let id = StepID.sport
     let kind = StepKind.question
-    let log: OnboardingLog
 
     static var field: FieldSpec {
         FieldSpec(
@@ -25,7 +24,7 @@ struct SportStep: FlowStep {
     }
 
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
-        log.stepCompleted(1, step: id, "sport=\(values[FieldID.sport]?.stringValue ?? "")")
+        OnboardingLog.stepCompleted(1, step: id, "sport=\(values[FieldID.sport]?.stringValue ?? "")", in: context)
         return .next
     }
 }

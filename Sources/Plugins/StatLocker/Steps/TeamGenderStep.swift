@@ -4,7 +4,6 @@ import PlatformCore
 struct TeamGenderStep: FlowStep {
     let id = StepID.teamGender
     let kind = StepKind.question
-    let log: OnboardingLog
 
     static var field: FieldSpec {
         FieldSpec(
@@ -26,7 +25,7 @@ struct TeamGenderStep: FlowStep {
     }
 
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
-        log.stepCompleted(2, step: id, "gender=\(values[FieldID.teamGender]?.stringValue ?? "")")
+        OnboardingLog.stepCompleted(2, step: id, "gender=\(values[FieldID.teamGender]?.stringValue ?? "")", in: context)
         return .next
     }
 }

@@ -4,7 +4,6 @@ import PlatformCore
 struct TeamInfoStep: FlowStep {
     let id = StepID.teamInfo
     let kind = StepKind.question
-    let log: OnboardingLog
 
     static let clubOnly = VisibilityCondition(field: FieldID.hasClubTeam, equals: true)
 
@@ -73,7 +72,7 @@ struct TeamInfoStep: FlowStep {
 
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
         let hasClub = values[FieldID.hasClubTeam]?.boolValue ?? false
-        log.stepCompleted(5, step: id, "hs=\(values[FieldID.hsTeamName]?.stringValue ?? ""), hasClub=\(hasClub)")
+        OnboardingLog.stepCompleted(5, step: id, "hs=\(values[FieldID.hsTeamName]?.stringValue ?? ""), hasClub=\(hasClub)", in: context)
         return .next
     }
 }

@@ -4,7 +4,6 @@ import PlatformCore
 struct ToneQuizStep: FlowStep {
     let id = StepID.toneQuiz
     let kind = StepKind.question
-    let log: OnboardingLog
 
     func fields(in context: StepContext) -> [FieldSpec] { [AITones.field] }
 
@@ -16,7 +15,7 @@ struct ToneQuizStep: FlowStep {
     }
 
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
-        log.stepCompleted(7, step: id, "tone=\(values[FieldID.aiTone]?.stringValue ?? "")")
+        OnboardingLog.stepCompleted(7, step: id, "tone=\(values[FieldID.aiTone]?.stringValue ?? "")", in: context)
         return .next
     }
 }

@@ -1,16 +1,15 @@
-import Logging
 import PlatformCore
 
 /// 3.2: "When's your birthday?" — age verification only.
 ///
 /// The birthdate itself is never kept: `stored` keeps the fact of verification and its time, so
 /// the field shows no value when the person comes back, and the step still counts as answered.
-/// Under the minimum age (13 unless the tenant sets `minimumAge`) the session is rejected and the engine erases every answer. No log line carries the
-/// date.
+/// Under the minimum age (13 unless the tenant sets `minimumAge`) the session is rejected and the
+/// engine erases every answer. No log line carries the date; the lines are written once the
+/// submit has committed.
 struct BirthdateStep: FlowStep {
     let id = StepID.birthdate
     let kind = StepKind.question
-    let logger: Logger
     /// The tenant's `minimumAge` setting.
     var minimumAge = AgeCheck.defaultMinimumAge
 
@@ -57,10 +56,10 @@ struct BirthdateStep: FlowStep {
         // Resuming replays saved answers, which hold no date: the step was passed already.
         guard let birthday = Self.birthday(in: values) else { return .next }
         if AgeCheck.isOldEnough(bornOn: birthday, on: CalendarDate(context.now), minimumAge: minimumAge) {
-            logger.info("age verified", metadata: ["tenant": "\(context.tenant)"])
+            context.log(.info, "age verified", metadata: ["tenant": context.tenant])
             return .next
         }
-        logger.notice("under the minimum age: session rejected, answers erased", metadata: ["tenant": "\(context.tenant)"])
+        context.log(.notice, "under the minimum age: session rejected, answers erased", metadata: ["tenant": context.tenant])
         return .reject(rejection)
     }
 
