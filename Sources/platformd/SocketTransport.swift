@@ -164,7 +164,7 @@ struct SocketTransport: Service {
                     logger.notice("refused a connection: \(open) are open, the limit (--max-connections)")
                     return
                 }
-                let label = "\(UInt(bitPattern: id.hashValue) % 1_000_000)"
+                let label = "\(registry.nextLabel())"
                 let state = requireLogin ? ConnectionState(nil, label: label) : .trusted(label)
                 for try await frame in inbound {
                     let reply: [UInt8]?
@@ -199,6 +199,7 @@ struct SocketTransport: Service {
 final class ConnectionRegistry: Sendable {
     private struct State {
         var stopping = false
+        var accepted = 0
         var open: [ObjectIdentifier: (any Channel, ReadActivity)] = [:]
     }
 
@@ -222,6 +223,14 @@ final class ConnectionRegistry: Sendable {
 
     func remove(_ id: ObjectIdentifier) {
         state.withLock { _ = $0.open.removeValue(forKey: id) }
+    }
+
+    /// A number for log lines, never reused while the server runs.
+    func nextLabel() -> Int {
+        state.withLock { state in
+            state.accepted += 1
+            return state.accepted
+        }
     }
 
     /// Starts stopping; returns the open connections.

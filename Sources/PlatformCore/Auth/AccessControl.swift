@@ -86,9 +86,12 @@ public struct AccessControl: Sendable {
         }
     }
 
-    func refuse(_ connection: ConnectionState, _ method: String, _ reason: String) -> RPCError {
-        logger.info("refused: \(reason)", metadata: ["connection": "\(connection.label)", "method": "\(method)"])
-        return RPCError.unauthorized(reason)
+    /// The refusal, logged at info. `why` goes to the log only: a caller is not told whether a
+    /// secret was unknown, revoked or expired.
+    func refuse(_ connection: ConnectionState, _ method: String, _ reason: String, why: String? = nil) -> RPCError {
+        let logged = why.map { "\(reason): \($0)" } ?? reason
+        logger.info("refused: \(logged)", metadata: ["connection": "\(connection.label)", "method": "\(method)"])
+        return RPCError.unauthorized(why == nil ? reason : "\(reason): the secret is unknown, revoked or expired")
     }
 
     // MARK: - auth methods
@@ -106,7 +109,7 @@ public struct AccessControl: Sendable {
                     let principal = stored.tenant.map { Principal(kind: .tenant, tenant: $0) } ?? .admin
                     login = .init(principal: principal, keyID: stored.id)
                 case .failure(let refusal):
-                    throw refuse(connection, "auth.login", "login with a key failed: \(refusal.reason)")
+                    throw refuse(connection, "auth.login", "login with a key failed", why: refusal.reason)
                 }
             } else if let token, key == nil {
                 switch try await credentials.token(token) {
@@ -116,7 +119,7 @@ public struct AccessControl: Sendable {
                                              expiresAt: Timestamp.string(stored.expiresAt)),
                         expiresAt: stored.expiresAt)
                 case .failure(let refusal):
-                    throw refuse(connection, "auth.login", "login with a token failed: \(refusal.reason)")
+                    throw refuse(connection, "auth.login", "login with a token failed", why: refusal.reason)
                 }
             } else {
                 throw RPCError.invalidParams(key == nil ? "key" : "token", "give either key or token")
