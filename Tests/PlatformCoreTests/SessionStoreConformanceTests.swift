@@ -248,6 +248,46 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
     }
 }
 
+extension Erasure {
+    /// The erasure does not wait for the next write: once the reader lets go, a timer finishes
+    /// the truncation, and no byte of the rejected person remains within a few seconds.
+    @Test func aPostponedErasureCompletesWithoutAnotherWrite() async throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("timer.sqlite").path
+        let store = try SQLiteSessionStore(path: path)
+        let d = try FlowDriver(plugin: FixturePlugin(), store: store)
+        var view = try await atBasics(d)
+        view = try await d.walk(view, [basics.merging(["name": "Timermarker"]) { $1 }, ["route": "fast"]])
+
+        let reader = try DatabaseQueue(path: path)
+        let release = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        let held = Task.detached {
+            try reader.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions")
+                holding.signal()
+                _ = release.wait(timeout: .now() + 30)
+            }
+        }
+        holding.wait()
+        let rejected = try await d.submit(view, ["birthdate": "2021-06-01"])
+        #expect(rejected.status == .rejected)
+        try await Task.sleep(for: .milliseconds(300))
+        release.signal()
+        try await held.value
+        try reader.close()
+        // No write follows: only the store's own retry can truncate the WAL now.
+        var remaining = try filesContaining("Timermarker", in: directory)
+        for _ in 0..<100 where !remaining.isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            remaining = try filesContaining("Timermarker", in: directory)
+        }
+        #expect(remaining.isEmpty, "still in \(remaining)")
+        try await store.close()
+    }
+}
+
 /// The SQLite store reads no clock: a record's `updated_at` is the time its writer passed.
 @Suite struct RecordTimeTests {
     @Test func recordsAreStampedWithTheTimeTheCallerGives() async throws {

@@ -13,6 +13,8 @@ public final class SQLiteSessionStore: SessionStore {
     let hasWAL: Bool
     /// An erasure whose WAL truncation could not run yet (a reader held an old snapshot).
     let truncationPending = Mutex(false)
+    /// The timer that retries a postponed truncation.
+    let retrier = Mutex<Task<Void, Never>?>(nil)
     let logger: Logger
 
     /// Opens (creating and migrating when needed) the database at `path`, or an in-memory one for ":memory:".
@@ -143,8 +145,31 @@ public final class SQLiteSessionStore: SessionStore {
 
     /// Old page versions of erased rows live on in the WAL until it is checkpointed and truncated.
     /// The commit is already durable, so a failure (a reader holding an old snapshot) is not the
-    /// request's: the truncation is retried after the next write and at close.
+    /// request's: the truncation is retried on a timer until it succeeds (and after each write,
+    /// and at close), so the erased bytes are gone soon after the reader finishes even if no
+    /// other write ever comes.
     func truncateWAL() async {
+        guard !(await attemptTruncation()) else { return }
+        retrier.withLock { pending in
+            guard pending == nil else { return }
+            pending = Task { [weak self] in
+                var delay: Duration = .milliseconds(100)
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: delay)
+                    guard let self, !Task.isCancelled else { return }
+                    if await self.attemptTruncation() {
+                        self.logger.info("WAL truncated: the erased rows' old pages are gone")
+                        break
+                    }
+                    delay = min(delay * 2, .seconds(2))
+                }
+                self?.retrier.withLock { $0 = nil }
+            }
+        }
+    }
+
+    /// One truncating checkpoint; true when it ran.
+    func attemptTruncation() async -> Bool {
         do {
             try await writer.writeWithoutTransaction { db in
                 // A truncating checkpoint waits for readers of old snapshots; it must not hold
@@ -154,9 +179,14 @@ public final class SQLiteSessionStore: SessionStore {
                 _ = try db.checkpoint(.truncate)
             }
             truncationPending.withLock { $0 = false }
+            return true
         } catch {
-            truncationPending.withLock { $0 = true }
-            logger.warning("WAL truncation after an erasure postponed: \(error)")
+            let first = truncationPending.withLock { pending in
+                defer { pending = true }
+                return !pending
+            }
+            if first { logger.warning("WAL truncation after an erasure postponed (a reader holds an old snapshot); retrying: \(error)") }
+            return false
         }
     }
 
@@ -420,7 +450,11 @@ public final class SQLiteSessionStore: SessionStore {
     /// Checkpoints (truncating the WAL) and closes. A checkpoint that cannot run (a reader holds a
     /// snapshot) is logged; the database still closes and stays consistent.
     public func close() async throws {
-        if hasWAL { await truncateWAL() }
+        retrier.withLock { pending in
+            pending?.cancel()
+            pending = nil
+        }
+        if hasWAL { _ = await attemptTruncation() }
         try writer.close()
     }
 }
