@@ -159,7 +159,6 @@ final class PlatformdProcess: Sendable {
         try stdinPipe.fileHandleForWriting.close()
     }
 
-    /// Sends `signal` (e.g. `SIGTERM`) to the server.
     var pid: Int32 { process.processIdentifier }
 
     /// The server's resident memory in KiB (Linux), for tests that bound its growth.
@@ -169,6 +168,7 @@ final class PlatformdProcess: Sendable {
         return line.split(separator: " ").compactMap { Int($0) }.first
     }
 
+    /// Sends `signal` (e.g. `SIGTERM`) to the server.
     func send(signal number: Int32) {
         _ = deliver(number, to: process.processIdentifier)
     }
