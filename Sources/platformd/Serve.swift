@@ -99,7 +99,8 @@ struct Serve: AsyncParsableCommand {
         if let endpoint = unix.map({ SocketEndpoint.unix(path: $0) }) ?? tcp.flatMap(SocketEndpoint.tcp) {
             logger.info("serving \(tenants), database \(store.db), auth \(mode.rawValue)")
             let limits = SocketTransport.Limits(
-                maxLineBytes: maxLineBytes, maxConnections: maxConnections, idleTimeout: .seconds(Int64(idleTimeout)))
+                maxLineBytes: maxLineBytes, maxConnections: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger),
+                idleTimeout: .seconds(Int64(idleTimeout)))
             transport = SocketTransport(
                 server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, logger: logger)
             name = endpoint.description
@@ -138,5 +139,29 @@ struct Serve: AsyncParsableCommand {
         // services at once, and the database could close under a request still being answered.)
         try await platform.close()
         logger.info("stopped")
+    }
+}
+
+/// Running out of file descriptors makes a listener unable to accept (and, in SwiftNIO, spin on
+/// a readable socket it cannot accept from). The server raises its soft limit to the hard one
+/// and keeps its connection cap below what is left, so it never reaches the limit: a connection
+/// over the cap is accepted and closed at once, and the server stays responsive.
+enum FileDescriptorBudget {
+    /// Descriptors kept for the database, its WAL, the listener, logs and the runtime.
+    static let reserve = 64
+
+    static func connections(wanted: Int, logger: Logger) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return wanted }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = min(limit.rlim_max, rlim_t(1 << 20))
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let available = Int(clamping: limit.rlim_cur) - reserve
+        guard available < wanted else { return wanted }
+        let cap = max(1, available)
+        logger.notice("the file descriptor limit is \(limit.rlim_cur): serving at most \(cap) connections instead of \(wanted) (raise it with ulimit -n)")
+        return cap
     }
 }

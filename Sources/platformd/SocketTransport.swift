@@ -161,7 +161,10 @@ struct SocketTransport: Service {
                 case .added: break
                 case .stopping: return
                 case .full(let open):
-                    logger.notice("refused a connection: \(open) are open, the limit (--max-connections)")
+                    // Once per burst, not once per connection: a flood must not flood the log too.
+                    if let refused = registry.refusalToReport() {
+                        logger.notice("refused \(refused) connection(s): \(open) are open, the limit (--max-connections)")
+                    }
                     return
                 }
                 let label = "\(registry.nextLabel())"
@@ -200,6 +203,8 @@ final class ConnectionRegistry: Sendable {
     private struct State {
         var stopping = false
         var accepted = 0
+        var refusedSinceReport = 0
+        var lastReport: ContinuousClock.Instant?
         var open: [ObjectIdentifier: (any Channel, ReadActivity)] = [:]
     }
 
@@ -223,6 +228,20 @@ final class ConnectionRegistry: Sendable {
 
     func remove(_ id: ObjectIdentifier) {
         state.withLock { _ = $0.open.removeValue(forKey: id) }
+    }
+
+    /// The refusals to report now (at most one line every 10 s), or nil to stay quiet.
+    func refusalToReport() -> Int? {
+        state.withLock { state in
+            state.refusedSinceReport += 1
+            let now = ContinuousClock.now
+            if let last = state.lastReport, now - last < .seconds(10) { return nil }
+            defer {
+                state.refusedSinceReport = 0
+                state.lastReport = now
+            }
+            return state.refusedSinceReport
+        }
     }
 
     /// A number for log lines, never reused while the server runs.

@@ -39,6 +39,42 @@ struct ConnectionLimitTests {
         }
     }
 
+    /// At the file descriptor limit a listener cannot accept; the server keeps its connection cap
+    /// below the limit instead, so extra connections are closed at once and it stays responsive.
+    @Test func aLowFileDescriptorLimitLowersTheCapAndTheServerKeepsServing() async throws {
+        try await withTemporaryDirectory { directory in
+            let socket = directory.appendingPathComponent("fd.sock").path
+            let script = "ulimit -n 100 && exec \"$0\" serve --db :memory: --unix \"$1\""
+            guard let binary = PlatformdProcess.binaryURL?.path else { return }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", script, binary, socket]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            defer { process.terminate(); process.waitUntilExit() }
+            for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(for: .milliseconds(20)) }
+            try await Task.sleep(for: .milliseconds(100))
+            var clients: [SocketClient] = []
+            for _ in 0..<80 { clients.append(try SocketClient(unixPath: socket, timeoutSeconds: 10)) }
+            // The admitted ones are answered; the others are closed.
+            var answered = 0
+            var closed = 0
+            for (index, client) in clients.enumerated() {
+                try? client.send(SocketTests.request(index))
+                if (try? client.readLine()) ?? nil != nil { answered += 1 } else { closed += 1 }
+            }
+            #expect(answered == 36)
+            #expect(closed == 44)
+            clients.removeAll()
+            try await Task.sleep(for: .milliseconds(300))
+            let fresh = try SocketClient(unixPath: socket)
+            try fresh.send(SocketTests.request(999))
+            #expect(try fresh.readReply()["id"] == 999)
+        }
+    }
+
     @Test func anIdleConnectionIsClosed() async throws {
         try await SocketTests.withListening(.tcp, extra: ["--idle-timeout", "1"]) { listening in
             let idle = try listening.connect()
