@@ -41,6 +41,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A socket connection that sends nothing for this long is closed.", valueName: "seconds"))
     var idleTimeout: Int = 300
 
+    @Option(name: .long, help: ArgumentHelp("A socket connection still sending one line after this long is closed.", valueName: "seconds"))
+    var lineTimeout: Int = 60
+
     @Flag(name: .long, help: "Serve on stdin/stdout (the default).")
     var stdio = false
 
@@ -64,6 +67,7 @@ struct Serve: AsyncParsableCommand {
         if let unix, unix.isEmpty { throw ValidationError("--unix needs a path") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+        guard lineTimeout > 0 else { throw ValidationError("--line-timeout must be positive") }
         if auth == AuthMode.none, let tcp, case .tcp(let host, _)? = SocketEndpoint.tcp(tcp), !Self.isLoopback(host) {
             throw ValidationError("--auth none on \(host) would let anyone who reaches the port act as admin; use a loopback address or --auth required")
         }
@@ -100,7 +104,7 @@ struct Serve: AsyncParsableCommand {
             logger.info("serving \(tenants), database \(store.db), auth \(mode.rawValue)")
             let limits = SocketTransport.Limits(
                 maxLineBytes: maxLineBytes, maxConnections: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger),
-                idleTimeout: .seconds(Int64(idleTimeout)))
+                idleTimeout: .seconds(Int64(idleTimeout)), lineTimeout: .seconds(Int64(lineTimeout)))
             transport = SocketTransport(
                 server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, logger: logger)
             name = endpoint.description

@@ -59,6 +59,8 @@ struct SocketTransport: Service {
         var maxConnections = 1024
         /// A connection that sends nothing for this long is closed.
         var idleTimeout: TimeAmount = .seconds(300)
+        /// A connection still sending one line after this long is closed (a slow-drip client).
+        var lineTimeout: TimeAmount = .seconds(60)
     }
 
     var maxLineBytes: Int { limits.maxLineBytes }
@@ -83,9 +85,10 @@ struct SocketTransport: Service {
             .childChannelOption(.allowRemoteHalfClosure, value: true)
         let limit = maxLineBytes
         let idle = limits.idleTimeout
+        let lineTimeout = limits.lineTimeout
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
-                let activity = ReadActivity()
+                let activity = ReadActivity(lineTimeout: lineTimeout)
                 try channel.pipeline.syncOperations.addHandler(activity)
                 try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle))
                 try channel.pipeline.syncOperations.addHandler(CloseWhenIdle())
@@ -262,18 +265,38 @@ final class ConnectionRegistry: Sendable {
 }
 
 /// What a connection has received and answered, so a stop can tell a client that has gone quiet
-/// (everything it sent is read and answered) from one whose bytes wait behind a busy handler.
+/// (everything it sent is read and answered) from one whose bytes wait behind a busy handler;
+/// and how long its current line has been in the making, so a client that dribbles a line out
+/// byte by byte (never idle, never done) is closed after the line timeout.
 final class ReadActivity: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
     private let lastReadNanos = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
+    /// When the line now being received began (0: none is pending).
+    private let partialSinceNanos = Atomic<UInt64>(0)
+    let lineTimeoutNanos: UInt64
     /// Lines framed from the input, and lines answered (or found to need no answer).
     let framed = Atomic<Int>(0)
     let answered = Atomic<Int>(0)
 
+    init(lineTimeout: TimeAmount) {
+        lineTimeoutNanos = UInt64(max(1, lineTimeout.nanoseconds))
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        lastReadNanos.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        let now = DispatchTime.now().uptimeNanoseconds
+        lastReadNanos.store(now, ordering: .relaxed)
+        let bytes = unwrapInboundIn(data)
+        let endsLine = bytes.readableBytesView.last == UInt8(ascii: "\n")
+        let sawNewline = endsLine || bytes.readableBytesView.contains(UInt8(ascii: "\n"))
+        let since = partialSinceNanos.load(ordering: .relaxed)
+        if since != 0, !sawNewline, now &- since > lineTimeoutNanos {
+            context.close(promise: nil)
+            return
+        }
+        // A chunk that ends mid-line starts (or, with no newline, continues) a partial line.
+        partialSinceNanos.store(endsLine ? 0 : (sawNewline || since == 0 ? now : since), ordering: .relaxed)
         context.fireChannelRead(data)
     }
 

@@ -94,6 +94,21 @@ struct ConnectionLimitTests {
         }
     }
 
+    @Test func aLineDrippedOutByteByByteIsCutAfterTheLineTimeout() async throws {
+        try await SocketTests.withListening(.unix, extra: ["--line-timeout", "1", "--idle-timeout", "30"]) { listening in
+            let client = try listening.connect()
+            let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"platform.info","params":{"padding":"xxxxxxxxxxxxxxxxxxxxxxxx"}}"#.utf8)
+            var cut = false
+            // One byte every 100 ms: never idle, never a whole line within the second allowed.
+            for byte in line {
+                guard (try? client.write([byte])) != nil else { cut = true; break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            if !cut { cut = (try client.readLine()) == nil }
+            #expect(cut)
+        }
+    }
+
     /// A client that sends without ever reading is slowed down (the server stops reading it), so
     /// the server's memory stays put, and other clients are still answered.
     @Test func aClientThatNeverReadsCannotGrowTheServer() async throws {
