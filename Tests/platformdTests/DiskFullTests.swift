@@ -1,0 +1,69 @@
+import Foundation
+import PlatformCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A full disk is a passing condition: -32008 with nothing saved, then service resumes once
+/// space is back. Needs a small file system of its own (a tmpfs mount, so root on Linux); the
+/// test is skipped with a printed reason where one cannot be made.
+@Suite("Disk full")
+struct DiskFullTests {
+    static func mountSmallFileSystem(at path: String) -> Bool {
+        #if os(Linux)
+        guard getuid() == 0 else { return false }
+        return mount("tmpfs", path, "tmpfs", 0, "size=4m") == 0
+        #else
+        return false
+        #endif
+    }
+
+    @Test func aFullDiskIsUnavailableAndNothingIsSaved() async throws {
+        try await withTemporaryDirectory { directory in
+            let mountPoint = directory.appendingPathComponent("small").path
+            try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+            guard Self.mountSmallFileSystem(at: mountPoint) else {
+                print("skipped: cannot mount a small tmpfs here (needs root on Linux)")
+                return
+            }
+            defer { _ = umount(mountPoint) }
+            let db = mountPoint + "/full.sqlite"
+            let filler = mountPoint + "/filler"
+            try await PlatformdProcess.with(["serve", "--db", db]) { server in
+                #expect(try await server.call("flow.start", ["tenant": "statlocker", "userId": "before"])["result"] != nil)
+                // Fill the file system to the last block.
+                let handle = try #require(FileHandle(forWritingAtPath: filler) ?? {
+                    FileManager.default.createFile(atPath: filler, contents: nil)
+                    return FileHandle(forWritingAtPath: filler)
+                }())
+                let block = Data(count: 4096)
+                while (try? handle.write(contentsOf: block)) != nil {}
+                try? handle.close()
+
+                var codes: [Int] = []
+                var refusedUser: String?
+                for index in 0..<200 {
+                    let user = "filler-\(index)-" + String(repeating: "x", count: 200)
+                    let reply = try await server.call("flow.start", ["tenant": "statlocker", "userId": .string(user)], id: .int(Int64(index + 10)))
+                    if let code = reply["error"]?["code"]?.intValue {
+                        codes.append(code)
+                        refusedUser = user
+                        break
+                    }
+                }
+                #expect(codes == [-32008], "\(codes)")
+                #expect(!server.stderrText.contains("Internal error"))
+                try FileManager.default.removeItem(atPath: filler)
+                if let refusedUser {
+                    let missing = try await server.call("flow.get", ["tenant": "statlocker", "userId": .string(refusedUser)], id: 900)
+                    #expect(missing["error"]?["code"] == -32002)
+                    let retried = try await server.call("flow.start", ["tenant": "statlocker", "userId": .string(refusedUser)], id: 901)
+                    #expect(retried["result"]?["userId"] == .string(refusedUser))
+                }
+                #expect(try await server.call("flow.get", ["tenant": "statlocker", "userId": "before"], id: 902)["result"] != nil)
+            }
+        }
+    }
+}
