@@ -81,7 +81,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore", "PlatformTesting"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "platformdTests",
+            dependencies: [
+                "platformd", "PlatformCore", "PlatformTesting",
+                // The socket transport's line decoder, driven through an EmbeddedChannel.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            exclude: ["Fixtures", "Scripts"]
+        ),
         // Drives the real `platformd` binary (built through the dependency) through the client.
         .testTarget(name: "PlatformClientTests", dependencies: ["PlatformClient", "PlatformProtocol", "platformd"]),
     ]

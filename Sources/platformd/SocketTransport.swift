@@ -336,30 +336,52 @@ final class CloseWhenIdle: ChannelInboundHandler, Sendable {
     }
 }
 
-/// Frames a connection's bytes into lines with the size limit.
+/// Frames a connection's bytes into lines with the size limit, by `LineFramer`'s rules. The bytes
+/// of a line not yet whole stay in NIO's buffer, searched once; a whole line is read out of it
+/// once; the bytes of an over-long line are dropped as they come.
 struct LineFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = LineFramer.Frame
 
-    var framer: LineFramer
+    var scanner: LineFramer.Scanner
 
     init(maxLineBytes: Int) {
-        framer = LineFramer(maxLineBytes: maxLineBytes)
+        scanner = LineFramer.Scanner(maxLineBytes: maxLineBytes)
     }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard buffer.readableBytes > 0 else { return .needMoreData }
-        let frames = buffer.withUnsafeReadableBytes { framer.push($0) }
-        buffer.moveReaderIndex(to: buffer.writerIndex)
-        for frame in frames { context.fireChannelRead(wrapInboundOut(frame)) }
-        return .needMoreData
+        let step = buffer.withUnsafeReadableBytes { scanner.next($0) }
+        if case .needMore = step { return .needMoreData }
+        if let frame = Self.take(step, from: &buffer) { context.fireChannelRead(wrapInboundOut(frame)) }
+        return .continue
     }
 
     mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
-        _ = try decode(context: context, buffer: &buffer)
-        if seenEOF {
-            for frame in framer.finish() { context.fireChannelRead(wrapInboundOut(frame)) }
+        if try decode(context: context, buffer: &buffer) == .continue { return .continue }
+        // End of input: a last line without a newline is still a line.
+        if seenEOF, let step = buffer.withUnsafeReadableBytes({ scanner.finish($0) }),
+            let frame = Self.take(step, from: &buffer)
+        {
+            context.fireChannelRead(wrapInboundOut(frame))
         }
         return .needMoreData
+    }
+
+    /// Consumes the bytes `step` is done with; returns its frame, the line read out of `buffer`.
+    static func take(_ step: LineFramer.Scanner.Step, from buffer: inout ByteBuffer) -> LineFramer.Frame? {
+        switch step {
+        case .line(let length, let consumed):
+            let line = buffer.readBytes(length: length)!
+            buffer.moveReaderIndex(forwardBy: consumed - length)
+            return .line(line)
+        case .tooLong(let consumed):
+            buffer.moveReaderIndex(forwardBy: consumed)
+            return .tooLong
+        case .skip(let consumed):
+            buffer.moveReaderIndex(forwardBy: consumed)
+            return nil
+        case .needMore:
+            return nil
+        }
     }
 }
 

@@ -34,10 +34,8 @@ struct DiskFullTests {
             try await PlatformdProcess.with(["serve", "--db", db]) { server in
                 #expect(try await server.call("flow.start", ["tenant": "statlocker", "userId": "before"])["result"] != nil)
                 // Fill the file system to the last block.
-                let handle = try #require(FileHandle(forWritingAtPath: filler) ?? {
-                    FileManager.default.createFile(atPath: filler, contents: nil)
-                    return FileHandle(forWritingAtPath: filler)
-                }())
+                _ = FileManager.default.createFile(atPath: filler, contents: nil)
+                let handle = try #require(FileHandle(forWritingAtPath: filler))
                 let block = Data(count: 4096)
                 while (try? handle.write(contentsOf: block)) != nil {}
                 try? handle.close()

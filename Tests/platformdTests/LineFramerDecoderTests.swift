@@ -1,0 +1,75 @@
+import NIOCore
+import NIOEmbedded
+import PlatformCore
+import PlatformTesting
+import Testing
+
+@testable import platformd
+
+/// The socket transport's line decoder: the same rules as `LineFramer`, on NIO's buffer.
+@Suite struct LineFramerDecoderTests {
+    /// Feeds `chunks` as separate reads; returns the frames after each read, then those at the
+    /// end of input (the peer closing its side, or the connection going away).
+    func decode(_ chunks: [ArraySlice<UInt8>], maxLineBytes: Int, endWithInputClosed: Bool = true) throws -> [[LineFramer.Frame]] {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
+        func drain() throws -> [LineFramer.Frame] {
+            var frames: [LineFramer.Frame] = []
+            while let frame = try channel.readInbound(as: LineFramer.Frame.self) { frames.append(frame) }
+            return frames
+        }
+        var reads: [[LineFramer.Frame]] = []
+        for chunk in chunks {
+            try channel.writeInbound(ByteBuffer(bytes: chunk))
+            reads.append(try drain())
+        }
+        if endWithInputClosed {
+            channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+            reads.append(try drain())
+        }
+        _ = try channel.finish()
+        reads.append(try drain())
+        return reads
+    }
+
+    func bytes(_ text: String) -> ArraySlice<UInt8> { Array(text.utf8)[...] }
+
+    func text(_ frames: [LineFramer.Frame]) -> [String] {
+        frames.map { frame in
+            switch frame {
+            case .line(let bytes): String(decoding: bytes, as: UTF8.self)
+            case .tooLong: "<too long>"
+            }
+        }
+    }
+
+    @Test func linesComeOutAsEachIsWhole() throws {
+        let reads = try decode([bytes("{\"a\":1}\r"), bytes("\n{\"b\""), bytes(":2}\n\n{\"c\":3}\r\n"), bytes("last")], maxLineBytes: 100)
+        #expect(reads.map(text) == [[], ["{\"a\":1}"], ["{\"b\":2}", "", "{\"c\":3}"], [], ["last"], []])
+    }
+
+    @Test func aLastLineIsALineWhenTheConnectionGoesAway() throws {
+        let reads = try decode([bytes("one\ntwo\r")], maxLineBytes: 100, endWithInputClosed: false)
+        #expect(reads.map(text) == [["one"], ["two"]])
+    }
+
+    @Test func anOverlongLineIsReportedAsSoonAsKnownAndOnce() throws {
+        let chunks = [bytes("12345"), bytes("67890"), bytes("abcdef"), bytes("ghi\nok\n"), bytes("123456789\r\n1234567\r\n"), bytes("123456789")]
+        let reads = try decode(chunks, maxLineBytes: 8)
+        #expect(reads.map(text) == [[], ["<too long>"], [], ["ok"], ["<too long>", "1234567"], [], ["<too long>"], []])
+    }
+
+    @Test func randomStreamsInRandomReadsMatchTheReference() throws {
+        var random = SplitMix64(seed: 0xDEC0_DE42)
+        for round in 0..<150 {
+            let maxLineBytes = Int.random(in: 1...24, using: &random)
+            let stream = LineStreams.randomStream(maxLineBytes: maxLineBytes, lines: Int.random(in: 0...40, using: &random), using: &random)
+            let expected = LineStreams.referenceFrames(stream, maxLineBytes: maxLineBytes)
+            for _ in 0..<3 {
+                let chunks = LineStreams.randomChunks(stream, using: &random)
+                let got = try decode(chunks, maxLineBytes: maxLineBytes, endWithInputClosed: Bool.random(using: &random))
+                #expect(Array(got.joined()) == expected, "round \(round), reads \(chunks.map(\.count))")
+                if Array(got.joined()) != expected { return }
+            }
+        }
+    }
+}
