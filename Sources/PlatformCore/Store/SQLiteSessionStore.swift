@@ -9,6 +9,8 @@ public final class SQLiteSessionStore: SessionStore {
     public static let memoryPath = ":memory:"
 
     let writer: any DatabaseWriter
+    /// Session and profile writes go through group commit.
+    let committer: GroupCommitter
     /// Whether the database is a file with a WAL that must be truncated after an erasure.
     let hasWAL: Bool
     /// An erasure whose WAL truncation could not run yet (a reader held an old snapshot).
@@ -42,7 +44,11 @@ public final class SQLiteSessionStore: SessionStore {
             try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         }
         try Self.migrator.migrate(writer)
+        committer = GroupCommitter(writer: writer)
     }
+
+    /// Group commit so far: transactions committed and the session and profile writes they held.
+    public var groupCommits: (transactions: Int, writes: Int) { committer.counts.withLock { $0 } }
 
     /// The writer connection's `synchronous` setting (2 is FULL).
     public func synchronousMode() async throws -> Int {
@@ -124,7 +130,7 @@ public final class SQLiteSessionStore: SessionStore {
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result {
-        let (result, erased) = try await writer.write { db -> (Result, Bool) in
+        let (result, erased) = try await committer.write { db -> (Result, Bool) in
             let old = try Self.fetchSession(db, tenant: tenant, key: key)
             let (commit, result) = try body(old)
             guard let commit else { return (result, false) }
@@ -306,7 +312,7 @@ public final class SQLiteSessionStore: SessionStore {
         tenant: String, userId: String, at time: Date,
         _ body: @escaping @Sendable (Profile?) throws -> (Profile?, Result)
     ) async throws -> Result {
-        try await writer.write { db in
+        try await committer.write { db in
             let (profile, result) = try body(try Self.fetchProfile(db, tenant: tenant, userId: userId))
             if let profile {
                 precondition(profile.tenant == tenant && profile.userId == userId, "a profile update must stay with its user")

@@ -1,0 +1,59 @@
+import Foundation
+import PlatformCore
+import PlatformTesting
+import Testing
+
+/// Concurrent writes share transactions, each in its own savepoint: a failing one rolls back only
+/// itself, and everyone is answered after the commit that holds their write.
+@Suite struct GroupCommitTests {
+    struct Refused: Error {}
+
+    @Test func concurrentWritesShareTransactionsAndAFailureRollsBackOnlyItself() async throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteSessionStore(path: directory.appendingPathComponent("group.sqlite").path)
+        let writes = 64
+        let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<writes {
+                group.addTask {
+                    do {
+                        try await store.updateSession(tenant: "t", key: .user(userId: "u\(index)", flow: "f")) { _ in
+                            var state = sampleState()
+                            state.id = "s\(index)"
+                            state.userId = "u\(index)"
+                            state.tenant = "t"
+                            state.flow = "f"
+                            // Every seventh write fails after writing: its savepoint must roll back.
+                            return (SessionCommit(state: state, events: []), ())
+                        }
+                        if index % 7 == 0 {
+                            try await store.updateSession(tenant: "t", key: .user(userId: "u\(index)", flow: "f")) { old -> (SessionCommit?, Void) in
+                                guard var state = old else { throw Refused() }
+                                state.revision += 1
+                                _ = SessionCommit(state: state, events: [])
+                                throw Refused()
+                            }
+                        }
+                        return (index, true)
+                    } catch {
+                        return (index, false)
+                    }
+                }
+            }
+            return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(outcomes.count == writes)
+        for index in 0..<writes {
+            let stored = try await store.session(tenant: "t", key: .user(userId: "u\(index)", flow: "f"))
+            #expect(stored?.id == "s\(index)")
+            // The refused second write left the first one as it was.
+            #expect(stored?.revision == sampleState().revision)
+            #expect(outcomes[index] == (index % 7 != 0))
+        }
+        let commits = store.groupCommits
+        #expect(commits.writes == writes + (writes + 6) / 7)
+        // Sixty-four writers at once do not need sixty-four transactions.
+        #expect(commits.transactions < commits.writes)
+        try await store.close()
+    }
+}
