@@ -117,6 +117,10 @@ public final class SQLiteSessionStore: SessionStore {
                 """)
         }
         registerCredentialTables(&migrator)
+        migrator.registerMigration("v3-funnel-index") { db in
+            // The funnel reads a flow's events session by session in one pass along this index.
+            try db.execute(sql: "CREATE INDEX events_by_flow_session ON events (tenant, flow, session_id, id)")
+        }
         return migrator
     }
 
@@ -382,72 +386,52 @@ public final class SQLiteSessionStore: SessionStore {
 
     // MARK: - funnels
 
+    /// The funnel in one pass: the flow's events are read in (session, id) order along an index,
+    /// each session folded as it goes by, so the cost grows with the events read, never with
+    /// sessions times events (as correlated subqueries did), and memory holds one session at a time.
     public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws -> FunnelFigures {
-        let cohortArguments: StatementArguments = [
-            tenant, flow, since?.timeIntervalSince1970, since?.timeIntervalSince1970,
-            until?.timeIntervalSince1970, until?.timeIntervalSince1970,
-        ]
-        // The cohort's events: every event of the sessions started in the window.
-        let cohort = """
-            WITH cohort AS (
-                SELECT DISTINCT session_id FROM events
-                WHERE tenant = ? AND flow = ? AND kind = 'started'
-                  AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?)
-            ),
-            ev AS (SELECT events.* FROM events JOIN cohort USING (session_id) WHERE events.tenant = ?1),
-            completed_sessions AS (SELECT DISTINCT session_id FROM ev WHERE kind = 'completed')
-            """
-        return try await writer.read { db in
+        try await writer.read { db in
             var figures = FunnelFigures()
-            if let row = try Row.fetchOne(db, sql: cohort + """
-                SELECT
-                    (SELECT COUNT(*) FROM cohort) AS started,
-                    (SELECT COUNT(*) FROM completed_sessions) AS completed,
-                    (SELECT COUNT(DISTINCT session_id) FROM ev WHERE kind = 'rejected') AS rejected,
-                    (SELECT COUNT(*) FROM ev AS last
-                     WHERE kind = 'deferred' AND id = (SELECT MAX(id) FROM ev WHERE ev.session_id = last.session_id)) AS deferred
-                """, arguments: cohortArguments) {
-                figures.started = row["started"]
-                figures.completed = row["completed"]
-                figures.rejected = row["rejected"]
-                figures.deferred = row["deferred"]
+            var session = FunnelSession()
+            var branchOrder: [FunnelSession.BranchKey: Int64] = [:]
+            var branchCounts: [FunnelSession.BranchKey: (count: Int, completed: Int)] = [:]
+            func fold() {
+                guard session.id != nil, let started = session.startedAt,
+                      since.map({ started >= $0.timeIntervalSince1970 }) ?? true,
+                      until.map({ started < $0.timeIntervalSince1970 }) ?? true else { return }
+                figures.started += 1
+                if session.completed { figures.completed += 1 }
+                if session.rejected { figures.rejected += 1 }
+                if session.lastKind == "deferred" { figures.deferred += 1 }
+                for step in session.reached { figures.steps[step, default: .init()].reached += 1 }
+                for step in session.left { figures.steps[step, default: .init()].left += 1 }
+                if !session.completed, let last = session.lastArrival { figures.steps[last, default: .init()].dropped += 1 }
+                for (step, seconds) in session.seconds { figures.steps[step, default: .init()].secondsPerSession.append(seconds) }
+                for (branch, firstID) in session.branches {
+                    branchOrder[branch] = min(branchOrder[branch] ?? .max, firstID)
+                    branchCounts[branch, default: (0, 0)].count += 1
+                    if session.completed { branchCounts[branch, default: (0, 0)].completed += 1 }
+                }
+                for step in session.skipped { figures.skips[step, default: 0] += 1 }
             }
-            for row in try Row.fetchAll(db, sql: cohort + """
-                SELECT step,
-                    COUNT(DISTINCT CASE WHEN kind = 'arrived' THEN session_id END) AS reached,
-                    COUNT(DISTINCT CASE WHEN kind = 'left' THEN session_id END) AS left_count
-                FROM ev WHERE step IS NOT NULL AND kind IN ('arrived', 'left') GROUP BY step
-                """, arguments: cohortArguments) {
-                figures.steps[row["step"], default: .init()].reached = row["reached"]
-                figures.steps[row["step"], default: .init()].left = row["left_count"]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, session_id, kind, step, action, to_step, seconds, at FROM events
+                WHERE tenant = ? AND flow = ? ORDER BY session_id, id
+                """, arguments: [tenant, flow])
+            while let row = try rows.next() {
+                let id: String = row["session_id"]
+                if id != session.id {
+                    fold()
+                    session = FunnelSession(id: id)
+                }
+                session.add(
+                    id: row["id"], kind: row["kind"], step: row["step"], action: row["action"],
+                    toStep: row["to_step"], seconds: row["seconds"], at: row["at"])
             }
-            for row in try Row.fetchAll(db, sql: cohort + """
-                SELECT step, COUNT(*) AS dropped FROM ev AS arrival
-                WHERE kind = 'arrived'
-                  AND id = (SELECT MAX(id) FROM ev WHERE ev.session_id = arrival.session_id AND ev.kind = 'arrived')
-                  AND session_id NOT IN (SELECT session_id FROM completed_sessions)
-                GROUP BY step
-                """, arguments: cohortArguments) {
-                figures.steps[row["step"], default: .init()].dropped = row["dropped"]
-            }
-            for row in try Row.fetchAll(db, sql: cohort + """
-                SELECT step, SUM(seconds) AS seconds FROM ev
-                WHERE kind = 'left' AND seconds IS NOT NULL GROUP BY step, session_id
-                """, arguments: cohortArguments) {
-                figures.steps[row["step"], default: .init()].secondsPerSession.append(row["seconds"])
-            }
-            figures.branches = try Row.fetchAll(db, sql: cohort + """
-                SELECT step, to_step, COUNT(DISTINCT session_id) AS count,
-                    COUNT(DISTINCT CASE WHEN session_id IN (SELECT session_id FROM completed_sessions) THEN session_id END) AS completed
-                FROM ev WHERE kind = 'branch' GROUP BY step, to_step ORDER BY MIN(id)
-                """, arguments: cohortArguments).map { row in
-                FunnelFigures.Branch(from: row["step"], to: row["to_step"], count: row["count"], completed: row["completed"])
-            }
-            for row in try Row.fetchAll(db, sql: cohort + """
-                SELECT step, COUNT(DISTINCT session_id) AS count FROM ev
-                WHERE kind = 'left' AND action = 'skip' GROUP BY step
-                """, arguments: cohortArguments) {
-                figures.skips[row["step"]] = row["count"]
+            fold()
+            figures.branches = branchOrder.sorted { $0.value < $1.value }.map { branch, _ in
+                let counts = branchCounts[branch] ?? (0, 0)
+                return FunnelFigures.Branch(from: branch.from, to: branch.to, count: counts.count, completed: counts.completed)
             }
             return figures
         }
