@@ -204,7 +204,7 @@ public final class SQLiteSessionStore: SessionStore {
         let row: Row?
         switch key {
         case .id(let id):
-            row = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE tenant = ? AND id = ?", arguments: [tenant, id])
+            row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM sessions WHERE tenant = ? AND id = ?"), arguments: [tenant, id])
         case .user(let userId, let flow):
             row = try Row.fetchOne(
                 db, sql: "SELECT * FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?",
@@ -258,17 +258,17 @@ public final class SQLiteSessionStore: SessionStore {
             completionJSON, rejectionJSON, state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
         ]
         if old == nil {
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
                     progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: arguments)
+                """).execute(arguments: arguments)
         } else {
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE sessions SET status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
                     arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?
                 WHERE tenant = ? AND id = ?
-                """, arguments: [
+                """).execute(arguments: [
                     state.status.rawValue, state.revision, userJSON, pathJSON, progress.serialized(),
                     state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
                     rejectionJSON, state.updatedAt.timeIntervalSince1970, state.tenant, state.id,
@@ -280,16 +280,15 @@ public final class SQLiteSessionStore: SessionStore {
         let steps = Set(state.answers.keys).union(state.computed.keys)
         let oldSteps = Set(old?.answers.keys ?? [:].keys).union(old?.computed.keys ?? [:].keys)
         for step in oldSteps.subtracting(steps) {
-            try db.execute(
-                sql: "DELETE FROM answers WHERE tenant = ? AND session_id = ? AND step_id = ?",
-                arguments: [state.tenant, state.id, step])
+            try db.cachedStatement(
+                sql: "DELETE FROM answers WHERE tenant = ? AND session_id = ? AND step_id = ?").execute(arguments: [state.tenant, state.id, step])
         }
         for step in steps where old?.answers[step] != state.answers[step] || old?.computed[step] != state.computed[step] {
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (session_id, step_id) DO UPDATE SET
                     values_json = excluded.values_json, computed_json = excluded.computed_json
-                """, arguments: [
+                """).execute(arguments: [
                     state.id, state.tenant, step, JSONValue.object(state.answers[step] ?? [:]).serialized(),
                     state.computed[step]?.serialized(),
                 ])
@@ -297,10 +296,10 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     static func insert(_ db: Database, _ event: FlowEvent, of state: SessionState) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [
+            """).execute(arguments: [
                 state.tenant, state.flow, state.id, event.kind.rawValue, event.step, event.action,
                 event.toStep, event.seconds, event.at.timeIntervalSince1970,
             ])
@@ -328,11 +327,11 @@ public final class SQLiteSessionStore: SessionStore {
 
     static func fetchProfile(_ db: Database, tenant: String, userId: String) throws -> Profile? {
         guard let row = try Row.fetchOne(
-            db, sql: "SELECT completed_at FROM profiles WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
+            try db.cachedStatement(sql: "SELECT completed_at FROM profiles WHERE tenant = ? AND user_id = ?"), arguments: [tenant, userId])
         else { return nil }
         var records: [String: JSONValue] = [:]
         for record in try Row.fetchAll(
-            db, sql: "SELECT name, body_json FROM records WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
+            try db.cachedStatement(sql: "SELECT name, body_json FROM records WHERE tenant = ? AND user_id = ?"), arguments: [tenant, userId])
         {
             records[record["name"]] = try JSONValue.parse(record["body_json"] as String)
         }
@@ -344,20 +343,20 @@ public final class SQLiteSessionStore: SessionStore {
     /// an update replaces the whole set, so a record it drops is deleted. `time` is the records'
     /// `updated_at`.
     static func save(_ db: Database, _ profile: Profile, keepingOtherRecords: Bool, at time: Date) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO profiles (tenant, user_id, completed_at) VALUES (?, ?, ?)
             ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
-            """, arguments: [profile.tenant, profile.userId, profile.completedAt.timeIntervalSince1970])
+            """).execute(arguments: [profile.tenant, profile.userId, profile.completedAt.timeIntervalSince1970])
         if !keepingOtherRecords {
-            try db.execute(
-                sql: "DELETE FROM records WHERE tenant = ? AND user_id = ?", arguments: [profile.tenant, profile.userId])
+            try db.cachedStatement(
+                sql: "DELETE FROM records WHERE tenant = ? AND user_id = ?").execute(arguments: [profile.tenant, profile.userId])
         }
         for (name, body) in profile.records.sorted(by: { $0.key < $1.key }) {
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO records (tenant, user_id, name, body_json, updated_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (tenant, user_id, name) DO UPDATE SET
                     body_json = excluded.body_json, updated_at = excluded.updated_at
-                """, arguments: [profile.tenant, profile.userId, name, body.serialized(), time.timeIntervalSince1970])
+                """).execute(arguments: [profile.tenant, profile.userId, name, body.serialized(), time.timeIntervalSince1970])
         }
     }
 
