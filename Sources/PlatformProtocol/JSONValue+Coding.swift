@@ -3,8 +3,7 @@ import Foundation
 extension JSONValue {
     /// The JSON value of an `Encodable` wire type: how the server renders every reply.
     public init<Value: Encodable>(encoding value: Value) throws {
-        let bytes = try WireCoding.encoder.encode(value)
-        self = try JSONValue.parse(bytes)
+        self = try JSONValueEncoder().encode(value)
     }
 
     /// Decodes this value as a wire type: how a client (or a test) reads a reply.
