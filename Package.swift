@@ -81,7 +81,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore", "PlatformTesting"], exclude: ["Fixtures"]),
+        .testTarget(name: "platformdTests", dependencies: ["platformd", "PlatformCore", "PlatformTesting"], exclude: ["Fixtures", "Scripts"]),
         // Drives the real `platformd` binary (built through the dependency) through the client.
         .testTarget(name: "PlatformClientTests", dependencies: ["PlatformClient", "PlatformProtocol", "platformd"]),
     ]
