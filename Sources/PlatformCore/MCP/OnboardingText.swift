@@ -100,7 +100,13 @@ public enum OnboardingText {
             if let text = field.extra[key]?.stringValue { lines.append("  \(text)") }
         }
         if let placeholder = field.placeholder { lines.append("  Placeholder: \(placeholder)") }
-        for option in field.options ?? [] {
+        let options = field.options ?? []
+        // A long plain list (the US states) reads better, and costs less, on one line.
+        let compact = options.count > 12 && options.allSatisfy { $0.detail == nil && $0.badge == nil && !$0.locked }
+        if compact {
+            lines.append("  Options: " + options.map { $0.value == $0.label ? $0.label : "\($0.label) [\($0.value)]" }.joined(separator: ", "))
+        }
+        for option in options where !compact {
             var line = "  - \(option.label)"
             if option.value != option.label { line += " [\(option.value)]" }
             if let badge = option.badge { line += " (\(badge))" }
