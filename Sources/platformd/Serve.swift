@@ -113,8 +113,15 @@ struct Serve: AsyncParsableCommand {
             transport = StdioTransport(server: server, maxLineBytes: maxLineBytes, requireLogin: mode == .required, logger: logger)
             name = "stdio"
         }
-        // SIGTERM or SIGINT shuts the transport down gracefully (it answers what was sent, then
-        // returns); the transport returning by itself (EOF on stdin) ends the group the same way.
+        try await Self.run(transport, name: name, platform: platform, stopSignals: stopSignals, logger: logger)
+    }
+
+    /// Runs a transport until it ends (EOF on stdin) or a signal stops it gracefully, then closes
+    /// the store. SIGTERM or SIGINT shuts the transport down gracefully (it answers what was sent,
+    /// then returns); the transport returning by itself (EOF on stdin) ends the group the same way.
+    static func run(
+        _ transport: any Service, name: String, platform: Platform, stopSignals: UnixSignalsSequence, logger: Logger
+    ) async throws {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [.init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name)],

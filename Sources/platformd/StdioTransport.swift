@@ -18,6 +18,9 @@ struct StdioTransport: Service {
     /// With `--auth required` even the parent process must log in; by default it is trusted (admin).
     var requireLogin = false
     let logger: Logger
+    /// Lines a request's handling queued, written before its reply: an MCP server's
+    /// notifications (`platformd mcp`), so the client knows of a change when it reads the result.
+    var notifications: (@Sendable () async -> [[UInt8]])? = nil
 
     func run() async {
         let connection = requireLogin ? ConnectionState(nil, label: "stdio") : .trusted("stdio")
@@ -84,7 +87,8 @@ struct StdioTransport: Service {
                 case .line(let line): reply = await server.replyBytes(to: line, connection: connection)
                 case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
                 }
-                if let reply, !StandardOutput.writeLine(reply) {
+                let queued = await notifications?() ?? []
+                guard (queued + (reply.map { [$0] } ?? [])).allSatisfy({ StandardOutput.writeLine($0) }) else {
                     logger.notice("stdout is closed: stopping")
                     break
                 }

@@ -37,14 +37,60 @@ public final class SQLiteSessionStore: SessionStore {
         } else {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            writer = try DatabasePool(path: path, configuration: configuration)
+            writer = try Self.openPool(path: path, configuration: configuration, patience: busyTimeout)
             hasWAL = true
             // GRDB sets NORMAL when it turns WAL on, after prepareDatabase: every reply waits for
             // a durable commit, so the writer goes back to FULL.
             try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         }
-        try Self.migrator.migrate(writer)
+        try Self.migrate(writer)
         committer = GroupCommitter(writer: writer)
+    }
+
+    /// Opens the pool, waiting while another process holds the lock its set-up needs. Turning a
+    /// new file to WAL takes an exclusive lock, and SQLite answers "database is locked" at once
+    /// instead of calling the busy handler when another process is opening the same new file; so
+    /// the opening is retried, with a short growing pause, for up to `patience` seconds.
+    static func openPool(path: String, configuration: Configuration, patience: TimeInterval) throws -> DatabasePool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(patience * 1000))
+        var pause: TimeInterval = 0.005
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError
+                where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && ContinuousClock.now < deadline
+            {
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 0.2)
+            }
+        }
+    }
+
+    /// Runs the migrations, safely when several processes open one new file at once. GRDB reads
+    /// which migrations are applied before it opens each migration's own (immediate) transaction,
+    /// so two processes starting together can both find the schema empty; the second to take the
+    /// write lock then fails with "table sessions already exists" once the first has committed.
+    /// That process runs the migrator again: it now finds the other's migrations applied and has
+    /// nothing (or only the rest) left to do. A lock still held past the busy timeout is retried
+    /// the same way.
+    static func migrate(_ writer: any DatabaseWriter, attempts: Int = 5) throws {
+        var attempt = 1
+        while true {
+            do {
+                try migrator.migrate(writer)
+                return
+            } catch let error as DatabaseError where attempt < attempts && isMigrationRace(error) {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Another process migrated (or is migrating) the same database at the same time.
+    static func isMigrationRace(_ error: DatabaseError) -> Bool {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: true
+        default: error.message?.contains("already exists") == true
+        }
     }
 
     /// Group commit so far: transactions committed and the session and profile writes they held.

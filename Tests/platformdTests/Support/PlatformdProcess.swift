@@ -54,8 +54,9 @@ final class PlatformdProcess: Sendable {
 
     // MARK: - launching
 
-    /// Launches `platformd` with `arguments` (e.g. `["serve", "--db", ":memory:"]`).
-    init(_ arguments: [String], currentDirectory: URL? = nil) throws {
+    /// Launches `platformd` with `arguments` (e.g. `["serve", "--db", ":memory:"]`), with
+    /// `environment` added to the test runner's own.
+    init(_ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:]) throws {
         guard let binary = Self.binaryURL else {
             throw Failure(description: "platformd binary not found next to the test bundle; set PLATFORMD_BINARY")
         }
@@ -66,6 +67,9 @@ final class PlatformdProcess: Sendable {
         process.executableURL = binary
         process.arguments = arguments
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        }
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
@@ -81,10 +85,10 @@ final class PlatformdProcess: Sendable {
     /// Runs `body` with a fresh server and kills the server afterwards if it is still running,
     /// whether `body` returned or threw.
     static func with<T>(
-        _ arguments: [String], currentDirectory: URL? = nil,
+        _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:],
         _ body: (PlatformdProcess) async throws -> T
     ) async throws -> T {
-        let server = try PlatformdProcess(arguments, currentDirectory: currentDirectory)
+        let server = try PlatformdProcess(arguments, currentDirectory: currentDirectory, environment: environment)
         defer { server.kill() }
         return try await body(server)
     }
