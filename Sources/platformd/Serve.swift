@@ -113,11 +113,23 @@ struct Serve: AsyncParsableCommand {
             transport = StdioTransport(server: server, maxLineBytes: maxLineBytes, requireLogin: mode == .required, logger: logger)
             name = "stdio"
         }
+        // Completion events go out from a worker beside the transport: it wakes on each commit
+        // that wrote one, and never runs inside a request.
+        let webhooks = HTTPWebhookTransport()
+        let delivery = DeliveryService(
+            worker: DeliveryWorker(
+                store: database, tenants: hosted, transport: webhooks, signal: platform.outboxSignal, logger: logger),
+            transport: webhooks)
         // SIGTERM or SIGINT shuts the transport down gracefully (it answers what was sent, then
         // returns); the transport returning by itself (EOF on stdin) ends the group the same way.
+        // Services stop in reverse order: the transport first, then the delivery worker, so the
+        // events of the last requests still get their chance.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name)],
+                services: [
+                    .init(service: delivery, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "webhook delivery"),
+                    .init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name),
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {
