@@ -17,6 +17,8 @@ public final class Platform: Sendable {
     let clock: @Sendable () -> Date
     /// Session ids, and the ids plugins take with `StepContext.newID()`.
     let newID: @Sendable () -> String
+    /// Completion events' ids, drawn apart from `newID` so events never shift the ids plugins see.
+    let eventID: @Sendable () -> String
     let logger: Logger
     /// Each plugin's Logger, by its `logLabel`.
     let pluginLoggers: [String: Logger]
@@ -54,6 +56,7 @@ public final class Platform: Sendable {
     /// - Parameters:
     ///   - clock: the time of every command (tests pass a clock they move by hand).
     ///   - newID: session ids and the ids plugins draw with `StepContext.newID()`.
+    ///   - eventID: completion events' ids (`evt_` and a UUID by default).
     ///   - logger: the platform's own lines.
     ///   - pluginLogger: the Logger a plugin's lines are written with, made once per plugin from
     ///     its `logLabel`; by default `Logger(label:)`, so the lines read as when plugins logged
@@ -62,6 +65,7 @@ public final class Platform: Sendable {
         tenants hosted: [HostedTenant], store: any SessionStore,
         clock: @escaping @Sendable () -> Date = { Date() },
         newID: @escaping @Sendable () -> String = Platform.randomID,
+        eventID: @escaping @Sendable () -> String = { "evt_" + Platform.randomID() },
         logger: Logger = Logger(label: "platformd"),
         pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
     ) {
@@ -89,6 +93,7 @@ public final class Platform: Sendable {
         self.store = store
         self.clock = clock
         self.newID = newID
+        self.eventID = eventID
         self.logger = logger
         self.pluginLoggers = pluginLoggers
     }
@@ -434,7 +439,7 @@ public final class Platform: Sendable {
     ) -> OutboxEvent {
         OutboxEvent(
             event: PlatformEvent(
-                id: "evt_" + newID(), type: type, tenant: tenant.id, userId: userId, sessionId: sessionId,
+                id: eventID(), type: type, tenant: tenant.id, userId: userId, sessionId: sessionId,
                 occurredAt: now, data: data),
             webhooks: tenant.webhooks.filter { $0.takes(type) }.map(\.url),
             deliverUntil: now.addingTimeInterval(Self.deliveryWindow))
