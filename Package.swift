@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The wire types: Foundation only, shared by the server, the client and the tests.
@@ -68,10 +69,12 @@ let package = Package(
                 "PlatformCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ] + plugins.map { .byName(name: $0) }
         ),
         .testTarget(
@@ -84,7 +87,7 @@ let package = Package(
         .testTarget(
             name: "platformdTests",
             dependencies: [
-                "platformd", "PlatformCore", "PlatformTesting",
+                "platformd", "PlatformCore", "PlatformTesting", .product(name: "Crypto", package: "swift-crypto"),
                 // The socket transport's line decoder, driven through an EmbeddedChannel.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -91,6 +91,13 @@ extension PlatformClient {
             tenant: tenant, flow: flow, since: since.map(Timestamp.string), until: until.map(Timestamp.string)))
     }
 
+    /// `events.list` (an admin, or a key of `tenant`): the tenant's completion events after
+    /// `after` (an earlier page's `next`; nil: from the first), oldest first, at most `limit`
+    /// (1-1000, the server's default 100). Poll with the page's `next` to get what follows.
+    public nonisolated func events(tenant: String, after: String? = nil, limit: Int? = nil) async throws -> EventsPage {
+        try await call(PlatformMethod.eventsList.rawValue, params: EventsListParams(tenant: tenant, after: after, limit: limit))
+    }
+
     /// `platform.info`: the server's name, version, protocol and tenants.
     public nonisolated func info() async throws -> PlatformInfo {
         try await call(PlatformMethod.platformInfo.rawValue, params: NoParams())

@@ -17,11 +17,18 @@ public final class Platform: Sendable {
     let clock: @Sendable () -> Date
     /// Session ids, and the ids plugins take with `StepContext.newID()`.
     let newID: @Sendable () -> String
+    /// Completion events' ids, drawn apart from `newID` so events never shift the ids plugins see.
+    let eventID: @Sendable () -> String
     let logger: Logger
     /// Each plugin's Logger, by its `logLabel`.
     let pluginLoggers: [String: Logger]
     /// Each plugin type's `prepare`, started on the first request of one of its tenants.
     let preparations = Mutex<[String: Task<Void, Never>]>([:])
+    /// Signalled after every commit that wrote a completion event, so the delivery worker
+    /// delivers it at once.
+    public let outboxSignal = OutboxSignal()
+    /// How long a completion event's deliveries are retried.
+    public static let deliveryWindow: TimeInterval = 24 * 3600
 
     /// A hosted tenant with its flows' engines, built once.
     struct Tenant: Sendable {
@@ -31,6 +38,7 @@ public final class Platform: Sendable {
         let flowIDs: [String]
         let engines: [String: FlowEngine]
         let validator: FieldValidator
+        let webhooks: [Webhook]
 
         func engine(_ flow: String) throws(FlowError) -> FlowEngine {
             guard let engine = engines[flow] else { throw .notFound("flow \(flow) of tenant \(id)") }
@@ -48,6 +56,7 @@ public final class Platform: Sendable {
     /// - Parameters:
     ///   - clock: the time of every command (tests pass a clock they move by hand).
     ///   - newID: session ids and the ids plugins draw with `StepContext.newID()`.
+    ///   - eventID: completion events' ids (`evt_` and a UUID by default).
     ///   - logger: the platform's own lines.
     ///   - pluginLogger: the Logger a plugin's lines are written with, made once per plugin from
     ///     its `logLabel`; by default `Logger(label:)`, so the lines read as when plugins logged
@@ -56,6 +65,7 @@ public final class Platform: Sendable {
         tenants hosted: [HostedTenant], store: any SessionStore,
         clock: @escaping @Sendable () -> Date = { Date() },
         newID: @escaping @Sendable () -> String = Platform.randomID,
+        eventID: @escaping @Sendable () -> String = { "evt_" + Platform.randomID() },
         logger: Logger = Logger(label: "platformd"),
         pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
     ) {
@@ -73,7 +83,7 @@ public final class Platform: Sendable {
             tenants[entry.id] = Tenant(
                 id: entry.id, plugin: plugin, flowIDs: flows.map(\.id),
                 engines: Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowEngine(plugin: plugin, flow: $0)) }),
-                validator: plugin.validator)
+                validator: plugin.validator, webhooks: entry.webhooks)
             if pluginLoggers[plugin.logLabel] == nil {
                 pluginLoggers[plugin.logLabel] = pluginLogger(plugin.logLabel)
             }
@@ -83,6 +93,7 @@ public final class Platform: Sendable {
         self.store = store
         self.clock = clock
         self.newID = newID
+        self.eventID = eventID
         self.logger = logger
         self.pluginLoggers = pluginLoggers
     }
@@ -213,19 +224,23 @@ public final class Platform: Sendable {
                     let now = self.clock()
                     switch try engine.submit(state, command, workResult: given, now: now, newID: self.newID) {
                     case .applied(let transition):
+                        let outbox = transition.changed ? self.outbox(for: transition, of: registered, at: now) : []
                         let commit = transition.changed
-                            ? SessionCommit(state: transition.state, events: transition.events, profile: transition.profile)
+                            ? SessionCommit(
+                                state: transition.state, events: transition.events, profile: transition.profile, outbox: outbox)
                             : nil
-                        return (commit, .view(engine.view(transition.state, now: now), logs: transition.logs))
+                        return (commit, .view(engine.view(transition.state, now: now), logs: transition.logs, wroteEvents: !outbox.isEmpty))
                     case .needsWork(let work):
                         return (nil, .work(work))
                     }
                 }
             }
             switch outcome {
-            case .view(let view, let logs):
-                // The transaction has committed: only now are the plugin's lines true.
+            case .view(let view, let logs, let wroteEvents):
+                // The transaction has committed: only now are the plugin's lines true, and its
+                // events ready to deliver.
                 write(logs)
+                if wroteEvents { outboxSignal.wake() }
                 return view
             case .work(let work):
                 // Runs between two transactions, so a slow analysis never holds the write lock.
@@ -245,7 +260,7 @@ public final class Platform: Sendable {
     }
 
     enum SubmitOutcome: Sendable {
-        case view(SessionView, logs: [PluginLogLine])
+        case view(SessionView, logs: [PluginLogLine], wroteEvents: Bool)
         case work(StepWork)
     }
 
@@ -328,8 +343,8 @@ public final class Platform: Sendable {
         let editable = Dictionary(plugin.editableFields.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let validator = registered.validator
         let now = clock()
-        let (updated, logs) = try await storing {
-            try await store.updateProfile(tenant: tenant, userId: userId, at: now) { profile in
+        let (updated, logs, wroteEvents) = try await storing {
+            try await store.updateProfile(tenant: tenant, userId: userId, at: now) { profile -> (ProfileCommit?, (Profile, [PluginLogLine], Bool)) in
                 guard var profile else { throw FlowError.notFound("profile of user \(userId): onboarding is not complete") }
                 var clean: [String: JSONValue] = [:]
                 var errors: [FieldError] = []
@@ -349,15 +364,23 @@ public final class Platform: Sendable {
                 let context = StepContext(
                     tenant: tenant, userId: userId, displayName: plugin.defaultDisplayName, now: now,
                     newID: self.newID, logLabel: plugin.logLabel)
+                let before = profile.records
                 do throws(ValidationFailure) {
                     profile.records = try plugin.updatedRecords(profile, with: clean, in: context)
                 } catch {
                     throw FlowError.validationFailed(error.errors, session: nil)
                 }
-                return (profile, (profile, context.logLines))
+                // An update that changes nothing reports nothing.
+                let outbox = profile.records == before ? [] : [
+                    self.event(
+                        .profileUpdated, of: registered, userId: userId, sessionId: nil, at: now,
+                        data: ["records": .object(profile.records)]),
+                ]
+                return (ProfileCommit(profile: profile, outbox: outbox), (profile, context.logLines, !outbox.isEmpty))
             }
         }
         write(logs)
+        if wroteEvents { outboxSignal.wake() }
         return updated
     }
 
@@ -379,6 +402,47 @@ public final class Platform: Sendable {
         let engine = try await self.tenant(tenant).engine(flow)
         let figures = try await storing { try await store.funnel(tenant: tenant, flow: flow, since: since, until: until) }
         return figures.funnel(stepOrder: engine.flow.steps.map(\.id))
+    }
+
+    /// `events.list`: the tenant's completion events after the position `after` (0: the start).
+    public func events(tenant: String, after: Int64, limit: Int) async throws(FlowError) -> EventsPage {
+        _ = try await self.tenant(tenant)
+        let entries = try await storing { try await store.outbox(tenant: tenant, after: after, limit: limit) }
+        return EventsPage(events: entries.map(\.event), next: EventCursor.string(entries.last?.sequence ?? after))
+    }
+
+    /// The completion events a transition reports: a completion (with the records it wrote) or
+    /// a rejection (its code, nothing of the person).
+    func outbox(for transition: FlowEngine.Transition, of tenant: Tenant, at now: Date) -> [OutboxEvent] {
+        let state = transition.state
+        var outbox: [OutboxEvent] = []
+        for happened in transition.events {
+            switch happened.kind {
+            case .completed:
+                outbox.append(event(
+                    .sessionCompleted, of: tenant, userId: state.userId, sessionId: state.id, at: now,
+                    data: ["records": .object(transition.profile?.records ?? [:])]))
+            case .rejected:
+                outbox.append(event(
+                    .sessionRejected, of: tenant, userId: state.userId, sessionId: state.id, at: now,
+                    data: ["code": .string(state.rejection?.code ?? "rejected")]))
+            default:
+                break
+            }
+        }
+        return outbox
+    }
+
+    /// An event with a new id, for the tenant's webhooks that take its type.
+    func event(
+        _ type: PlatformEventType, of tenant: Tenant, userId: String, sessionId: String?, at now: Date, data: JSONValue
+    ) -> OutboxEvent {
+        OutboxEvent(
+            event: PlatformEvent(
+                id: eventID(), type: type, tenant: tenant.id, userId: userId, sessionId: sessionId,
+                occurredAt: now, data: data),
+            webhooks: tenant.webhooks.filter { $0.takes(type) }.map(\.url),
+            deliverUntil: now.addingTimeInterval(Self.deliveryWindow))
     }
 
     public func close() async throws {

@@ -16,6 +16,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
     case funnel = "analytics.funnel"
     case login = "auth.login"
     case userToken = "auth.userToken"
+    case eventsList = "events.list"
 
     public var summary: String {
         switch self {
@@ -34,6 +35,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .funnel: "The flow's funnel over the sessions started in [since, until)."
         case .login: "Logs the connection in with a key's secret or a user token; it then acts as that principal."
         case .userToken: "Mints a short-lived token that lets an app's client act for one user of one tenant."
+        case .eventsList: "The tenant's completion events, oldest first, after a cursor: for backends that poll instead of taking webhooks."
         }
     }
 
@@ -71,6 +73,9 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .gateCheck: return [tenant, userId, ("action", true, Schema.string)]
         case .funnel:
             return [tenant, flow, ("since", false, Schema.timestamp), ("until", false, Schema.timestamp)]
+        case .eventsList:
+            return [tenant, ("after", false, Schema.ref("EventCursor")),
+                    ("limit", false, Schema.integer(minimum: 1, maximum: 1000, description: "Default 100."))]
         }
     }
 
@@ -87,6 +92,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .funnel: "Funnel"
         case .login: "LoginResult"
         case .userToken: "UserToken"
+        case .eventsList: "EventsPage"
         }
     }
 
@@ -101,6 +107,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .profileUpdate: [.notFound, .validationFailed, .unavailable]
         case .login: [.unauthorized]
         case .userToken: [.unauthorized, .notFound, .unavailable]
+        case .eventsList: [.notFound, .unavailable]
         }
     }
 }

@@ -164,3 +164,18 @@ public struct FunnelParams: Sendable, Hashable, Codable {
 public struct NoParams: Sendable, Hashable, Codable {
     public init() {}
 }
+
+/// `events.list`: the tenant's completion events after a cursor.
+public struct EventsListParams: Sendable, Hashable, Codable {
+    public var tenant: String
+    /// An `EventsPage.next`; absent: from the first event.
+    public var after: String?
+    /// 1-1000; the server's default 100.
+    public var limit: Int?
+
+    public init(tenant: String, after: String? = nil, limit: Int? = nil) {
+        self.tenant = tenant
+        self.after = after
+        self.limit = limit
+    }
+}

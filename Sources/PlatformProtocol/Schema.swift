@@ -150,6 +150,19 @@ enum Schema {
             ], required: ["kind"]),
             "LoginResult": object(["principal": ref("Principal")], required: ["principal"]),
             "UserToken": object(["token": string, "expiresAt": timestamp], required: ["token", "expiresAt"]),
+            "EventCursor": string(
+                description: "An opaque position in a tenant's events: pass an events.list reply's next as after.",
+                maxLength: 40, minLength: 1),
+            "EventType": enumeration(PlatformEventType.allCases.map(\.rawValue)),
+            "Event": object([
+                "id": string, "type": ref("EventType"), "tenant": ref("TenantId"), "userId": ref("UserId"),
+                "sessionId": string, "occurredAt": timestamp,
+                "data": object([
+                    "records": ["type": "object", "additionalProperties": ["type": "object"]], "code": string,
+                ], required: [], description: "{ records } for session.completed and profile.updated; { code } for session.rejected."),
+            ], required: ["id", "type", "tenant", "userId", "occurredAt", "data"],
+               description: "A completion event, as webhooks receive it and events.list returns it."),
+            "EventsPage": object(["events": array(ref("Event")), "next": ref("EventCursor")], required: ["events", "next"]),
             "OpenRPCDocument": object(["openrpc": string, "info": ["type": "object"], "methods": ["type": "array"]],
                                       required: ["openrpc", "info", "methods"], closed: false),
             "ErrorData": object([

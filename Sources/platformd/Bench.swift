@@ -120,7 +120,7 @@ struct Bench: AsyncParsableCommand {
 
 extension Double {
     func rounded(to places: Int) -> Double {
-        let scale = pow(10, Double(places))
+        let scale = Foundation.pow(10, Double(places))
         return (self * scale).rounded() / scale
     }
 }

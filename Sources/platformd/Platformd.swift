@@ -14,7 +14,7 @@ struct Platformd: AsyncParsableCommand {
             directory the server starts in; --db :memory: keeps nothing). See `platformd serve --help`.
             """,
         version: Platform.version,
-        subcommands: [Serve.self, MCP.self, Info.self, Describe.self, Funnel.self, Keys.self, Bench.self],
+        subcommands: [Serve.self, MCP.self, Info.self, Describe.self, Funnel.self, Keys.self, Events.self, Bench.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -113,18 +113,32 @@ struct Serve: AsyncParsableCommand {
             transport = StdioTransport(server: server, maxLineBytes: maxLineBytes, requireLogin: mode == .required, logger: logger)
             name = "stdio"
         }
-        try await Self.run(transport, name: name, platform: platform, stopSignals: stopSignals, logger: logger)
+        // Completion events go out from a worker beside the transport: it wakes on each commit
+        // that wrote one, and never runs inside a request.
+        let webhooks = HTTPWebhookTransport()
+        let delivery = DeliveryService(
+            worker: DeliveryWorker(
+                store: database, tenants: hosted, transport: webhooks, signal: platform.outboxSignal, logger: logger),
+            transport: webhooks)
+        try await Self.run(
+            transport, name: name, platform: platform, stopSignals: stopSignals, logger: logger,
+            before: [.init(service: delivery, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "webhook delivery")])
     }
 
     /// Runs a transport until it ends (EOF on stdin) or a signal stops it gracefully, then closes
     /// the store. SIGTERM or SIGINT shuts the transport down gracefully (it answers what was sent,
     /// then returns); the transport returning by itself (EOF on stdin) ends the group the same way.
+    /// Services stop in reverse order: the transport first, then the services `before` it (the
+    /// delivery worker), so the events of the last requests still get their chance.
     static func run(
-        _ transport: any Service, name: String, platform: Platform, stopSignals: UnixSignalsSequence, logger: Logger
+        _ transport: any Service, name: String, platform: Platform, stopSignals: UnixSignalsSequence, logger: Logger,
+        before: [ServiceGroupConfiguration.ServiceConfiguration] = []
     ) async throws {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name)],
+                services: before + [
+                    .init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name),
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {

@@ -128,6 +128,15 @@ struct WalkTests {
             #expect(refused.fieldErrors.map(\.code) == [.notEditable])
             #expect(refused.session == nil)
 
+            // What the app's backend is told: the completion, then the update, a page at a time.
+            let page = try await client.events(tenant: "statlocker", limit: 1)
+            #expect(page.events.map(\.type) == [.sessionCompleted])
+            #expect(page.events.first?.records == profile.records)
+            #expect(page.events.first?.sessionId == view.sessionId)
+            let rest = try await client.events(tenant: "statlocker", after: page.next)
+            #expect(rest.events.map(\.type) == [.profileUpdated])
+            #expect(rest.events.first?.records == updated.records)
+
             let open = try await client.checkGate(tenant: "statlocker", userId: "walker", action: "log_stats")
             #expect(open.allowed)
 

@@ -90,11 +90,15 @@ final class JournalStore: SessionStore {
 
     func updateProfile<Result: Sendable>(
         tenant: String, userId: String, at time: Date,
-        _ body: @escaping @Sendable (Profile?) throws -> (Profile?, Result)
+        _ body: @escaping @Sendable (Profile?) throws -> (ProfileCommit?, Result)
     ) async throws -> Result {
         let result = try await inner.updateProfile(tenant: tenant, userId: userId, at: time, body)
         journal.record("commit")
         return result
+    }
+
+    func outbox(tenant: String, after: Int64, limit: Int) async throws -> [OutboxEntry] {
+        try await inner.outbox(tenant: tenant, after: after, limit: limit)
     }
 
     func events(tenant: String, flow: String?, since: Date?, until: Date?) async throws -> [StoredEvent] {

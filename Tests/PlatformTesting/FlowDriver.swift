@@ -94,10 +94,12 @@ public struct FlowDriver: Sendable {
     public init(
         plugin: any OnboardingPlugin, store: (any SessionStore)? = nil, clock: TestClock = TestClock(),
         newID: @escaping @Sendable () -> String = Platform.randomID,
+        webhooks: [Webhook] = [],
         pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
     ) throws {
         self.platform = Platform(
-            plugins: [plugin], store: try store ?? SQLiteSessionStore(path: SQLiteSessionStore.memoryPath),
+            tenants: [HostedTenant(id: plugin.id, pluginName: plugin.name, plugin: plugin, webhooks: webhooks)],
+            store: try store ?? SQLiteSessionStore(path: SQLiteSessionStore.memoryPath),
             clock: { clock.now }, newID: newID, pluginLogger: pluginLogger)
         self.tenant = plugin.id
         self.clock = clock

@@ -68,6 +68,7 @@ struct AuthTests {
                         ("gate.check", ["tenant": tenant, "userId": userId, "action": "post"]),
                         ("analytics.funnel", ["tenant": tenant]),
                         ("auth.userToken", ["tenant": tenant, "userId": userId]),
+                        ("events.list", ["tenant": tenant]),
                     ]
                 }
                 enum Outcome: Equatable { case allowed, unauthorized, notFound }

@@ -31,6 +31,18 @@ struct TenancyTests {
         (#"{ "tenants": [ { "id": "x", "plugin": "AirFit", "settings": { "analyzerUrl": "http://127.0.0.1:9" } } ] }"#, "x", "settings.analyzerModel", "required"),
         (#"{ "tenants": [ { "id": "x", "plugin": "AirFit", "settings": { "analyzerApiKeyEnv": "sk-live-123" } } ] }"#, "x", "settings.analyzerApiKeyEnv", "environment variable"),
         (#"{ "tenants": [ { "id": "x", "plugin": "TeePals", "limits": { "requestsPerSecond": 0 } } ] }"#, "x", "limits.requestsPerSecond", "above 0"),
+        (#"{ "tenants": [ { "id": "x", "plugin": "StatLocker", "webhooks": [ { "url": "http://127.0.0.1:9000/hooks", "secretEnv": "PLATFORMD_TEST_UNSET_SECRET", "events": ["session.completed"] } ] } ] }"#,
+         "x", "webhooks[0].secretEnv", "PLATFORMD_TEST_UNSET_SECRET is not set in the environment"),
+        (#"{ "tenants": [ { "id": "x", "plugin": "StatLocker", "webhooks": [ { "url": "ftp://127.0.0.1/hooks", "secretEnv": "PATH", "events": ["session.completed"] } ] } ] }"#,
+         "x", "webhooks[0].url", "http or https"),
+        (#"{ "tenants": [ { "id": "x", "plugin": "StatLocker", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "PATH", "events": ["session.completed"] }, { "url": "http://127.0.0.1:9000/b", "secretEnv": "PATH", "events": ["session.started"] } ] } ] }"#,
+         "x", "webhooks[1].events", "unknown event type session.started"),
+        (#"{ "tenants": [ { "id": "x", "plugin": "StatLocker", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "PATH", "events": [] } ] } ] }"#,
+         "x", "webhooks[0].events", "non-empty"),
+        (#"{ "tenants": [ { "id": "x", "plugin": "StatLocker", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "PATH", "events": ["profile.updated"], "retries": 3 } ] } ] }"#,
+         "x", "webhooks[0].retries", "unknown key"),
+        (#"{ "tenants": [ { "id": "x", "plugin": "StatLocker", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "a secret", "events": ["profile.updated"] } ] } ] }"#,
+         "x", "webhooks[0].secretEnv", "never the secret itself"),
     ] as [(String, String?, String?, String)])
     func aBadFileStopsTheServerWithOneLineNamingFileTenantAndKey(file: String, tenant: String?, key: String?, reason: String) async throws {
         try await withTemporaryDirectory { directory in

@@ -21,7 +21,8 @@ public struct AccessControl: Sendable {
 
     /// Methods anyone may call, logged in or not.
     static let open: Set<String> = [PlatformMethod.login.rawValue, PlatformMethod.discover.rawValue]
-    /// What a user token may call, for its own tenant and user only.
+    /// What a user token may call, for its own tenant and user only. Never `events.list`: a
+    /// tenant's events are every user's, for its backend (a tenant key) only.
     static let userMethods: Set<String> = [
         "flow.start", "flow.get", "flow.submit", "flow.back", "flow.goto", "flow.search", "flow.describe",
         "profile.get", "profile.update", "gate.check",

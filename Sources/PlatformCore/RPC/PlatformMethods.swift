@@ -96,6 +96,21 @@ extension Platform {
                 try await self.checkGate(
                     tenant: params.tenant(), userId: params.userId(), action: params.string("action"))
             },
+            .eventsList: answer { params in
+                let tenant = try params.tenant()
+                var after: Int64 = 0
+                if let cursor = try params.optionalString("after") {
+                    guard let position = EventCursor.sequence(cursor) else {
+                        throw RPCError.invalidParams("after", "after must be a cursor from an events.list reply's next")
+                    }
+                    after = position
+                }
+                let limit = try params.optionalInt("limit") ?? 100
+                guard (1...1000).contains(limit) else {
+                    throw RPCError.invalidParams("limit", "limit must be between 1 and 1000")
+                }
+                return try await self.events(tenant: tenant, after: after, limit: limit)
+            },
         ]
         return Dictionary(uniqueKeysWithValues: table.map { ($0.key.rawValue, $0.value) })
     }

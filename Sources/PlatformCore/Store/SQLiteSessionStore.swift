@@ -167,6 +167,7 @@ public final class SQLiteSessionStore: SessionStore {
             // The funnel reads a flow's events session by session in one pass along this index.
             try db.execute(sql: "CREATE INDEX events_by_flow_session ON events (tenant, flow, session_id, id)")
         }
+        registerOutboxTables(&migrator)
         return migrator
     }
 
@@ -189,6 +190,10 @@ public final class SQLiteSessionStore: SessionStore {
             for event in commit.events { try Self.insert(db, event, of: commit.state) }
             if let profile = commit.profile {
                 try Self.save(db, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
+            }
+            for event in commit.outbox {
+                precondition(event.event.tenant == tenant, "an event must stay in its tenant")
+                try Self.insert(db, event)
             }
             let erased = commit.state.status == .rejected && old?.status != .rejected
             return (result, erased)
@@ -359,13 +364,18 @@ public final class SQLiteSessionStore: SessionStore {
 
     public func updateProfile<Result: Sendable>(
         tenant: String, userId: String, at time: Date,
-        _ body: @escaping @Sendable (Profile?) throws -> (Profile?, Result)
+        _ body: @escaping @Sendable (Profile?) throws -> (ProfileCommit?, Result)
     ) async throws -> Result {
         try await committer.write { db in
-            let (profile, result) = try body(try Self.fetchProfile(db, tenant: tenant, userId: userId))
-            if let profile {
+            let (commit, result) = try body(try Self.fetchProfile(db, tenant: tenant, userId: userId))
+            if let commit {
+                let profile = commit.profile
                 precondition(profile.tenant == tenant && profile.userId == userId, "a profile update must stay with its user")
                 try Self.save(db, profile, keepingOtherRecords: false, at: time)
+                for event in commit.outbox {
+                    precondition(event.event.tenant == tenant, "an event must stay in its tenant")
+                    try Self.insert(db, event)
+                }
             }
             return result
         }

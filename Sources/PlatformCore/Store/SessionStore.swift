@@ -12,11 +12,15 @@ public struct SessionCommit: Sendable {
     public var events: [FlowEvent]
     /// The records of a completion, written with the completed state.
     public var profile: Profile?
+    /// Completion events (`session.completed`, `session.rejected`) for the apps' backends,
+    /// written in the same transaction as the change they report.
+    public var outbox: [OutboxEvent]
 
-    public init(state: SessionState, events: [FlowEvent], profile: Profile? = nil) {
+    public init(state: SessionState, events: [FlowEvent], profile: Profile? = nil, outbox: [OutboxEvent] = []) {
         self.state = state
         self.events = events
         self.profile = profile
+        self.outbox = outbox
     }
 }
 
@@ -49,11 +53,16 @@ public protocol SessionStore: Sendable {
     func profile(tenant: String, userId: String) async throws -> Profile?
 
     /// Like `updateSession`, for a completed user's records; `time` is when the records written
-    /// were updated (the store reads no clock).
+    /// were updated (the store reads no clock). The commit's outbox events are written in the
+    /// same transaction.
     func updateProfile<Result: Sendable>(
         tenant: String, userId: String, at time: Date,
-        _ body: @escaping @Sendable (Profile?) throws -> (Profile?, Result)
+        _ body: @escaping @Sendable (Profile?) throws -> (ProfileCommit?, Result)
     ) async throws -> Result
+
+    /// The tenant's completion events after position `after` (0: from the first), oldest first,
+    /// at most `limit`.
+    func outbox(tenant: String, after: Int64, limit: Int) async throws -> [OutboxEntry]
 
     /// Events of a tenant's sessions, oldest first.
     func events(tenant: String, flow: String?, since: Date?, until: Date?) async throws -> [StoredEvent]
@@ -75,5 +84,16 @@ public struct StoreUnavailable: Error, Sendable, Hashable {
 extension SessionStore {
     public func unavailability(of error: any Error) -> String? {
         (error as? StoreUnavailable)?.reason
+    }
+
+    /// A profile update that reports no event.
+    public func updateProfile<Result: Sendable>(
+        tenant: String, userId: String, at time: Date,
+        _ body: @escaping @Sendable (Profile?) throws -> (Profile?, Result)
+    ) async throws -> Result {
+        try await updateProfile(tenant: tenant, userId: userId, at: time) { current -> (ProfileCommit?, Result) in
+            let (profile, result) = try body(current)
+            return (profile.map { ProfileCommit(profile: $0) }, result)
+        }
     }
 }

@@ -7,12 +7,17 @@ public struct HostedTenant: Sendable {
     public var pluginName: String
     public var plugin: any OnboardingPlugin
     public var limits: RateLimit?
+    /// Where the tenant's completion events are delivered (none: they are kept for `events.list`).
+    public var webhooks: [Webhook]
 
-    public init(id: String, pluginName: String, plugin: any OnboardingPlugin, limits: RateLimit? = nil) {
+    public init(
+        id: String, pluginName: String, plugin: any OnboardingPlugin, limits: RateLimit? = nil, webhooks: [Webhook] = []
+    ) {
         self.id = id
         self.pluginName = pluginName
         self.plugin = plugin
         self.limits = limits
+        self.webhooks = webhooks
     }
 }
 
@@ -92,7 +97,9 @@ public enum TenantsConfiguration {
                 throw fail(id, "settings.\(problem.key)", problem.reason)
             }
             let limits = try parseLimits(fields["limits"], tenant: id, fail: fail)
-            hosted.append(HostedTenant(id: id, pluginName: name, plugin: registration.make(settings), limits: limits))
+            let webhooks = try parseWebhooks(fields["webhooks"], tenant: id, environment: environment, fail: fail)
+            hosted.append(HostedTenant(
+                id: id, pluginName: name, plugin: registration.make(settings), limits: limits, webhooks: webhooks))
         }
         return hosted
     }

@@ -54,10 +54,12 @@ final class PlatformdProcess: Sendable {
 
     // MARK: - launching
 
-    /// Launches `platformd` with `arguments` (e.g. `["serve", "--db", ":memory:"]`), with
-    /// `environment` added to the test runner's own.
-    init(_ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:]) throws {
-        guard let binary = Self.binaryURL else {
+    /// Launches `platformd` with `arguments` (e.g. `["serve", "--db", ":memory:"]`), or another
+    /// `executable` (a receiver script), with `environment` added to the test's own.
+    init(
+        _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:], executable: URL? = nil
+    ) throws {
+        guard let binary = executable ?? Self.binaryURL else {
             throw Failure(description: "platformd binary not found next to the test bundle; set PLATFORMD_BINARY")
         }
         // A write to the stdin of a server that already exited must throw, not kill the test runner.
@@ -66,10 +68,10 @@ final class PlatformdProcess: Sendable {
         process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
@@ -85,10 +87,10 @@ final class PlatformdProcess: Sendable {
     /// Runs `body` with a fresh server and kills the server afterwards if it is still running,
     /// whether `body` returned or threw.
     static func with<T>(
-        _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:],
+        _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:], executable: URL? = nil,
         _ body: (PlatformdProcess) async throws -> T
     ) async throws -> T {
-        let server = try PlatformdProcess(arguments, currentDirectory: currentDirectory, environment: environment)
+        let server = try PlatformdProcess(arguments, currentDirectory: currentDirectory, environment: environment, executable: executable)
         defer { server.kill() }
         return try await body(server)
     }
