@@ -1,3 +1,5 @@
+import TeePalsGazetteer
+
 /// A city search as a person types it: a name, then optional qualifiers after commas
 /// ("Portland, ME", "Paris, France", "Austin, TX, United States").
 struct CityQuery: Sendable, Hashable {
@@ -42,42 +44,46 @@ struct MatchRank: Sendable, Hashable, Comparable {
 extension Gazetteer {
     /// Places whose name or an alternate name starts with the query's name and that match its
     /// qualifiers, best first, each once.
+    ///
+    /// Reads the index's run of names that start with the query, keeping only the best `limit`
+    /// places seen so far: a name that cannot beat the worst of them costs a comparison.
     func search(_ query: CityQuery, limit: Int) -> [Place] {
-        guard !query.name.isEmpty, limit > 0 else { return [] }
-        var best: [Int32: MatchRank] = [:]
-        var index = firstName(notBefore: query.name)
-        while index < names.count, names[index].key.hasPrefix(query.name) {
-            let entry = names[index]
-            index += 1
+        guard let index, !query.name.isEmpty, limit > 0 else { return [] }
+        // Best first, each place once at its best rank, at most `limit`.
+        var best: [(rank: MatchRank, place: Int)] = []
+        index.forEachName(startingWith: Array(query.name.utf8)) { name in
             let rank = MatchRank(
-                isPrefixOnly: entry.key != query.name, isAlternate: entry.isAlternate, populationRank: entry.place)
-            if let known = best[entry.place], known <= rank { continue }
-            guard best[entry.place] != nil || matches(places[Int(entry.place)], query.qualifiers) else { continue }
-            best[entry.place] = rank
+                isPrefixOnly: !name.isExact, isAlternate: name.isAlternate, populationRank: Int32(clamping: name.place))
+            if best.count == limit, let worst = best.last, !(rank < worst.rank) {
+                // Exact names come first in the run: once past them, a full list of exact matches is final.
+                return !(rank.isPrefixOnly && !worst.rank.isPrefixOnly)
+            }
+            if let known = best.firstIndex(where: { $0.place == name.place }) {
+                guard rank < best[known].rank else { return true }
+                best.remove(at: known)
+            } else {
+                guard let record = index.place(at: name.place), matches(record, query.qualifiers) else { return true }
+            }
+            best.insert((rank, name.place), at: best.firstIndex { rank < $0.rank } ?? best.count)
+            if best.count > limit { best.removeLast() }
+            return true
         }
-        return best.sorted { $0.value < $1.value }.prefix(limit).map { places[Int($0.key)] }
+        return best.compactMap { place(at: $0.place) }
     }
 
-    /// The position of the first indexed name that is not less than `key` (binary search).
-    func firstName(notBefore key: String) -> Int {
-        var low = 0
-        var high = names.count
-        while low < high {
-            let middle = (low + high) / 2
-            if names[middle].key < key { low = middle + 1 } else { high = middle }
-        }
-        return low
+    func matches(_ place: GazetteerIndex.PlaceRecord, _ qualifiers: [String]) -> Bool {
+        qualifiers.allSatisfy { matches(countryCode: place.countryCode, usState: place.usState.isEmpty ? nil : place.usState, $0) }
     }
 
     func matches(_ place: Place, _ qualifiers: [String]) -> Bool {
-        qualifiers.allSatisfy { matches(place, $0) }
+        qualifiers.allSatisfy { matches(countryCode: place.countryCode, usState: place.usState, $0) }
     }
 
     /// A qualifier names the place's US state (code or name) or its country (ISO code, ISO3
     /// code, name or an everyday alias like "UK").
-    func matches(_ place: Place, _ qualifier: String) -> Bool {
-        if let state = place.usState, stateQualifiers[state]?.accepts(qualifier) == true { return true }
-        return countryQualifiers[place.countryCode]?.accepts(qualifier) ?? (qualifier == place.countryCode.lowercased())
+    func matches(countryCode: String, usState: String?, _ qualifier: String) -> Bool {
+        if let usState, stateQualifiers[usState]?.accepts(qualifier) == true { return true }
+        return countryQualifiers[countryCode]?.accepts(qualifier) ?? (qualifier == countryCode.lowercased())
     }
 
     /// "Austin, TX, United States" in the US, "Zürich, Switzerland" elsewhere.
