@@ -69,6 +69,35 @@ package struct GazetteerIndex: Sendable {
         package var isAlternate: Bool
         /// The name is the query itself, not only longer and starting with it.
         package var isExact: Bool
+
+        package var rank: MatchRank { MatchRank(isPrefixOnly: !isExact, isAlternate: isAlternate, place: place) }
+    }
+
+    /// How well a name answers a query; smaller is better. The order is the ranking rule: an
+    /// exact name before one that only starts with the query, a place's own name before its
+    /// alternate names, then population (the place's position). One integer, so a search can
+    /// skip a name that cannot make its list with a single comparison.
+    package struct MatchRank: Sendable, Hashable, Comparable {
+        let value: Int
+
+        package init(isPrefixOnly: Bool, isAlternate: Bool, place: Int) {
+            value = (isPrefixOnly ? 1 << 41 : 0) | (isAlternate ? 1 << 40 : 0) | (place & 0xFF_FFFF_FFFF)
+        }
+
+        /// Below every rank: a scan given it as its bound passes no name on.
+        package static let none = MatchRank(value: 0)
+        /// Above every rank: a scan given it as its bound passes every name on.
+        package static let any = MatchRank(value: Int.max)
+        /// The best rank a name that only starts with the query can have.
+        package static let bestPrefixOnly = MatchRank(isPrefixOnly: true, isAlternate: false, place: 0)
+
+        private init(value: Int) { self.value = value }
+
+        package var isPrefixOnly: Bool { value & (1 << 41) != 0 }
+        package var isAlternate: Bool { value & (1 << 40) != 0 }
+        package var place: Int { value & 0xFF_FFFF_FFFF }
+
+        package static func < (lhs: MatchRank, rhs: MatchRank) -> Bool { lhs.value < rhs.value }
     }
 
     package let data: Data
@@ -226,16 +255,19 @@ package struct GazetteerIndex: Sendable {
 
     // MARK: - Names
 
-    /// Calls `body` with every indexed name that starts with `prefix` (folded UTF-8), in name
-    /// order, until it returns false.
-    package func forEachName(startingWith prefix: [UInt8], _ body: (NameMatch) -> Bool) {
+    /// Calls `body` with the indexed names that start with `prefix` (folded UTF-8), in name order,
+    /// and only those ranked below the bound `body` last returned (at first, every name): a search
+    /// that keeps the best N places returns the rank of its Nth, and the names that cannot beat it
+    /// cost a comparison. Stops when no name left can be below the bound (names equal to the prefix
+    /// come first in the run, those that only start with it after them).
+    package func forEachName(startingWith prefix: [UInt8], _ body: (NameMatch) -> MatchRank) {
         guard nameCount > 0 else { return }
         data.withUnsafeBytes { raw in
             prefix.withUnsafeBufferPointer { query in
-                var reader = NameReader(raw: raw, position: 0, end: names.upperBound)
+                var bound = MatchRank.any
                 let block = firstBlock(before: query, raw)
                 guard let start = blockOffset(block, raw) else { return }
-                reader.position = start
+                var reader = NameReader(raw: raw, position: start, end: names.upperBound)
                 var key: [UInt8] = []
                 var remaining = nameCount - block * namesPerBlock
                 // Up to the first name not below the query: decode whole names and compare.
@@ -251,8 +283,11 @@ package struct GazetteerIndex: Sendable {
                     case .above: return
                     case .startsWith:
                         inRange = true
-                        guard let match = entry.match(exact: key.count == query.count, placeCount: placeCount) else { continue }
-                        if !body(match) { return }
+                        let exact = key.count == query.count
+                        let place = entry.value >> 1
+                        guard place < placeCount else { continue }
+                        let match = NameMatch(place: place, isAlternate: entry.value & 1 == 1, isExact: exact)
+                        if match.rank < bound { bound = body(match) }
                     }
                 }
                 guard inRange else { return }
@@ -261,7 +296,6 @@ package struct GazetteerIndex: Sendable {
                 while remaining > 0 {
                     remaining -= 1
                     guard let entry = reader.next() else { return }
-                    let length = entry.shared + entry.suffix.count
                     if entry.shared < query.count {
                         let needed = query.count - entry.shared
                         guard entry.suffix.count >= needed else { return }
@@ -271,8 +305,12 @@ package struct GazetteerIndex: Sendable {
                             index += 1
                         }
                     }
-                    guard let match = entry.match(exact: length == query.count, placeCount: placeCount) else { continue }
-                    if !body(match) { return }
+                    let exact = entry.shared + entry.suffix.count == query.count
+                    if !exact && bound <= MatchRank.bestPrefixOnly { return }
+                    let place = entry.value >> 1
+                    let rank = MatchRank(isPrefixOnly: !exact, isAlternate: entry.value & 1 == 1, place: place)
+                    guard rank < bound, place < placeCount else { continue }
+                    bound = body(NameMatch(place: place, isAlternate: entry.value & 1 == 1, isExact: exact))
                 }
             }
         }
@@ -345,13 +383,8 @@ package struct GazetteerIndex: Sendable {
         struct Entry {
             var shared: Int
             var suffix: Range<Int>
+            /// The place's position << 1 | isAlternate.
             var value: Int
-
-            func match(exact: Bool, placeCount: Int) -> NameMatch? {
-                let place = value >> 1
-                guard place < placeCount else { return nil }
-                return NameMatch(place: place, isAlternate: value & 1 == 1, isExact: exact)
-            }
         }
 
         mutating func next() -> Entry? {

@@ -244,7 +244,7 @@ struct CitySearchTests {
             var exact: Set<Int> = []
             index.forEachName(startingWith: Array(NameFolding.fold(place.name).utf8)) { name in
                 if name.isExact { exact.insert(name.place) }
-                return name.isExact
+                return .bestPrefixOnly  // exact names only
             }
             #expect(exact.contains(position), "\(place.name) (\(place.geonameId))")
         }

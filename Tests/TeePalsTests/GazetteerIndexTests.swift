@@ -87,7 +87,7 @@ struct GazetteerIndexTests {
         var seen: [Int] = []
         index.forEachName(startingWith: Array("город 1".utf8)) { name in
             seen.append(name.place)
-            return true
+            return .any
         }
         // 1, 10-19, 100-199: 111 places, each once.
         #expect(seen.count == 111)

@@ -27,46 +27,30 @@ struct CityQuery: Sendable, Hashable {
     }
 }
 
-/// How well a place answers a query; smaller is better. The order is the ranking rule:
-/// an exact name before a prefix, a place's own name before its alternate names, then population.
-struct MatchRank: Sendable, Hashable, Comparable {
-    var isPrefixOnly: Bool
-    var isAlternate: Bool
-    /// The place's position in the gazetteer, which is most populous first.
-    var populationRank: Int32
-
-    static func < (lhs: MatchRank, rhs: MatchRank) -> Bool {
-        (!lhs.isPrefixOnly ? 0 : 1, !lhs.isAlternate ? 0 : 1, lhs.populationRank)
-            < (!rhs.isPrefixOnly ? 0 : 1, !rhs.isAlternate ? 0 : 1, rhs.populationRank)
-    }
-}
-
 extension Gazetteer {
     /// Places whose name or an alternate name starts with the query's name and that match its
-    /// qualifiers, best first, each once.
+    /// qualifiers, best first (`GazetteerIndex.MatchRank`: exact names, then own names, then
+    /// population), each once at its best match.
     ///
-    /// Reads the index's run of names that start with the query, keeping only the best `limit`
-    /// places seen so far: a name that cannot beat the worst of them costs a comparison.
+    /// Reads the index's run of names that start with the query, keeping the best `limit` places
+    /// seen so far; the index skips the names that cannot beat the last of them.
     func search(_ query: CityQuery, limit: Int) -> [Place] {
         guard let index, !query.name.isEmpty, limit > 0 else { return [] }
         // Best first, each place once at its best rank, at most `limit`.
-        var best: [(rank: MatchRank, place: Int)] = []
+        var best: [GazetteerIndex.MatchRank] = []
         index.forEachName(startingWith: Array(query.name.utf8)) { name in
-            let rank = MatchRank(
-                isPrefixOnly: !name.isExact, isAlternate: name.isAlternate, populationRank: Int32(clamping: name.place))
-            if best.count == limit, let worst = best.last, !(rank < worst.rank) {
-                // Exact names come first in the run: once past them, a full list of exact matches is final.
-                return !(rank.isPrefixOnly && !worst.rank.isPrefixOnly)
-            }
+            let rank = name.rank
             if let known = best.firstIndex(where: { $0.place == name.place }) {
-                guard rank < best[known].rank else { return true }
+                guard rank < best[known] else { return best.count == limit ? best[limit - 1] : .any }
                 best.remove(at: known)
             } else {
-                guard let record = index.place(at: name.place), matches(record, query.qualifiers) else { return true }
+                guard let record = index.place(at: name.place), matches(record, query.qualifiers) else {
+                    return best.count == limit ? best[limit - 1] : .any
+                }
             }
-            best.insert((rank, name.place), at: best.firstIndex { rank < $0.rank } ?? best.count)
+            best.insert(rank, at: best.firstIndex { rank < $0 } ?? best.count)
             if best.count > limit { best.removeLast() }
-            return true
+            return best.count == limit ? best[limit - 1] : .any
         }
         return best.compactMap { place(at: $0.place) }
     }
