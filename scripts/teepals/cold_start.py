@@ -11,6 +11,9 @@ stdin and waits for a clean exit. Repeats RUNS times and prints each run and the
     swift build -c release --product platformd
     python3 scripts/teepals/cold_start.py [--binary .build/release/platformd] [--runs 10] [--query Zurich]
 
+The last run then times a few more searches in the warm process (`--warm`), round trips over
+stdio, JSON included.
+
 Linux only (reads /proc). The first run also pays for reading the binary and the index from
 disk if they are not in the page cache; the figures in Docs/performance.md are warm-cache medians.
 """
@@ -53,7 +56,7 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000 / ticks  # utime + stime
 
 
-def run(binary, query):
+def run(binary, query, warm=()):
     started = time.monotonic()
     server = subprocess.Popen(
         [binary, "serve", "--db", ":memory:", "--log-level", "warning"],
@@ -78,11 +81,23 @@ def run(binary, query):
         "search_ms": (answered - after_start) * 1000,
         "cpu_ms": cpu_ms(server.pid),
         "rss_mb": status_kb(server.pid, "VmRSS") / 1024,
+        "peak_rss_mb": status_kb(server.pid, "VmHWM") / 1024,
         "rss_anon_mb": status_kb(server.pid, "RssAnon") / 1024,
         "rss_file_mb": status_kb(server.pid, "RssFile") / 1024,
         "index_rss_mb": mapping_rss_kb(server.pid, "gazetteer.bin") / 1024,
         "first_result": results[0]["label"] if results else None,
     }
+    if warm:
+        # Round trips of searches once the process is warm (stdio and JSON included), median of 20.
+        figures["warm"] = {}
+        for query in warm:
+            times = []
+            for repeat in range(20):
+                before = time.monotonic()
+                call(3 + repeat, "flow.search", {
+                    "tenant": "teepals", "sessionId": session, "field": "location", "query": query, "limit": 10})
+                times.append((time.monotonic() - before) * 1000)
+            figures["warm"][query] = statistics.median(times)
     server.stdin.close()
     if server.wait(timeout=30) != 0:
         sys.exit(f"platformd exited with {server.returncode}")
@@ -94,12 +109,16 @@ def main():
     parser.add_argument("--binary", default=".build/release/platformd")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--query", default="Zurich")
+    parser.add_argument("--warm", nargs="*", default=["s", "san", "paris", "Portland, ME", "Москва", "東", "xyzzy"],
+                        help="queries timed after the first, in the last run")
     args = parser.parse_args()
-    runs = [run(args.binary, args.query) for _ in range(args.runs)]
-    keys = ["start_ms", "first_search_ms", "search_ms", "cpu_ms", "rss_mb", "rss_anon_mb", "rss_file_mb", "index_rss_mb"]
+    runs = [run(args.binary, args.query, args.warm if number == args.runs - 1 else ()) for number in range(args.runs)]
+    keys = ["start_ms", "first_search_ms", "search_ms", "cpu_ms", "rss_mb", "peak_rss_mb", "rss_anon_mb", "rss_file_mb", "index_rss_mb"]
     for number, figures in enumerate(runs, 1):
         print(f"run {number}: " + ", ".join(f"{key} {figures[key]:.1f}" for key in keys) + f", first: {figures['first_result']}")
     print("median: " + ", ".join(f"{key} {statistics.median(r[key] for r in runs):.1f}" for key in keys))
+    for query, milliseconds in runs[-1].get("warm", {}).items():
+        print(f"warm search {query!r}: {milliseconds:.2f} ms round trip (median of 20)")
 
 
 if __name__ == "__main__":
