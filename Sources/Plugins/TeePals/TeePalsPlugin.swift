@@ -51,7 +51,7 @@ public struct TeePalsPlugin: OnboardingPlugin {
 
     public var searchProviders: [String: any SearchProvider] { [FieldID.location: CitySearch()] }
 
-    /// The gazetteer takes seconds to index: it is built before the first request, off the write lock.
+    /// Opens the gazetteer: it is memory-mapped, so this costs a header check and two small tables.
     public func prepare() {
         _ = Gazetteer.shared
     }

@@ -1,3 +1,5 @@
+import TeePalsGazetteer
+
 /// A city search as a person types it: a name, then optional qualifiers after commas
 /// ("Portland, ME", "Paris, France", "Austin, TX, United States").
 struct CityQuery: Sendable, Hashable {
@@ -25,59 +27,47 @@ struct CityQuery: Sendable, Hashable {
     }
 }
 
-/// How well a place answers a query; smaller is better. The order is the ranking rule:
-/// an exact name before a prefix, a place's own name before its alternate names, then population.
-struct MatchRank: Sendable, Hashable, Comparable {
-    var isPrefixOnly: Bool
-    var isAlternate: Bool
-    /// The place's position in the gazetteer, which is most populous first.
-    var populationRank: Int32
-
-    static func < (lhs: MatchRank, rhs: MatchRank) -> Bool {
-        (!lhs.isPrefixOnly ? 0 : 1, !lhs.isAlternate ? 0 : 1, lhs.populationRank)
-            < (!rhs.isPrefixOnly ? 0 : 1, !rhs.isAlternate ? 0 : 1, rhs.populationRank)
-    }
-}
-
 extension Gazetteer {
     /// Places whose name or an alternate name starts with the query's name and that match its
-    /// qualifiers, best first, each once.
+    /// qualifiers, best first (`GazetteerIndex.MatchRank`: exact names, then own names, then
+    /// population), each once at its best match.
+    ///
+    /// Reads the index's run of names that start with the query, keeping the best `limit` places
+    /// seen so far; the index skips the names that cannot beat the last of them.
     func search(_ query: CityQuery, limit: Int) -> [Place] {
-        guard !query.name.isEmpty, limit > 0 else { return [] }
-        var best: [Int32: MatchRank] = [:]
-        var index = firstName(notBefore: query.name)
-        while index < names.count, names[index].key.hasPrefix(query.name) {
-            let entry = names[index]
-            index += 1
-            let rank = MatchRank(
-                isPrefixOnly: entry.key != query.name, isAlternate: entry.isAlternate, populationRank: entry.place)
-            if let known = best[entry.place], known <= rank { continue }
-            guard best[entry.place] != nil || matches(places[Int(entry.place)], query.qualifiers) else { continue }
-            best[entry.place] = rank
+        guard let index, !query.name.isEmpty, limit > 0 else { return [] }
+        // Best first, each place once at its best rank, at most `limit`.
+        var best: [GazetteerIndex.MatchRank] = []
+        index.forEachName(startingWith: Array(query.name.utf8)) { name in
+            let rank = name.rank
+            if let known = best.firstIndex(where: { $0.place == name.place }) {
+                guard rank < best[known] else { return best.count == limit ? best[limit - 1] : .any }
+                best.remove(at: known)
+            } else {
+                guard let record = index.place(at: name.place), matches(record, query.qualifiers) else {
+                    return best.count == limit ? best[limit - 1] : .any
+                }
+            }
+            best.insert(rank, at: best.firstIndex { rank < $0 } ?? best.count)
+            if best.count > limit { best.removeLast() }
+            return best.count == limit ? best[limit - 1] : .any
         }
-        return best.sorted { $0.value < $1.value }.prefix(limit).map { places[Int($0.key)] }
+        return best.compactMap { place(at: $0.place) }
     }
 
-    /// The position of the first indexed name that is not less than `key` (binary search).
-    func firstName(notBefore key: String) -> Int {
-        var low = 0
-        var high = names.count
-        while low < high {
-            let middle = (low + high) / 2
-            if names[middle].key < key { low = middle + 1 } else { high = middle }
-        }
-        return low
+    func matches(_ place: GazetteerIndex.PlaceRecord, _ qualifiers: [String]) -> Bool {
+        qualifiers.allSatisfy { matches(countryCode: place.countryCode, usState: place.usState.isEmpty ? nil : place.usState, $0) }
     }
 
     func matches(_ place: Place, _ qualifiers: [String]) -> Bool {
-        qualifiers.allSatisfy { matches(place, $0) }
+        qualifiers.allSatisfy { matches(countryCode: place.countryCode, usState: place.usState, $0) }
     }
 
     /// A qualifier names the place's US state (code or name) or its country (ISO code, ISO3
     /// code, name or an everyday alias like "UK").
-    func matches(_ place: Place, _ qualifier: String) -> Bool {
-        if let state = place.usState, stateQualifiers[state]?.accepts(qualifier) == true { return true }
-        return countryQualifiers[place.countryCode]?.accepts(qualifier) ?? (qualifier == place.countryCode.lowercased())
+    func matches(countryCode: String, usState: String?, _ qualifier: String) -> Bool {
+        if let usState, stateQualifiers[usState]?.accepts(qualifier) == true { return true }
+        return countryQualifiers[countryCode]?.accepts(qualifier) ?? (qualifier == countryCode.lowercased())
     }
 
     /// "Austin, TX, United States" in the US, "Zürich, Switzerland" elsewhere.

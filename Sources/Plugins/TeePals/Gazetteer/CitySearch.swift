@@ -6,8 +6,15 @@ import PlatformCore
 /// `latitude`, `longitude` and `countryCode`. Anything that is not an id of the gazetteer
 /// (free text, an unknown id) is refused with `unknown_city`.
 struct CitySearch: SearchProvider {
-    /// Loaded on first use, so a server that never sees a TeePals search or city never loads it.
-    var gazetteer: Gazetteer { Gazetteer.shared }
+    private let given: Gazetteer?
+
+    /// `gazetteer` nil: the shipped one, opened on first use (so a server that never sees a
+    /// TeePals search or city never opens it).
+    init(gazetteer: Gazetteer? = nil) {
+        given = gazetteer
+    }
+
+    var gazetteer: Gazetteer { given ?? Gazetteer.shared }
 
     func search(_ query: String, limit: Int) -> [SearchResult] {
         let gazetteer = self.gazetteer

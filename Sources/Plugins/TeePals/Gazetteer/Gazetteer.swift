@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TeePalsGazetteer
 
 /// A populated place of the GeoNames gazetteer.
 struct Place: Sendable, Hashable {
@@ -38,17 +39,16 @@ struct RegionQualifier: Sendable, Hashable {
     }
 }
 
-/// The TeePals city gazetteer: GeoNames populated places (CC BY 4.0) with their Latin-script
-/// alternate names, and a name index sorted for prefix search.
+/// The TeePals city gazetteer: GeoNames populated places (CC BY 4.0) with their alternate names
+/// in every script, in a prebuilt index (`gazetteer.bin`, see `GazetteerIndex`) that is
+/// memory-mapped, not parsed: opening it costs a header check, and a search reads only the pages
+/// it touches.
 ///
-/// Loaded once per process from the plugin's resources on first use (`shared`), then immutable,
+/// Opened once per process from the plugin's resources on first use (`shared`), then immutable,
 /// so every search and every test shares the same value without locks.
 final class Gazetteer: Sendable {
-    /// Places, most populous first: a place's position is its population rank.
-    let places: [Place]
-    /// Every searchable name, folded, in `String` order of `key`.
-    let names: [IndexedName]
-    let placeById: [Int: Int]
+    /// Places (most populous first) and their folded names, sorted for prefix search.
+    let index: GazetteerIndex?
     let countries: [String: Country]
     /// State name by two-letter code.
     let usStates: [String: String]
@@ -57,20 +57,9 @@ final class Gazetteer: Sendable {
     /// What a query's qualifier may say to mean a US state, by state code.
     let stateQualifiers: [String: RegionQualifier]
 
-    struct IndexedName: Sendable, Hashable {
-        /// The folded name (`NameFolding`).
-        var key: String
-        /// Position in `places`.
-        var place: Int32
-        /// False for the place's own name, true for one of its alternate names.
-        var isAlternate: Bool
-    }
-
-    init(places: [Place], names: [IndexedName], countries: [Country], usStates: [String: String]) {
-        self.places = places
-        // String order (Unicode scalar order of the folded keys) keeps every prefix range contiguous.
-        self.names = names.sorted { $0.key < $1.key }
-        self.placeById = Dictionary(places.enumerated().map { ($1.geonameId, $0) }, uniquingKeysWith: { first, _ in first })
+    /// `index` nil: a gazetteer that finds nothing (the resource is missing or damaged).
+    init(index: GazetteerIndex?, countries: [Country], usStates: [String: String]) {
+        self.index = index
         self.countries = Dictionary(countries.map { ($0.code, $0) }, uniquingKeysWith: { first, _ in first })
         self.usStates = usStates
         var aliases: [String: [String]] = [:]
@@ -88,8 +77,21 @@ final class Gazetteer: Sendable {
         "UK": "GB", "Great Britain": "GB", "Britain": "GB", "United States of America": "US",
     ]
 
+    var placeCount: Int { index?.placeCount ?? 0 }
+
+    /// The place at a position (its population rank, 0 the most populous).
+    func place(at position: Int) -> Place? {
+        guard let index, let record = index.place(at: position), let name = index.name(at: position) else { return nil }
+        return Place(
+            geonameId: record.geonameId, name: name, latitude: record.latitude, longitude: record.longitude,
+            countryCode: record.countryCode, usState: record.usState.isEmpty ? nil : record.usState,
+            population: record.population)
+    }
+
+    /// The place with this GeoNames id: a binary search of the index's id table.
     func place(id: Int) -> Place? {
-        placeById[id].map { places[$0] }
+        guard let position = index?.placeIndex(ofId: id) else { return nil }
+        return place(at: position)
     }
 }
 
@@ -100,117 +102,69 @@ extension Gazetteer {
         var description: String
     }
 
-    /// The gazetteer shipped with the plugin, loaded on first use.
+    /// The gazetteer shipped with the plugin, opened on first use.
     ///
-    /// A missing or damaged resource is a broken build: it is logged as critical, and TeePals
+    /// A missing or damaged resource is a broken build: it is logged once, as critical, and TeePals
     /// then finds no city (and accepts none) while the server keeps serving the other tenants.
-    static let shared: Gazetteer = {
-        let logger = Logger(label: "TeePals")
+    static let shared: Gazetteer = opened(from: .module, logger: Logger(label: "TeePals"))
+
+    /// The gazetteer in `bundle`, or one that finds nothing, with a log line saying which.
+    static func opened(from bundle: Bundle, logger: Logger) -> Gazetteer {
         let started = ContinuousClock.now
         do {
-            let gazetteer = try load(from: .module)
-            logger.info("gazetteer loaded", metadata: [
-                "places": "\(gazetteer.places.count)", "names": "\(gazetteer.names.count)",
-                "duration": "\(ContinuousClock.now - started)",
+            let gazetteer = try load(from: bundle)
+            logger.info("gazetteer opened", metadata: [
+                "places": "\(gazetteer.placeCount)", "names": "\(gazetteer.index?.nameCount ?? 0)",
+                "bytes": "\(gazetteer.index?.data.count ?? 0)", "duration": "\(ContinuousClock.now - started)",
             ])
             return gazetteer
         } catch {
             logger.critical("gazetteer not loaded: city search finds nothing", metadata: ["error": "\(error)"])
-            return Gazetteer(places: [], names: [], countries: [], usStates: [:])
-        }
-    }()
-
-    static func load(from bundle: Bundle) throws -> Gazetteer {
-        try load { name in
-            guard let url = bundle.url(forResource: name, withExtension: "tsv") else {
-                throw LoadError(description: "\(name).tsv is missing from the TeePals resources")
-            }
-            return try Data(contentsOf: url)
+            return Gazetteer(index: nil, countries: [], usStates: [:])
         }
     }
 
-    /// Builds the gazetteer from the three TSV files, given by name without extension.
-    static func load(_ resource: (String) throws -> Data) throws -> Gazetteer {
-        let countries = try TSV.rows(resource("countries")).map { fields in
+    /// Maps `gazetteer.bin` and reads the two small tables beside it.
+    static func load(from bundle: Bundle) throws -> Gazetteer {
+        func url(_ name: String, _ type: String) throws -> URL {
+            guard let url = bundle.url(forResource: name, withExtension: type) else {
+                throw LoadError(description: "\(name).\(type) is missing from the TeePals resources")
+            }
+            return url
+        }
+        let index: GazetteerIndex
+        do {
+            index = try GazetteerIndex.mapped(contentsOf: try url("gazetteer", "bin"))
+        } catch let error as GazetteerIndex.FormatError {
+            throw LoadError(description: "gazetteer.bin: \(error)")
+        }
+        return try load(
+            index: index, countries: try Data(contentsOf: try url("countries", "tsv")),
+            usStates: try Data(contentsOf: try url("us_states", "tsv")))
+    }
+
+    /// The gazetteer over `index`, with the country table (ISO code, ISO3 code, name) and the US
+    /// state table (code, name) as tab-separated lines.
+    static func load(index: GazetteerIndex, countries: Data, usStates: Data) throws -> Gazetteer {
+        let countries = try TSV.rows(countries).map { fields in
             guard fields.count == 3 else { throw LoadError(description: "countries.tsv: bad row \(fields)") }
             return Country(code: fields[0], code3: fields[1], name: fields[2])
         }
-        var usStates: [String: String] = [:]
-        for fields in try TSV.rows(resource("us_states")) {
+        var states: [String: String] = [:]
+        for fields in TSV.rows(usStates) {
             guard fields.count == 2 else { throw LoadError(description: "us_states.tsv: bad row \(fields)") }
-            usStates[fields[0]] = fields[1]
+            states[fields[0]] = fields[1]
         }
-        var places: [Place] = []
-        var names: [IndexedName] = []
-        var problem: String?
-        TSV.forEachRow(try resource("gazetteer")) { fields in
-            func text(_ field: Int) -> String { String(decoding: fields[field], as: UTF8.self) }
-            guard problem == nil else { return }
-            guard fields.count == 8, let id = Int(text(0)), let latitude = Double(text(2)),
-                  let longitude = Double(text(3)), let population = Int(text(6)) else {
-                problem = "bad row \(text(0))"
-                return
-            }
-            // Ranking reads a place's position as its population rank.
-            if let previous = places.last, previous.population < population {
-                problem = "row \(id) is more populous than the row before it; places must be most populous first"
-                return
-            }
-            let position = Int32(places.count)
-            let usState = text(5)
-            places.append(Place(
-                geonameId: id, name: text(1), latitude: latitude, longitude: longitude,
-                countryCode: text(4), usState: usState.isEmpty ? nil : usState, population: population))
-            let own = NameFolding.fold(utf8: fields[1])
-            names.append(IndexedName(key: own, place: position, isAlternate: false))
-            var seen: Set<String> = [own]
-            for alternate in TSV.split(fields[7], on: UInt8(ascii: "|")) {
-                let key = NameFolding.fold(utf8: alternate)
-                guard !key.isEmpty, seen.insert(key).inserted else { continue }
-                names.append(IndexedName(key: key, place: position, isAlternate: true))
-            }
-        }
-        if let problem { throw LoadError(description: "gazetteer.tsv: \(problem)") }
-        return Gazetteer(places: places, names: names, countries: countries, usStates: usStates)
+        return Gazetteer(index: index, countries: countries, usStates: states)
     }
 }
 
-/// The resources' format: UTF-8 lines of tab-separated fields; `#` lines are comments.
+/// The small tables' format: UTF-8 lines of tab-separated fields; `#` lines are comments.
 enum TSV {
     static func rows(_ data: Data) -> [[String]] {
-        var rows: [[String]] = []
-        forEachRow(data) { fields in rows.append(fields.map { String(decoding: $0, as: UTF8.self) }) }
-        return rows
-    }
-
-    /// Calls `body` with the fields of each row, as slices of `data` valid during the call.
-    static func forEachRow(_ data: Data, _ body: ([UnsafeBufferPointer<UInt8>]) -> Void) {
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var lineStart = 0
-            while lineStart < bytes.count {
-                var lineEnd = lineStart
-                while lineEnd < bytes.count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
-                if lineEnd > lineStart && bytes[lineStart] != UInt8(ascii: "#") {
-                    body(split(UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]), on: 0x09))
-                }
-                lineStart = lineEnd + 1
-            }
-        }
-    }
-
-    static func split(_ bytes: UnsafeBufferPointer<UInt8>, on separator: UInt8) -> [UnsafeBufferPointer<UInt8>] {
-        guard !bytes.isEmpty else { return [] }
-        var pieces: [UnsafeBufferPointer<UInt8>] = []
-        var start = 0
-        var index = 0
-        while index <= bytes.count {
-            if index == bytes.count || bytes[index] == separator {
-                pieces.append(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                start = index + 1
-            }
-            index += 1
-        }
-        return pieces
+        String(decoding: data, as: UTF8.self)
+            .split(separator: "\n", omittingEmptySubsequences: true)
+            .filter { !$0.hasPrefix("#") }
+            .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     }
 }
