@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "PlatformCore", targets: ["PlatformCore"]),
         .library(name: "PlatformProtocol", targets: ["PlatformProtocol"]),
         .library(name: "PlatformClient", targets: ["PlatformClient"]),
+        // What plugin authors test with: the flow driver, the test clock, view accessors, the
+        // schema validator every reply is checked against, the Mermaid checker.
+        .library(name: "PlatformTesting", targets: ["PlatformTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),

@@ -28,6 +28,24 @@ public struct FieldOption: Sendable, Hashable {
     }
 }
 
+/// A regular expression a text answer must match as a whole, with the message (in the app's
+/// voice) a person sees when it does not: `invalid_format`.
+public struct FieldPattern: @unchecked Sendable {
+    /// The source, sent to clients as the field's `pattern` (ICU/JavaScript-compatible syntax is
+    /// the safe subset: classes, quantifiers, anchors are implied).
+    public let source: String
+    public let message: String?
+    /// Compiled once; Regex is immutable after creation, so sharing it across threads is safe.
+    let regex: Regex<AnyRegexOutput>
+
+    /// Fails (a definition error, caught at registration in tests) when `source` does not compile.
+    public init(_ source: String, message: String? = nil) throws {
+        self.source = source
+        self.message = message
+        self.regex = try Regex(source)
+    }
+}
+
 /// How a text answer is cleaned before it is checked and kept.
 public enum TextNormalization: Sendable, Hashable {
     /// Leading and trailing whitespace removed.
@@ -66,6 +84,8 @@ public struct FieldSpec: Sendable {
     /// A value the server must not be able to recover later (a birthdate): it is left out of the
     /// retry digest, whose input space is small enough to search.
     public var sensitive: Bool
+    /// For `text` fields: the whole answer must match it (after normalisation).
+    public var pattern: FieldPattern?
 
     public init(
         id: String, type: FieldType, label: String, required: Bool = true,
@@ -76,8 +96,10 @@ public struct FieldSpec: Sendable {
         defaultValue: JSONValue? = nil, visibleWhen: VisibilityCondition? = nil,
         allowCustom: Bool = false, itemFields: [FieldSpec] = [],
         normalization: TextNormalization = .trimmed,
-        messages: [FieldErrorCode: String] = [:], extra: [String: JSONValue] = [:], sensitive: Bool = false
+        messages: [FieldErrorCode: String] = [:], extra: [String: JSONValue] = [:], sensitive: Bool = false,
+        pattern: FieldPattern? = nil
     ) {
+        self.pattern = pattern
         self.id = id
         self.type = type
         self.label = label
@@ -121,7 +143,7 @@ public struct FieldSpec: Sendable {
             default: defaultValue, value: value.flatMap { $0.isNull ? nil : $0 }, visibleWhen: visibleWhen,
             allowCustom: allowCustom ? true : nil,
             itemFields: itemFields.isEmpty ? nil : itemFields.map { $0.view(value: nil) },
-            extra: extra)
+            pattern: pattern?.source, extra: extra)
         view.adoptKnownKeys()
         return view
     }

@@ -129,6 +129,9 @@ public struct FieldValidator: Sendable {
         if let maxLength = spec.maxLength, length > maxLength {
             throw failure(spec, .tooLong, "\(spec.label) must be at most \(maxLength) \(Self.characters(maxLength)).")
         }
+        if let pattern = spec.pattern, (try? pattern.regex.wholeMatch(in: text)) ?? nil == nil {
+            throw failure(spec, .invalidFormat, pattern.message ?? "\(spec.label) is not in the expected format.")
+        }
     }
 
     private static func characters(_ count: Int) -> String { count == 1 ? "character" : "characters" }
