@@ -86,6 +86,9 @@ public struct FieldSpec: Sendable {
     public var sensitive: Bool
     /// For `text` fields: the whole answer must match it (after normalisation).
     public var pattern: FieldPattern?
+    /// For fields editable after onboarding: the record (by name) the value lives in, under the
+    /// field's id; `profile.update` writes it there by default.
+    public var record: String?
 
     public init(
         id: String, type: FieldType, label: String, required: Bool = true,
@@ -97,9 +100,10 @@ public struct FieldSpec: Sendable {
         allowCustom: Bool = false, itemFields: [FieldSpec] = [],
         normalization: TextNormalization = .trimmed,
         messages: [FieldErrorCode: String] = [:], extra: [String: JSONValue] = [:], sensitive: Bool = false,
-        pattern: FieldPattern? = nil
+        pattern: FieldPattern? = nil, record: String? = nil
     ) {
         self.pattern = pattern
+        self.record = record
         self.id = id
         self.type = type
         self.label = label

@@ -108,9 +108,33 @@ extension OnboardingPlugin {
     /// The name without spaces (`AFL Fantasy` logs as `AFLFantasy`, like its module).
     public var logLabel: String { name.filter { !$0.isWhitespace } }
 
+    /// By default each validated value is written into the record its field names
+    /// (`FieldSpec.record`), under the field's id; `null` clears it (the key is kept as null).
+    /// A plugin overrides this only for rules across fields or records of its own shape.
     public func updatedRecords(
         _ profile: Profile, with values: [String: JSONValue], in context: StepContext
     ) throws(ValidationFailure) -> [String: JSONValue] {
-        profile.records
+        try Self.merge(values, into: profile.records, editable: editableFields)
+    }
+
+    /// Writes `values` into the records their editable fields name. A field with no record, or a
+    /// record that is not an object, is an error of the plugin's definition, reported as
+    /// `not_editable` so nothing is written.
+    public static func merge(
+        _ values: [String: JSONValue], into records: [String: JSONValue], editable: [FieldSpec]
+    ) throws(ValidationFailure) -> [String: JSONValue] {
+        var records = records
+        var errors: [FieldError] = []
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard let spec = editable.first(where: { $0.id == key }), let name = spec.record,
+                  var record = (records[name] ?? [:]).objectValue else {
+                errors.append(FieldError(field: key, code: .notEditable, message: "\(key) can't be changed after onboarding."))
+                continue
+            }
+            record[key] = value
+            records[name] = .object(record)
+        }
+        guard errors.isEmpty else { throw ValidationFailure(errors) }
+        return records
     }
 }

@@ -1,0 +1,52 @@
+import Foundation
+import PlatformCore
+import PlatformTesting
+import Testing
+
+/// `profile.update` works without plugin code: an editable field names its record, and the
+/// platform validates the value and writes it there (null clears an optional field).
+@Suite struct DefaultProfileUpdateTests {
+    struct NameStep: FlowStep {
+        let id = "name"
+        let kind = StepKind.question
+        func fields(in context: StepContext) -> [FieldSpec] {
+            [FieldSpec(id: "nickname", type: .text, label: "Nickname", minLength: 2, maxLength: 20)]
+        }
+        func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Your name") }
+    }
+
+    struct Completion: CompletionHandler {
+        func complete(_ context: StepContext) throws -> CompletionResult {
+            CompletionResult(
+                records: ["account": ["nickname": context.value(of: "nickname") ?? .null, "bio": "Hello"]],
+                message: "Done")
+        }
+    }
+
+    /// A plugin with editable fields and no `updatedRecords` of its own.
+    struct Plain: OnboardingPlugin {
+        let id = "plain"
+        let name = "Plain"
+        let version = "1.0.0"
+        var flows: [Flow] { [Flow(steps: [NameStep()], completion: Completion())] }
+        var editableFields: [FieldSpec] {
+            [
+                FieldSpec(id: "nickname", type: .text, label: "Nickname", minLength: 2, maxLength: 20, record: "account"),
+                FieldSpec(id: "bio", type: .text, label: "Bio", required: false, maxLength: 100, record: "account"),
+            ]
+        }
+    }
+
+    @Test func valuesAreValidatedAndMergedIntoTheirRecord() async throws {
+        let d = try FlowDriver(plugin: Plain())
+        let view = try await d.start("u1")
+        _ = try await d.submit(view, ["nickname": "Sam"])
+        let updated = try await d.call("profile.update", ["userId": "u1", "values": ["nickname": "Samwise", "bio": .null]])
+        #expect(updated["records"]?["account"] == ["nickname": "Samwise", "bio": .null])
+        let refused = await d.error("profile.update", ["userId": "u1", "values": ["nickname": "S", "color": "red"]])
+        #expect(refused?.code == -32004)
+        #expect(Set(refused?.fieldErrors.map(\.code) ?? []) == [.tooShort, .notEditable])
+        // Nothing of a refused update is written.
+        #expect(try await d.profile("u1")["records"]?["account"]?["nickname"] == "Samwise")
+    }
+}
