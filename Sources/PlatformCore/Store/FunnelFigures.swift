@@ -18,19 +18,8 @@ public struct FunnelFigures: Sendable, Hashable {
         }
     }
 
-    public struct Branch: Sendable, Hashable {
-        public var from: String
-        public var to: String
-        public var count: Int
-        public var completed: Int
-
-        public init(from: String, to: String, count: Int, completed: Int) {
-            self.from = from
-            self.to = to
-            self.count = count
-            self.completed = completed
-        }
-    }
+    /// A branch taken: the wire type's shape already.
+    public typealias Branch = PlatformProtocol.Funnel.Branch
 
     public var started = 0
     public var completed = 0
@@ -56,7 +45,7 @@ public struct FunnelFigures: Sendable, Hashable {
                     id: id, reached: step.reached, left: step.left, dropped: step.dropped,
                     medianSeconds: Self.median(step.secondsPerSession))
             },
-            branches: branches.map { Funnel.Branch(from: $0.from, to: $0.to, count: $0.count, completed: $0.completed) },
+            branches: branches,
             skips: order.compactMap { id in skips[id].map { Funnel.Skip(step: id, count: $0) } })
     }
 
