@@ -32,7 +32,9 @@ import Testing
         #expect(view.actions == ["continue", "back"])
         #expect(await d.error("profile.get", ["userId": "u1"])?.code == -32002)
 
-        view = try await d.submit(view, Answers.team("222222"))
+        // The team name the step showed is cleared on purpose (null); a field left out would
+        // keep the answer shown.
+        view = try await d.submit(view, Answers.team("222222").merging(["teamName": .null]) { $1 })
         #expect(view.stepId == "validation")
         let done = try await d.submit(view)
         #expect(done.status == .completed)

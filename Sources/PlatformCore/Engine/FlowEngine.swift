@@ -227,6 +227,11 @@ public struct FlowEngine: Sendable {
         _ values: [String: JSONValue], step: any FlowStep, context: StepContext, state: SessionState, now: Date
     ) throws(FlowError) -> [String: JSONValue] {
         let specs = step.fields(in: context)
+        // A field the client left out keeps the answer the step showed (walking forward again
+        // after a goto); only a field never answered falls to its default. An explicit null
+        // still clears it.
+        let saved = state.answers[step.id] ?? [:]
+        let values = values.merging(saved.filter { key, _ in values[key] == nil && specs.contains { $0.id == key } }) { given, _ in given }
         var clean: [String: JSONValue] = [:]
         var errors: [FieldError] = []
         for spec in specs where spec.isVisible(given: { values[$0] ?? context.value(of: $0) }) {
