@@ -132,6 +132,18 @@ import Testing
         #expect(field["itemFields"]?.arrayValue?.map { $0["type"]?.stringValue } == ["integer", "time", "time"])
     }
 
+    /// Every error of every block is reported at once, each on the list field.
+    @Test func everyBadKeyOfEveryBlockIsReportedTogether() async throws {
+        let d = try driver()
+        let view = try await walk(d, to: .typicalAvailability)
+        let refused = await d.refuse(view, ["availability": [block(9, "25:00", "09:00"), block(2, "08:00", "nine")]])
+        let errors = refused?.fieldErrors ?? []
+        #expect(errors.count == 3, "\(errors)")
+        #expect(errors.allSatisfy { $0.field == "availability" })
+        #expect(errors.map(\.message).filter { $0.hasPrefix("Entry 1:") }.count == 2)
+        #expect(errors.map(\.message).filter { $0.hasPrefix("Entry 2:") }.count == 1)
+    }
+
     @Test func noBlocksAndUpTo21AreAccepted() async throws {
         let d = try driver()
         var view = try await walk(d, to: .typicalAvailability)

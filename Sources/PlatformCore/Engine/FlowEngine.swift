@@ -238,7 +238,7 @@ public struct FlowEngine: Sendable {
             switch validator.check(values[spec.id], against: spec) {
             case .valid(let value): clean[spec.id] = value
             case .absent: break
-            case .invalid(let error): errors.append(error)
+            case .invalid: errors += validator.allErrors(values[spec.id], against: spec)
             }
         }
         let failed = Set(errors.compactMap(\.field))

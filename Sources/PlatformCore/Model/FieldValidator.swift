@@ -32,6 +32,33 @@ public struct FieldValidator: Sendable {
         }
     }
 
+    /// Every reason `raw` is refused, not only the first: for a `list`, each entry's errors (all
+    /// reported on the list field, "Entry 2: …"), then the count; for other fields, the one error.
+    public func allErrors(_ raw: JSONValue?, against spec: FieldSpec) -> [FieldError] {
+        guard case .invalid(let first) = check(raw, against: spec) else { return [] }
+        guard spec.type == .list, let items = raw?.arrayValue else { return [first] }
+        var errors: [FieldError] = []
+        for (position, item) in items.enumerated() {
+            guard let object = item.objectValue else {
+                errors.append(typeError(spec, "a list of entries"))
+                continue
+            }
+            var itemErrors: [FieldError] = []
+            for itemSpec in spec.itemFields {
+                if case .invalid(let error) = check(object[itemSpec.id], against: itemSpec) {
+                    itemErrors.append(FieldError(field: spec.id, code: error.code, message: "Entry \(position + 1): \(error.message)"))
+                }
+            }
+            errors += itemErrors
+        }
+        do throws(FieldError) {
+            try checkCount(items.count, spec, noun: "entry")
+        } catch {
+            errors.append(error)
+        }
+        return errors.isEmpty ? [first] : errors
+    }
+
     private func missing(_ spec: FieldSpec) -> Outcome {
         spec.required ? .invalid(failure(spec, .required, "\(spec.label) is required.")) : .absent
     }
