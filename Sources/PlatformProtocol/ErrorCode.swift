@@ -145,16 +145,14 @@ extension RPCResponse {
     /// The reply line (keys sorted, no newline). `rawID`, when given, is written as the id instead
     /// of the parsed value: the request's own text, so the id is echoed exactly as sent.
     public func serializedBytes(rawID: String? = nil) -> [UInt8] {
-        var bytes: [UInt8] = Array(#"{"#.utf8)
+        // Keys in sorted order, as every other object the server writes: error, id, jsonrpc, result.
+        let id = rawID.map { Array($0.utf8) } ?? self.id.serializedBytes()
         switch outcome {
         case .result(let result):
-            bytes += Array(#""result":"#.utf8) + result.serializedBytes()
+            return Array(#"{"id":"#.utf8) + id + Array(#","jsonrpc":"2.0","result":"#.utf8) + result.serializedBytes() + [UInt8(ascii: "}")]
         case .error(let error):
-            bytes += Array(#""error":"#.utf8) + ((try? JSONValue(encoding: error)) ?? .null).serializedBytes()
+            let object = ((try? JSONValue(encoding: error)) ?? .null).serializedBytes()
+            return Array(#"{"error":"#.utf8) + object + Array(#","id":"#.utf8) + id + Array(#","jsonrpc":"2.0"}"#.utf8)
         }
-        bytes += Array(#","id":"#.utf8)
-        bytes += rawID.map { Array($0.utf8) } ?? id.serializedBytes()
-        bytes += Array(#","jsonrpc":"2.0"}"#.utf8)
-        return bytes
     }
 }
