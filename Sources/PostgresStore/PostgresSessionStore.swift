@@ -306,6 +306,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             try await Self.run(connection, "BEGIN", self.logger)
             do {
                 let value = try await body(connection)
+                // Past the operation timeout the caller has been told nothing was saved: roll back.
+                try Task.checkCancellation()
                 try await Self.run(connection, "COMMIT", self.logger)
                 return value
             } catch {
