@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The wire types: Foundation only, shared by the server, the client and the tests.
@@ -46,6 +47,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The PostgreSQL store: the same store protocols as SQLite, for several hosts on one database.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "PlatformCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -75,6 +85,7 @@ let package = Package(
             name: "platformd",
             dependencies: [
                 "PlatformCore",
+                "PostgresStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -88,7 +99,7 @@ let package = Package(
         .testTarget(
             name: "PlatformCoreTests",
             dependencies: [
-                "PlatformCore", "PlatformTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "PlatformCore", "PlatformTesting", "PostgresStore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

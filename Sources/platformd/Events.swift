@@ -31,11 +31,11 @@ struct Events: AsyncParsableCommand {
         }
 
         func run() async throws {
-            _ = store.bootstrapLogging()
+            let logger = store.bootstrapLogging()
             if tenantOptions.tenants != nil, !tenantOptions.load().contains(where: { $0.id == tenant }) {
                 throw ValidationError("tenant \(tenant) is not defined in \(tenantOptions.tenants ?? "")")
             }
-            let database = try SQLiteSessionStore(path: store.db)
+            let database = try await store.openStore(logger: logger)
             let events = try await database.recentEvents(tenant: tenant, limit: limit, failedOnly: failed)
             try await database.close()
             guard !events.isEmpty else {
@@ -100,7 +100,7 @@ struct Events: AsyncParsableCommand {
 
         func run() async throws {
             let logger = store.bootstrapLogging()
-            let database = try SQLiteSessionStore(path: store.db)
+            let database = try await store.openStore(logger: logger)
             let now = Date()
             let count = try await database.requeueFailed(
                 eventId: id, now: now, deliverUntil: now.addingTimeInterval(Platform.deliveryWindow))

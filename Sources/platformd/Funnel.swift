@@ -19,7 +19,7 @@ struct Funnel: AsyncParsableCommand {
         let logger = store.bootstrapLogging()
         let sinceDate = try since.map { try Self.parse($0, "--since") }
         let untilDate = try until.map { try Self.parse($0, "--until") }
-        let (platform, _) = try store.openPlatform(tenants: tenantOptions.load(), logger: logger)
+        let (platform, _) = try await store.openPlatform(tenants: tenantOptions.load(), logger: logger)
         let result: Result<FunnelFigures.Result, FlowError>
         do {
             result = .success(try await platform.funnel(tenant: tenant, flow: flow, since: sinceDate, until: untilDate))

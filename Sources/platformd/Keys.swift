@@ -32,7 +32,7 @@ struct Keys: AsyncParsableCommand {
             if let tenant, tenantOptions.tenants != nil, !tenantOptions.load().contains(where: { $0.id == tenant }) {
                 throw ValidationError("tenant \(tenant) is not defined in \(tenantOptions.tenants ?? "")")
             }
-            let database = try SQLiteSessionStore(path: store.db)
+            let database = try await store.openStore(logger: logger)
             let (key, secret) = try await Credentials(store: database).createKey(
                 tenant: tenant, name: name ?? (tenant.map { "\($0) key" } ?? "admin key"))
             try await database.close()
@@ -47,8 +47,8 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            _ = store.bootstrapLogging()
-            let database = try SQLiteSessionStore(path: store.db)
+            let logger = store.bootstrapLogging()
+            let database = try await store.openStore(logger: logger)
             let keys = try await Credentials(store: database).keys()
             try await database.close()
             let rows = keys.map { key in
@@ -70,7 +70,7 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             let logger = store.bootstrapLogging()
-            let database = try SQLiteSessionStore(path: store.db)
+            let database = try await store.openStore(logger: logger)
             let revoked = try await Credentials(store: database).revoke(keyID: id)
             try await database.close()
             guard revoked else { throw ValidationError("no active key has the id \(id)") }

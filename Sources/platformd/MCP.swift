@@ -80,7 +80,7 @@ struct MCP: AsyncParsableCommand {
         guard hosted.contains(where: { $0.id == tenant }) else {
             throw ValidationError("tenant \(tenant) is not hosted (tenants: \(hosted.map(\.id).joined(separator: ", ")))")
         }
-        let (platform, database) = try store.openPlatform(tenants: hosted, logger: logger)
+        let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger)
         do {
             _ = try platform.describe(tenant: tenant, flow: flow)
         } catch {
@@ -114,7 +114,7 @@ struct MCP: AsyncParsableCommand {
             platform: platform, tenant: tenant, userId: userId, flow: flow,
             user: [firstName, lastName, email, displayName].contains { $0 != nil } ? user : nil,
             authorize: authorize, logger: logger)
-        logger.info("MCP server for tenant \(tenant), user \(userId), flow \(flow) on stdio, database \(store.db), auth \(auth.rawValue)")
+        logger.info("MCP server for tenant \(tenant), user \(userId), flow \(flow) on stdio, database \(store.databaseName), auth \(auth.rawValue)")
         let transport = StdioTransport(
             server: server.rpcServer(), maxLineBytes: maxLineBytes, logger: logger,
             notifications: { await server.takeNotifications().map { $0.serializedBytes() } })

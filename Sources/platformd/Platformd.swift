@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PlatformCore
+import PostgresStore
 
 @main
 struct Platformd: AsyncParsableCommand {
@@ -11,7 +12,8 @@ struct Platformd: AsyncParsableCommand {
         discussion: """
             `platformd serve` (the default command) answers on stdio; add --unix PATH or --tcp [HOST:]PORT \
             for sockets. --db PATH chooses the SQLite database (default: ./\(StoreOptions.defaultPath) in the \
-            directory the server starts in; --db :memory: keeps nothing). See `platformd serve --help`.
+            directory the server starts in; --db :memory: keeps nothing); --db postgres://USER:PASSWORD@HOST:PORT/DATABASE \
+            a PostgreSQL database that several hosts may share. See `platformd serve --help`.
             """,
         version: Platform.version,
         subcommands: [Serve.self, MCP.self, Info.self, Describe.self, Funnel.self, Keys.self, Events.self, Bench.self],
@@ -24,9 +26,12 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "SQLite database file, created and migrated on first use; ':memory:' for a throwaway run.",
-            valueName: "path"))
+            "SQLite database file, created and migrated on first use; ':memory:' for a throwaway run; or postgres://USER:PASSWORD@HOST:PORT/DATABASE (postgresql:// too) for a PostgreSQL database several hosts share.",
+            valueName: "path|url"))
     var db: String = StoreOptions.defaultPath
+
+    @Option(name: .long, help: "With a PostgreSQL --db: the most connections this process opens to the server.")
+    var dbPoolSize: Int = 8
 
     /// Found where the server was started, so a newcomer sees it next to their checkout.
     static let defaultPath = "platformd.sqlite"
@@ -44,8 +49,34 @@ struct StoreOptions: ParsableArguments {
         return Logger(label: "platformd")
     }
 
-    func openPlatform(tenants: [HostedTenant], logger: Logger) throws -> (Platform, SQLiteSessionStore) {
-        let store = try SQLiteSessionStore(path: db)
+    /// Exit code when the database cannot be reached at start-up (EX_UNAVAILABLE).
+    static let unreachableExitCode: Int32 = 69
+
+    /// The one place `--db` is opened: a SQLite file (or memory), or a PostgreSQL URL. A
+    /// PostgreSQL server that cannot be reached (or refuses the login) ends the process with exit
+    /// code 69 and one stderr line saying where and why.
+    func openStore(logger: Logger) async throws -> any PlatformStore {
+        guard PostgresSessionStore.isURL(db) else { return try SQLiteSessionStore(path: db) }
+        guard dbPoolSize >= 1 else { throw ValidationError("--db-pool-size must be at least 1") }
+        do {
+            return try await PostgresSessionStore.connect(url: db, options: .init(poolSize: dbPoolSize), logger: logger)
+        } catch let error as PostgresSessionStore.Unreachable {
+            FileHandle.standardError.write(Data("platformd: \(error)\n".utf8))
+            Foundation.exit(Self.unreachableExitCode)
+        } catch let error as PostgresSessionStore.InvalidURL {
+            throw ValidationError("--db: \(error)")
+        }
+    }
+
+    /// What logs and messages name as the database: never a URL's password.
+    var databaseName: String {
+        guard PostgresSessionStore.isURL(db), var components = URLComponents(string: db) else { return db }
+        if components.password != nil { components.password = "***" }
+        return components.string ?? "postgres"
+    }
+
+    func openPlatform(tenants: [HostedTenant], logger: Logger) async throws -> (Platform, any PlatformStore) {
+        let store = try await openStore(logger: logger)
         return (Platform(tenants: tenants, store: store, logger: logger), store)
     }
 }

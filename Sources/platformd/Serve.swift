@@ -94,14 +94,14 @@ struct Serve: AsyncParsableCommand {
         let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let logger = store.bootstrapLogging()
         let hosted = tenantOptions.load()
-        let (platform, database) = try store.openPlatform(tenants: hosted, logger: logger)
+        let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger)
         let server = platform.rpcServer(credentials: Credentials(store: database))
         let tenants = platform.tenantIDs.joined(separator: ", ")
         let transport: any Service
         let name: String
         let mode = authMode
         if let endpoint = unix.map({ SocketEndpoint.unix(path: $0) }) ?? tcp.flatMap(SocketEndpoint.tcp) {
-            logger.info("serving \(tenants), database \(store.db), auth \(mode.rawValue)")
+            logger.info("serving \(tenants), database \(store.databaseName), auth \(mode.rawValue)")
             let limits = SocketTransport.Limits(
                 maxLineBytes: maxLineBytes, maxConnections: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger),
                 idleTimeout: .seconds(Int64(idleTimeout)), lineTimeout: .seconds(Int64(lineTimeout)))
@@ -109,7 +109,7 @@ struct Serve: AsyncParsableCommand {
                 server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, logger: logger)
             name = endpoint.description
         } else {
-            logger.info("serving \(tenants) on stdio, database \(store.db), auth \(mode.rawValue)")
+            logger.info("serving \(tenants) on stdio, database \(store.databaseName), auth \(mode.rawValue)")
             transport = StdioTransport(server: server, maxLineBytes: maxLineBytes, requireLogin: mode == .required, logger: logger)
             name = "stdio"
         }

@@ -68,8 +68,10 @@ import Testing
         funnel["steps"]?.arrayValue?.first { $0["id"]?.stringValue == id }
     }
 
-    @Test func everyFigure() async throws {
-        let d = try FlowDriver(plugin: FixturePlugin(), clock: clock)
+    @Test(arguments: StoreKind.allCases)
+    func everyFigure(kind: StoreKind) async throws {
+        guard let store = try await kind.open() else { return }
+        let d = try FlowDriver(plugin: FixturePlugin(), store: store, clock: clock)
         let start = clock.now
         try await populate(d)
         let funnel = try await d.call("analytics.funnel", [:])

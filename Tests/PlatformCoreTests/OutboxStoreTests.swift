@@ -17,9 +17,7 @@ func sampleEvent(
 /// never for one that rolled back; they read back in order after a cursor; deliveries are
 /// claimed by one host at a time and keep their attempts through a restart.
 @Suite struct OutboxStoreTests {
-    func store() throws -> SQLiteSessionStore { try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath) }
-
-    func commit(_ store: SQLiteSessionStore, _ state: SessionState, _ events: [OutboxEvent]) async throws {
+    func commit(_ store: any PlatformStore, _ state: SessionState, _ events: [OutboxEvent]) async throws {
         try await store.updateSession(tenant: state.tenant, key: .id(state.id)) { _ in
             (SessionCommit(state: state, events: [], outbox: events), ())
         }
@@ -27,7 +25,7 @@ func sampleEvent(
 
     @Test(arguments: StoreKind.allCases)
     func anEventIsWrittenWithTheChangeItReports(kind: StoreKind) async throws {
-        let (store, _) = try kind.make()
+        guard let store = try await kind.open() else { return }
         var completed = sampleState()
         completed.status = .completed
         let state = completed
@@ -41,8 +39,9 @@ func sampleEvent(
         #expect(try await store.outbox(tenant: "t2", after: 0, limit: 10).isEmpty)
     }
 
-    @Test func aRolledBackChangeLeavesNoEvent() async throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func aRolledBackChangeLeavesNoEvent(kind: StoreKind) async throws {
+        guard let store = try await kind.open() else { return }
         try await commit(store, sampleState(), [sampleEvent("evt_1")])
         // The body decides, then throws: nothing of the commit is written.
         struct Refused: Error {}
@@ -63,8 +62,9 @@ func sampleEvent(
         #expect(try await store.claimDeliveries(now: epoch.addingTimeInterval(1), limit: 10, lease: 30, host: "a").claims.count == 1)
     }
 
-    @Test func aProfileUpdateWritesItsEventInItsTransaction() async throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func aProfileUpdateWritesItsEventInItsTransaction(kind: StoreKind) async throws {
+        guard let store = try await kind.open() else { return }
         let profile = Profile(tenant: "t1", userId: "u1", completedAt: epoch, records: ["profile": ["name": "Alex"]])
         try await store.updateSession(tenant: "t1", key: .id("s1")) { _ in
             (SessionCommit(state: sampleState(), events: [], profile: profile), ())
@@ -82,8 +82,9 @@ func sampleEvent(
         #expect(try await store.outbox(tenant: "t1", after: 0, limit: 10).map(\.event) == [event.event])
     }
 
-    @Test func eventsPageOldestFirstAfterACursorPerTenant() async throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func eventsPageOldestFirstAfterACursorPerTenant(kind: StoreKind) async throws {
+        guard let store = try await kind.open() else { return }
         for index in 1...7 {
             let tenant = index % 3 == 0 ? "t2" : "t1"
             try await commit(store, sampleState(id: "s\(index)", tenant: tenant, user: "u\(index)"), [sampleEvent("evt_\(index)", tenant: tenant, session: "s\(index)")])
@@ -118,8 +119,9 @@ func sampleEvent(
         }
     }
 
-    @Test func aDeliveryIsClaimedByOneHostAtATime() async throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func aDeliveryIsClaimedByOneHostAtATime(kind: StoreKind) async throws {
+        guard let store = try await kind.open() else { return }
         try await commit(store, sampleState(), [sampleEvent("evt_1", webhooks: ["http://a.test/h", "http://b.test/h"])])
         let now = epoch.addingTimeInterval(1)
         let first = try await store.claimDeliveries(now: now, limit: 10, lease: 30, host: "a")
@@ -142,8 +144,9 @@ func sampleEvent(
         #expect(states?.contains("\(claim.webhook) delivered 1") == true)
     }
 
-    @Test func retriesAreScheduledFailuresKeptAndRequeued() async throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func retriesAreScheduledFailuresKeptAndRequeued(kind: StoreKind) async throws {
+        guard let store = try await kind.open() else { return }
         try await commit(store, sampleState(), [sampleEvent("evt_1")])
         let t0 = epoch.addingTimeInterval(1)
         let claim = try #require(try await store.claimDeliveries(now: t0, limit: 1, lease: 30, host: "a").claims.first)

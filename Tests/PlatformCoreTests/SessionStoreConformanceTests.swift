@@ -2,22 +2,57 @@ import Foundation
 import GRDB
 import PlatformCore
 import PlatformTesting
+import PostgresStore
 import Testing
 
-/// A place to open stores: a file in a fresh directory, or memory.
+/// A place to open stores: a SQLite file in a fresh directory, SQLite in memory, or a fresh
+/// schema in the PostgreSQL database `PLATFORMD_TEST_POSTGRES_URL` names.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case file, memory
+    case file, memory, postgres
 
     var testDescription: String { rawValue }
 
-    func make() throws -> (store: any SessionStore, directory: URL?) {
+    /// A new, empty store; nil (the test is skipped, and passes) for PostgreSQL when no test
+    /// database is configured.
+    func open() async throws -> (any PlatformStore)? {
         switch self {
         case .memory:
-            return (try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath), nil)
+            return try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
         case .file:
             let directory = try TemporaryDirectory.make()
-            return (try SQLiteSessionStore(path: directory.appendingPathComponent("store.sqlite").path), directory)
+            return try SQLiteSessionStore(path: directory.appendingPathComponent("store.sqlite").path)
+        case .postgres:
+            return try await TestPostgres.store()
         }
+    }
+}
+
+/// The PostgreSQL test database: each store gets a schema of its own, so tests run in parallel.
+enum TestPostgres {
+    static let variable = "PLATFORMD_TEST_POSTGRES_URL"
+
+    static var url: String? {
+        guard let url = ProcessInfo.processInfo.environment[variable], !url.isEmpty else { return nil }
+        return url
+    }
+
+    /// The URL, or nil after printing why the test is skipped.
+    static func urlOrSkip() -> String? {
+        guard let url else {
+            print("skipped: \(variable) is not set")
+            return nil
+        }
+        return url
+    }
+
+    static func freshSchema() -> String {
+        "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+    }
+
+    /// A store on a fresh schema; nil when no test database is configured.
+    static func store(schema: String = freshSchema(), poolSize: Int = 4) async throws -> PostgresSessionStore? {
+        guard let url = urlOrSkip() else { return nil }
+        return try await PostgresSessionStore.connect(url: url, options: .init(poolSize: poolSize, schema: schema))
     }
 }
 
@@ -52,7 +87,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
 
     @Test(arguments: StoreKind.allCases)
     func savedStateReadsBackByIdAndByUser(kind: StoreKind) async throws {
-        let (store, _) = try kind.make()
+        guard let store = try await kind.open() else { return }
         let state = sampleState()
         try await save(store, state)
         #expect(try await store.session(tenant: "t1", key: .id("s1")) == state)
@@ -63,7 +98,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
 
     @Test(arguments: StoreKind.allCases)
     func updatesReplaceAnswersAndDropRemovedSteps(kind: StoreKind) async throws {
-        let (store, _) = try kind.make()
+        guard let store = try await kind.open() else { return }
         var state = sampleState()
         try await save(store, state)
         state.answers["a"] = nil
@@ -79,7 +114,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
 
     @Test(arguments: StoreKind.allCases)
     func oneSessionPerTenantUserAndFlow(kind: StoreKind) async throws {
-        let (store, _) = try kind.make()
+        guard let store = try await kind.open() else { return }
         try await save(store, sampleState(id: "s1"))
         await #expect(throws: (any Error).self) {
             try await save(store, sampleState(id: "s2"))
@@ -91,7 +126,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
 
     @Test(arguments: StoreKind.allCases)
     func tenantsNeverSeeEachOther(kind: StoreKind) async throws {
-        let (store, _) = try kind.make()
+        guard let store = try await kind.open() else { return }
         let profile = Profile(tenant: "t1", userId: "u1", completedAt: epoch, records: ["r": ["a": 1]])
         try await save(store, sampleState(), events: [FlowEvent(.started, at: epoch)], profile: profile)
         #expect(try await store.session(tenant: "t2", key: .id("s1")) == nil)
@@ -104,7 +139,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
 
     @Test(arguments: StoreKind.allCases)
     func aThrowingUpdateWritesNothing(kind: StoreKind) async throws {
-        let (store, _) = try kind.make()
+        guard let store = try await kind.open() else { return }
         struct Refused: Error {}
         await #expect(throws: Refused.self) {
             try await store.updateSession(tenant: "t1", key: .id("s1")) { _ -> (SessionCommit?, Void) in
@@ -117,7 +152,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
 
     @Test(arguments: StoreKind.allCases)
     func profilesAndRecords(kind: StoreKind) async throws {
-        let (store, _) = try kind.make()
+        guard let store = try await kind.open() else { return }
         let profile = Profile(tenant: "t1", userId: "u1", completedAt: epoch, records: ["profile": ["name": "Alex"], "team": ["club": .null]])
         var state = sampleState()
         state.status = .completed
@@ -137,7 +172,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
 
     @Test(arguments: StoreKind.allCases)
     func eventsInOrderFilteredByFlowAndTime(kind: StoreKind) async throws {
-        let (store, _) = try kind.make()
+        guard let store = try await kind.open() else { return }
         try await save(store, sampleState(id: "s1"), events: [
             FlowEvent(.started, at: epoch),
             FlowEvent(.left, step: "a", action: "continue", seconds: 4.5, at: epoch.addingTimeInterval(10)),

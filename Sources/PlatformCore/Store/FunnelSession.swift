@@ -1,6 +1,8 @@
+import Foundation
+
 /// One session's events as the funnel folds them, in id order.
-struct FunnelSession {
-    struct BranchKey: Hashable {
+struct FunnelSession: Sendable {
+    struct BranchKey: Hashable, Sendable {
         var from: String
         var to: String
     }
@@ -46,5 +48,64 @@ struct FunnelSession {
             }
         default: break
         }
+    }
+}
+
+/// The funnel folded from a flow's events read in (session, id) order, one session at a time:
+/// every store feeds its rows through this, so SQLite and PostgreSQL give the same figures.
+public struct FunnelFolder: Sendable {
+    let since: Double?
+    let until: Double?
+    var figures = FunnelFigures()
+    var session = FunnelSession()
+    var branchOrder: [FunnelSession.BranchKey: Int64] = [:]
+    var branchCounts: [FunnelSession.BranchKey: (count: Int, completed: Int)] = [:]
+
+    /// Counts the sessions started in [since, until).
+    public init(since: Date?, until: Date?) {
+        self.since = since?.timeIntervalSince1970
+        self.until = until?.timeIntervalSince1970
+    }
+
+    /// One event; rows must come ordered by session id, then event id.
+    public mutating func add(
+        sessionId: String, id: Int64, kind: String, step: String?, action: String?, toStep: String?, seconds: Double?, at: Double
+    ) {
+        if sessionId != session.id {
+            fold()
+            session = FunnelSession(id: sessionId)
+        }
+        session.add(id: id, kind: kind, step: step, action: action, toStep: toStep, seconds: seconds, at: at)
+    }
+
+    /// The figures once every row has been added.
+    public mutating func finish() -> FunnelFigures {
+        fold()
+        session = FunnelSession()
+        figures.branches = branchOrder.sorted { $0.value < $1.value }.map { branch, _ in
+            let counts = branchCounts[branch] ?? (0, 0)
+            return FunnelFigures.Branch(from: branch.from, to: branch.to, count: counts.count, completed: counts.completed)
+        }
+        return figures
+    }
+
+    mutating func fold() {
+        guard session.id != nil, let started = session.startedAt,
+              since.map({ started >= $0 }) ?? true,
+              until.map({ started < $0 }) ?? true else { return }
+        figures.started += 1
+        if session.completed { figures.completed += 1 }
+        if session.rejected { figures.rejected += 1 }
+        if session.lastKind == "deferred" { figures.deferred += 1 }
+        for step in session.reached { figures.steps[step, default: .init()].reached += 1 }
+        for step in session.left { figures.steps[step, default: .init()].left += 1 }
+        if !session.completed, let last = session.lastArrival { figures.steps[last, default: .init()].dropped += 1 }
+        for (step, seconds) in session.seconds { figures.steps[step, default: .init()].secondsPerSession.append(seconds) }
+        for (branch, firstID) in session.branches {
+            branchOrder[branch] = min(branchOrder[branch] ?? .max, firstID)
+            branchCounts[branch, default: (0, 0)].count += 1
+            if session.completed { branchCounts[branch, default: (0, 0)].completed += 1 }
+        }
+        for step in session.skipped { figures.skips[step, default: 0] += 1 }
     }
 }

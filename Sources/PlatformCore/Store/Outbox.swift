@@ -126,12 +126,30 @@ public struct DeliveryStatus: Sendable, Hashable {
     public var lastError: String?
     /// When it was delivered, or given up.
     public var finishedAt: Date?
+
+    public init(
+        webhook: String, state: DeliveryState, attempts: Int, nextAttemptAt: Date?, lastStatus: Int?, lastError: String?,
+        finishedAt: Date?
+    ) {
+        self.webhook = webhook
+        self.state = state
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastStatus = lastStatus
+        self.lastError = lastError
+        self.finishedAt = finishedAt
+    }
 }
 
 /// An event with the state of each of its deliveries.
 public struct EventDeliveries: Sendable, Hashable {
     public var entry: OutboxEntry
     public var deliveries: [DeliveryStatus]
+
+    public init(entry: OutboxEntry, deliveries: [DeliveryStatus]) {
+        self.entry = entry
+        self.deliveries = deliveries
+    }
 }
 
 /// The delivery worker's and the operators' view of the outbox. Claims are leases taken by a

@@ -446,49 +446,17 @@ public final class SQLiteSessionStore: SessionStore {
     /// sessions times events (as correlated subqueries did), and memory holds one session at a time.
     public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws -> FunnelFigures {
         try await writer.read { db in
-            var figures = FunnelFigures()
-            var session = FunnelSession()
-            var branchOrder: [FunnelSession.BranchKey: Int64] = [:]
-            var branchCounts: [FunnelSession.BranchKey: (count: Int, completed: Int)] = [:]
-            func fold() {
-                guard session.id != nil, let started = session.startedAt,
-                      since.map({ started >= $0.timeIntervalSince1970 }) ?? true,
-                      until.map({ started < $0.timeIntervalSince1970 }) ?? true else { return }
-                figures.started += 1
-                if session.completed { figures.completed += 1 }
-                if session.rejected { figures.rejected += 1 }
-                if session.lastKind == "deferred" { figures.deferred += 1 }
-                for step in session.reached { figures.steps[step, default: .init()].reached += 1 }
-                for step in session.left { figures.steps[step, default: .init()].left += 1 }
-                if !session.completed, let last = session.lastArrival { figures.steps[last, default: .init()].dropped += 1 }
-                for (step, seconds) in session.seconds { figures.steps[step, default: .init()].secondsPerSession.append(seconds) }
-                for (branch, firstID) in session.branches {
-                    branchOrder[branch] = min(branchOrder[branch] ?? .max, firstID)
-                    branchCounts[branch, default: (0, 0)].count += 1
-                    if session.completed { branchCounts[branch, default: (0, 0)].completed += 1 }
-                }
-                for step in session.skipped { figures.skips[step, default: 0] += 1 }
-            }
+            var folder = FunnelFolder(since: since, until: until)
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT id, session_id, kind, step, action, to_step, seconds, at FROM events
                 WHERE tenant = ? AND flow = ? ORDER BY session_id, id
                 """, arguments: [tenant, flow])
             while let row = try rows.next() {
-                let id: String = row["session_id"]
-                if id != session.id {
-                    fold()
-                    session = FunnelSession(id: id)
-                }
-                session.add(
-                    id: row["id"], kind: row["kind"], step: row["step"], action: row["action"],
+                folder.add(
+                    sessionId: row["session_id"], id: row["id"], kind: row["kind"], step: row["step"], action: row["action"],
                     toStep: row["to_step"], seconds: row["seconds"], at: row["at"])
             }
-            fold()
-            figures.branches = branchOrder.sorted { $0.value < $1.value }.map { branch, _ in
-                let counts = branchCounts[branch] ?? (0, 0)
-                return FunnelFigures.Branch(from: branch.from, to: branch.to, count: counts.count, completed: counts.completed)
-            }
-            return figures
+            return folder.finish()
         }
     }
 

@@ -29,6 +29,12 @@ public struct StoredEvent: Sendable, Hashable {
     public var sessionId: String
     public var flow: String
     public var event: FlowEvent
+
+    public init(sessionId: String, flow: String, event: FlowEvent) {
+        self.sessionId = sessionId
+        self.flow = flow
+        self.event = event
+    }
 }
 
 /// Where sessions, records and events live. Every call is scoped by tenant: a tenant never
@@ -73,6 +79,9 @@ public protocol SessionStore: Sendable {
     /// Finishes pending work and closes the database.
     func close() async throws
 }
+
+/// Everything the server keeps, behind one value: what `--db` opens (SQLite or PostgreSQL).
+public typealias PlatformStore = SessionStore & CredentialStore & DeliveryStore
 
 /// A store's passing failure (disk full, a lock held past its timeout, a server out of reach):
 /// nothing was saved, and the same request may succeed later. Anything else a store throws is a defect.

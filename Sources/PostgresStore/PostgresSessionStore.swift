@@ -1,0 +1,954 @@
+import Foundation
+import Logging
+import PlatformCore
+import PostgresNIO
+import Synchronization
+
+/// The store for several hosts on one database: PostgreSQL through postgres-nio's `PostgresClient`
+/// (a connection pool; the server-side Swift driver maintained with SwiftNIO, which this server
+/// already runs on). It passes the same conformance suite as `SQLiteSessionStore`.
+///
+/// - Every update is one transaction on one pooled connection (`BEGIN` … `COMMIT`).
+/// - Two hosts updating one session serialise on its row (`SELECT … FOR UPDATE`); the second
+///   reads the state the first committed, so a submit for an old revision gets -32003 from the
+///   engine. A session started by user and flow is first serialised by a transaction-scoped
+///   advisory lock on (tenant, user, flow), so two hosts starting it at once create it once.
+/// - Concurrent transactions commit in parallel on the pool; there is no group commit here.
+/// - Outbox events of one tenant are inserted under a transaction-scoped advisory lock on the
+///   tenant, so their sequence order is their commit order and an `events.list` cursor never
+///   skips an event that committed late.
+/// - Connection failures, timeouts and the server's "try again" errors become `StoreUnavailable`
+///   (-32008 to clients); the pool reconnects by itself once the server is back.
+/// - An erasure deletes the rows in the rejecting transaction; a `VACUUM` of the answers and
+///   sessions tables then runs off the reply path so the dead tuples go soon.
+public final class PostgresSessionStore: SessionStore, CredentialStore, DeliveryStore {
+    public struct Options: Sendable {
+        /// Connections the pool may open to the server (per host).
+        public var poolSize: Int = 8
+        /// How long one store call may take (waiting for a connection included) before it is
+        /// answered unavailable.
+        public var operationTimeout: Duration = .seconds(10)
+        /// How long start-up waits for the server.
+        public var connectTimeout: Duration = .seconds(10)
+        /// A schema to use (created when missing) instead of the user's default `search_path`;
+        /// the tests give each store a fresh one.
+        public var schema: String?
+
+        public init(poolSize: Int = 8, schema: String? = nil) {
+            self.poolSize = poolSize
+            self.schema = schema
+        }
+    }
+
+    /// The server could not be reached (or refused us) at start-up.
+    public struct Unreachable: Error, CustomStringConvertible, Sendable {
+        public var target: String
+        public var detail: String
+        public var description: String { "cannot reach PostgreSQL at \(target): \(detail)" }
+    }
+
+    /// A database URL that is not one.
+    public struct InvalidURL: Error, CustomStringConvertible, Sendable {
+        public var reason: String
+        public var description: String { "invalid PostgreSQL URL: \(reason)" }
+    }
+
+    let client: PostgresClient
+    let runner: Task<Void, Never>
+    let logger: Logger
+    let options: Options
+    let target: String
+    let vacuumState = Mutex<(running: Task<Void, Never>?, again: Bool)>((nil, false))
+    let vacuumCount = Atomic<Int>(0)
+    let closed = Atomic<Bool>(false)
+
+    /// Whether `string` names a PostgreSQL database (`postgres://` or `postgresql://`).
+    public static func isURL(_ string: String) -> Bool {
+        string.hasPrefix("postgres://") || string.hasPrefix("postgresql://")
+    }
+
+    /// The client configuration a URL names: `postgres://USER:PASSWORD@HOST:PORT/DATABASE`.
+    static func configuration(url: String) throws -> (PostgresClient.Configuration, target: String) {
+        guard isURL(url), let components = URLComponents(string: url) else {
+            throw InvalidURL(reason: "expected postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+        }
+        guard let host = components.host, !host.isEmpty else { throw InvalidURL(reason: "no host") }
+        guard let user = components.user, !user.isEmpty else { throw InvalidURL(reason: "no user") }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else { throw InvalidURL(reason: "no database (…/DATABASE)") }
+        for item in components.queryItems ?? [] where !(item.name == "sslmode" && item.value == "disable") {
+            throw InvalidURL(reason: "unsupported parameter \(item.name) (TLS is not supported yet; only sslmode=disable)")
+        }
+        let port = components.port ?? 5432
+        let configuration = PostgresClient.Configuration(
+            host: host, port: port, username: user.removingPercentEncoding ?? user,
+            password: components.password.map { $0.removingPercentEncoding ?? $0 },
+            database: database.removingPercentEncoding ?? database, tls: .disable)
+        return (configuration, "\(host):\(port)/\(database)")
+    }
+
+    /// Connects (failing with `Unreachable` when the server cannot be reached or refuses the
+    /// login), migrates the schema under an advisory lock, and returns the store with its pool running.
+    public static func connect(
+        url: String, options: Options = Options(), logger: Logger = Logger(label: "platformd.store")
+    ) async throws -> PostgresSessionStore {
+        var (configuration, target) = try configuration(url: url)
+        configuration.options.maximumConnections = max(1, options.poolSize)
+        configuration.options.minimumConnections = 0
+        configuration.options.connectTimeout = options.connectTimeout
+        if let schema = options.schema {
+            guard schema.utf8.allSatisfy({ $0 == 0x5F || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }) else {
+                throw InvalidURL(reason: "schema names take a-z, 0-9 and _ only")
+            }
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        // One direct connection first: a refused connection or a wrong password is reported at
+        // once, instead of the pool retrying it in the background.
+        do {
+            let check = try await PostgresConnection.connect(
+                configuration: PostgresConnection.Configuration(
+                    host: configuration.host ?? "localhost", port: configuration.port ?? 5432,
+                    username: configuration.username, password: configuration.password,
+                    database: configuration.database, tls: .disable),
+                id: 0, logger: logger)
+            if let schema = options.schema {
+                // Under the migration lock: concurrent CREATE SCHEMA IF NOT EXISTS can still collide.
+                for sql in ["BEGIN", "SELECT pg_advisory_xact_lock(\(migrationLock))", "CREATE SCHEMA IF NOT EXISTS \(schema)", "COMMIT"] {
+                    try await run(check, sql, logger)
+                }
+            }
+            try? await check.close()
+        } catch {
+            throw Unreachable(target: target, detail: Self.describe(error))
+        }
+        let store = PostgresSessionStore(configuration: configuration, target: target, options: options, logger: logger)
+        do {
+            try await store.migrate()
+        } catch {
+            try? await store.close()
+            throw Unreachable(target: target, detail: Self.describe(error))
+        }
+        return store
+    }
+
+    init(configuration: PostgresClient.Configuration, target: String, options: Options, logger: Logger) {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.runner = Task { await client.run() }
+        self.logger = logger
+        self.options = options
+        self.target = target
+    }
+
+    // MARK: - schema
+
+    static let migrations: [(version: String, sql: [String])] = [
+        ("v1", [
+            """
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY,
+                tenant TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                flow TEXT NOT NULL,
+                status TEXT NOT NULL,
+                revision BIGINT NOT NULL,
+                user_json TEXT NOT NULL,
+                path_json TEXT NOT NULL,
+                progress_json TEXT NOT NULL,
+                arrived_at DOUBLE PRECISION NOT NULL,
+                last_submit_digest TEXT,
+                completion_json TEXT,
+                rejection_json TEXT,
+                created_at DOUBLE PRECISION NOT NULL,
+                updated_at DOUBLE PRECISION NOT NULL,
+                UNIQUE (tenant, user_id, flow)
+            )
+            """,
+            """
+            CREATE TABLE answers (
+                session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                tenant TEXT NOT NULL,
+                step_id TEXT NOT NULL,
+                values_json TEXT NOT NULL,
+                computed_json TEXT,
+                PRIMARY KEY (session_id, step_id)
+            )
+            """,
+            """
+            CREATE TABLE profiles (
+                tenant TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                completed_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (tenant, user_id)
+            )
+            """,
+            """
+            CREATE TABLE records (
+                tenant TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                body_json TEXT NOT NULL,
+                updated_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (tenant, user_id, name),
+                FOREIGN KEY (tenant, user_id) REFERENCES profiles(tenant, user_id) ON DELETE CASCADE
+            )
+            """,
+            """
+            CREATE TABLE events (
+                id BIGSERIAL PRIMARY KEY,
+                tenant TEXT NOT NULL,
+                flow TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                step TEXT,
+                action TEXT,
+                to_step TEXT,
+                seconds DOUBLE PRECISION,
+                at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX events_by_tenant ON events (tenant, flow, at)",
+            "CREATE INDEX events_by_flow_session ON events (tenant, flow, session_id COLLATE \"C\", id)",
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                tenant TEXT,
+                name TEXT NOT NULL,
+                secret_hash TEXT NOT NULL UNIQUE,
+                created_at DOUBLE PRECISION NOT NULL,
+                last_used_at DOUBLE PRECISION,
+                revoked_at DOUBLE PRECISION
+            )
+            """,
+            """
+            CREATE TABLE user_tokens (
+                secret_hash TEXT PRIMARY KEY,
+                tenant TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX user_tokens_by_expiry ON user_tokens (expires_at)",
+            """
+            CREATE TABLE outbox (
+                sequence BIGSERIAL PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                tenant TEXT NOT NULL,
+                type TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                session_id TEXT,
+                occurred_at DOUBLE PRECISION NOT NULL,
+                body_json TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX outbox_by_tenant ON outbox (tenant, sequence)",
+            """
+            CREATE TABLE deliveries (
+                event_sequence BIGINT NOT NULL REFERENCES outbox(sequence) ON DELETE CASCADE,
+                webhook_url TEXT NOT NULL,
+                tenant TEXT NOT NULL,
+                state TEXT NOT NULL,
+                attempts BIGINT NOT NULL,
+                next_attempt_at DOUBLE PRECISION NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL,
+                claimed_until DOUBLE PRECISION,
+                claimed_by TEXT,
+                last_status BIGINT,
+                last_error TEXT,
+                finished_at DOUBLE PRECISION,
+                PRIMARY KEY (event_sequence, webhook_url)
+            )
+            """,
+            "CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at)",
+        ]),
+    ]
+
+    /// The advisory lock key migrations take (any fixed number; hosts on one database share it).
+    static let migrationLock: Int64 = 7_283_519
+
+    /// Applies the migrations not yet recorded in `schema_migrations`, in one transaction that
+    /// first takes an advisory lock: hosts starting together wait for each other, and each finds
+    /// what the first applied.
+    func migrate() async throws {
+        try await transaction { connection in
+            try await Self.run(connection, "SELECT pg_advisory_xact_lock(\(Self.migrationLock))", self.logger)
+            try await Self.run(connection, """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+                """, self.logger)
+            var applied: Set<String> = []
+            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: self.logger)
+                .decode(String.self)
+            {
+                applied.insert(version)
+            }
+            for migration in Self.migrations where !applied.contains(migration.version) {
+                for statement in migration.sql { try await Self.run(connection, statement, self.logger) }
+                _ = try await connection.query(
+                    "INSERT INTO schema_migrations (version) VALUES (\(migration.version))", logger: self.logger
+                ).collect()
+                self.logger.info("PostgreSQL schema migrated", metadata: ["version": "\(migration.version)"])
+            }
+        }
+    }
+
+    static func run(_ connection: PostgresConnection, _ sql: String, _ logger: Logger) async throws {
+        _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+    }
+
+    // MARK: - transactions and failures
+
+    /// Runs `body` on a pooled connection inside BEGIN … COMMIT; any error rolls back and is
+    /// rethrown as it was (a passing failure as `StoreUnavailable`).
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await connection { connection in
+            try await Self.run(connection, "BEGIN", self.logger)
+            do {
+                let value = try await body(connection)
+                // Past the operation timeout the caller has been told nothing was saved: roll back.
+                try Task.checkCancellation()
+                try await Self.run(connection, "COMMIT", self.logger)
+                return value
+            } catch {
+                do {
+                    try await Self.run(connection, "ROLLBACK", self.logger)
+                } catch {
+                    // A connection that cannot roll back must not go back to the pool mid-transaction.
+                    try? await connection.close()
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` on a pooled connection within the operation timeout; passing failures become
+    /// `StoreUnavailable` with the detail.
+    func connection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let timeout = options.operationTimeout
+        do {
+            return try await withThrowingTaskGroup(of: T.self) { group in
+                group.addTask { try await self.client.withConnection { try await body($0) } }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw StoreUnavailable("PostgreSQL at \(self.target) did not answer within \(timeout)")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch let error as StoreUnavailable {
+            throw error
+        } catch {
+            if let reason = Self.passingFailure(error) { throw StoreUnavailable("PostgreSQL at \(target): \(reason)") }
+            throw error
+        }
+    }
+
+    /// Why `error` is a passing condition (the server out of reach, restarting, overloaded, a
+    /// lock or serialisation conflict), or nil for a defect.
+    static func passingFailure(_ error: any Error) -> String? {
+        if let error = error as? PSQLError {
+            switch error.code {
+            case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
+                 .queryCancelled, .sslUnsupported, .failedToAddSSLHandler:
+                return describe(error)
+            case .server:
+                let state = error.serverInfo?[.sqlState] ?? ""
+                // 08: connection exception; 53: insufficient resources; 57P0x: shutting down or
+                // starting; 57014: statement timeout; 40001/40P01: serialisation failure,
+                // deadlock; 55P03: lock not available.
+                if state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57P") || state == "57014"
+                    || state == "40001" || state == "40P01" || state == "55P03"
+                {
+                    return describe(error)
+                }
+                return nil
+            default:
+                return nil
+            }
+        }
+        // The pool's own errors (its circuit breaker tripped after failed connection attempts, a
+        // request cancelled), NIO's connect errors.
+        let name = String(reflecting: type(of: error))
+        if name.contains("ConnectionPoolError") || name.contains("ChannelError") || name.contains("IOError")
+            || error is CancellationError
+        {
+            return "\(error)"
+        }
+        return nil
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                return "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
+            }
+            if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+
+    public func unavailability(of error: any Error) -> String? {
+        if let unavailable = error as? StoreUnavailable { return unavailable.reason }
+        return Self.passingFailure(error)
+    }
+
+    // MARK: - sessions
+
+    public func session(tenant: String, key: SessionKey) async throws -> SessionState? {
+        try await connection { connection in try await self.fetchSession(connection, tenant: tenant, key: key, lock: false) }
+    }
+
+    public func updateSession<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result {
+        let (result, erased) = try await transaction { connection -> (Result, Bool) in
+            if case .user(let userId, let flow) = key {
+                // Serialises two hosts starting the same user's session: the second finds the first's.
+                _ = try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtextextended(\("session:" + tenant + "\u{1F}" + userId + "\u{1F}" + flow), 0))",
+                    logger: self.logger
+                ).collect()
+            }
+            let old = try await self.fetchSession(connection, tenant: tenant, key: key, lock: true)
+            let (commit, result) = try body(old)
+            guard let commit else { return (result, false) }
+            precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
+            try await self.save(connection, commit.state, replacing: old)
+            for event in commit.events { try await self.insert(connection, event, of: commit.state) }
+            if let profile = commit.profile {
+                try await self.save(connection, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
+            }
+            for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
+            try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
+            return (result, commit.state.status == .rejected && old?.status != .rejected)
+        }
+        if erased { vacuumAfterErasure() }
+        return result
+    }
+
+    /// The erased rows are dead tuples until a vacuum reclaims their space: one runs now, in a
+    /// task of its own, never inside the request. Erasures while one runs ask for one more.
+    func vacuumAfterErasure() {
+        vacuumState.withLock { state in
+            guard state.running == nil else {
+                state.again = true
+                return
+            }
+            state.running = Task.detached { [weak self] in
+                while let self, !self.closed.load(ordering: .relaxed) {
+                    do {
+                        try await self.connection { connection in
+                            try await Self.run(connection, "VACUUM answers", self.logger)
+                            try await Self.run(connection, "VACUUM sessions", self.logger)
+                        }
+                        self.vacuumCount.add(1, ordering: .relaxed)
+                    } catch {
+                        self.logger.warning("VACUUM after an erasure failed (autovacuum will reclaim the rows later): \(error)")
+                    }
+                    let again = self.vacuumState.withLock { state in
+                        defer { state.again = false }
+                        if !state.again { state.running = nil }
+                        return state.again
+                    }
+                    if !again { return }
+                }
+            }
+        }
+    }
+
+    /// Vacuums run after erasures so far (for tests).
+    public var vacuumsAfterErasure: Int { vacuumCount.load(ordering: .relaxed) }
+
+    /// Waits for a vacuum in progress (for tests).
+    public func waitForVacuum() async {
+        while let task = vacuumState.withLock({ $0.running }) { await task.value }
+    }
+
+    func fetchSession(_ connection: PostgresConnection, tenant: String, key: SessionKey, lock: Bool) async throws -> SessionState? {
+        let columns = """
+            id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json, arrived_at,
+            last_submit_digest, completion_json, rejection_json, created_at, updated_at
+            """
+        var query: PostgresQuery
+        switch key {
+        case .id(let id):
+            query = "SELECT \(unescaped: columns) FROM sessions WHERE tenant = \(tenant) AND id = \(id)"
+        case .user(let userId, let flow):
+            query = "SELECT \(unescaped: columns) FROM sessions WHERE tenant = \(tenant) AND user_id = \(userId) AND flow = \(flow)"
+        }
+        if lock { query = PostgresQuery(unsafeSQL: query.sql + " FOR UPDATE", binds: query.binds) }
+        guard let row = try await connection.query(query, logger: logger).collect().first?.makeRandomAccess() else { return nil }
+        let id = try row["id"].decode(String.self)
+        var answers: [String: [String: JSONValue]] = [:]
+        var computed: [String: JSONValue] = [:]
+        for try await (step, values, computedJSON) in try await connection.query(
+            "SELECT step_id, values_json, computed_json FROM answers WHERE tenant = \(tenant) AND session_id = \(id)", logger: logger
+        ).decode((String, String, String?).self) {
+            answers[step] = try JSONValue.parse(values).objectValue ?? [:]
+            if let computedJSON { computed[step] = try JSONValue.parse(computedJSON) }
+        }
+        let progress = try JSONValue.parse(try row["progress_json"].decode(String.self))
+        return SessionState(
+            id: id, tenant: try row["tenant"].decode(String.self), userId: try row["user_id"].decode(String.self),
+            flow: try row["flow"].decode(String.self),
+            status: SessionStatus(rawValue: try row["status"].decode(String.self)) ?? .active,
+            revision: Int(try row["revision"].decode(Int64.self)),
+            user: try JSONValue.parse(try row["user_json"].decode(String.self)).decode(UserDetails.self),
+            path: try JSONValue.parse(try row["path_json"].decode(String.self)).arrayValue?.compactMap(\.stringValue) ?? [],
+            answers: answers, computed: computed,
+            skipped: Set(progress["skipped"]?.arrayValue?.compactMap(\.stringValue) ?? []),
+            stepErrors: try progress["stepErrors"]?.decode([String: [FieldError]].self) ?? [:],
+            secondsSpent: (progress["secondsSpent"]?.objectValue ?? [:]).compactMapValues(\.doubleValue),
+            arrivedAt: Date(timeIntervalSince1970: try row["arrived_at"].decode(Double.self)),
+            lastSubmitDigest: try row["last_submit_digest"].decode(String?.self),
+            completion: try row["completion_json"].decode(String?.self).map { try JSONValue.parse($0).decode(CompletionView.self) },
+            rejection: try row["rejection_json"].decode(String?.self).map { try JSONValue.parse($0).decode(Rejection.self) },
+            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
+            updatedAt: Date(timeIntervalSince1970: try row["updated_at"].decode(Double.self))
+        )
+    }
+
+    func save(_ connection: PostgresConnection, _ state: SessionState, replacing old: SessionState?) async throws {
+        let progress: JSONValue = [
+            "skipped": .array(state.skipped.sorted().map(JSONValue.string)),
+            "stepErrors": try JSONValue(encoding: state.stepErrors),
+            "secondsSpent": .object(state.secondsSpent.mapValues(JSONValue.double)),
+        ]
+        let userJSON = try JSONValue(encoding: state.user).serialized()
+        let pathJSON = JSONValue.array(state.path.map(JSONValue.string)).serialized()
+        let progressJSON = progress.serialized()
+        let completionJSON = try state.completion.map { try JSONValue(encoding: $0).serialized() }
+        let rejectionJSON = try state.rejection.map { try JSONValue(encoding: $0).serialized() }
+        let revision = Int64(state.revision)
+        let arrived = state.arrivedAt.timeIntervalSince1970
+        let created = state.createdAt.timeIntervalSince1970
+        let updated = state.updatedAt.timeIntervalSince1970
+        if old == nil {
+            _ = try await connection.query("""
+                INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
+                    progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at)
+                VALUES (\(state.id), \(state.tenant), \(state.userId), \(state.flow), \(state.status.rawValue), \(revision),
+                    \(userJSON), \(pathJSON), \(progressJSON), \(arrived), \(state.lastSubmitDigest), \(completionJSON),
+                    \(rejectionJSON), \(created), \(updated))
+                """, logger: logger).collect()
+        } else {
+            let changed = try await connection.query("""
+                UPDATE sessions SET status = \(state.status.rawValue), revision = \(revision), user_json = \(userJSON),
+                    path_json = \(pathJSON), progress_json = \(progressJSON), arrived_at = \(arrived),
+                    last_submit_digest = \(state.lastSubmitDigest), completion_json = \(completionJSON),
+                    rejection_json = \(rejectionJSON), updated_at = \(updated)
+                WHERE tenant = \(state.tenant) AND id = \(state.id) RETURNING 1
+                """, logger: logger).collect().count
+            guard changed == 1 else { throw StoreDefect("session \(state.id) is not in tenant \(state.tenant)") }
+        }
+        // Only the steps whose answers changed are written, so unchanged rows are not rewritten.
+        let steps = Set(state.answers.keys).union(state.computed.keys)
+        let oldSteps = Set(old?.answers.keys ?? [:].keys).union(old?.computed.keys ?? [:].keys)
+        for step in oldSteps.subtracting(steps).sorted() {
+            _ = try await connection.query(
+                "DELETE FROM answers WHERE tenant = \(state.tenant) AND session_id = \(state.id) AND step_id = \(step)",
+                logger: logger
+            ).collect()
+        }
+        for step in steps.sorted() where old?.answers[step] != state.answers[step] || old?.computed[step] != state.computed[step] {
+            let values = JSONValue.object(state.answers[step] ?? [:]).serialized()
+            let computed = state.computed[step]?.serialized()
+            _ = try await connection.query("""
+                INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json)
+                VALUES (\(state.id), \(state.tenant), \(step), \(values), \(computed))
+                ON CONFLICT (session_id, step_id) DO UPDATE SET
+                    values_json = excluded.values_json, computed_json = excluded.computed_json
+                """, logger: logger).collect()
+        }
+    }
+
+    func insert(_ connection: PostgresConnection, _ event: FlowEvent, of state: SessionState) async throws {
+        _ = try await connection.query("""
+            INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at)
+            VALUES (\(state.tenant), \(state.flow), \(state.id), \(event.kind.rawValue), \(event.step), \(event.action),
+                \(event.toStep), \(event.seconds), \(event.at.timeIntervalSince1970))
+            """, logger: logger).collect()
+    }
+
+    // MARK: - profiles
+
+    public func profile(tenant: String, userId: String) async throws -> Profile? {
+        try await connection { connection in try await self.fetchProfile(connection, tenant: tenant, userId: userId, lock: false) }
+    }
+
+    public func updateProfile<Result: Sendable>(
+        tenant: String, userId: String, at time: Date,
+        _ body: @escaping @Sendable (Profile?) throws -> (ProfileCommit?, Result)
+    ) async throws -> Result {
+        try await transaction { connection in
+            let (commit, result) = try body(try await self.fetchProfile(connection, tenant: tenant, userId: userId, lock: true))
+            if let commit {
+                let profile = commit.profile
+                precondition(profile.tenant == tenant && profile.userId == userId, "a profile update must stay with its user")
+                try await self.save(connection, profile, keepingOtherRecords: false, at: time)
+                for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
+                try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
+            }
+            return result
+        }
+    }
+
+    func fetchProfile(_ connection: PostgresConnection, tenant: String, userId: String, lock: Bool) async throws -> Profile? {
+        var query: PostgresQuery = "SELECT completed_at FROM profiles WHERE tenant = \(tenant) AND user_id = \(userId)"
+        if lock { query = PostgresQuery(unsafeSQL: query.sql + " FOR UPDATE", binds: query.binds) }
+        guard let completed = try await connection.query(query, logger: logger).collect().first else { return nil }
+        var records: [String: JSONValue] = [:]
+        for try await (name, body) in try await connection.query(
+            "SELECT name, body_json FROM records WHERE tenant = \(tenant) AND user_id = \(userId)", logger: logger
+        ).decode((String, String).self) {
+            records[name] = try JSONValue.parse(body)
+        }
+        return Profile(
+            tenant: tenant, userId: userId, completedAt: Date(timeIntervalSince1970: try completed.decode(Double.self)),
+            records: records)
+    }
+
+    func save(_ connection: PostgresConnection, _ profile: Profile, keepingOtherRecords: Bool, at time: Date) async throws {
+        _ = try await connection.query("""
+            INSERT INTO profiles (tenant, user_id, completed_at)
+            VALUES (\(profile.tenant), \(profile.userId), \(profile.completedAt.timeIntervalSince1970))
+            ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
+            """, logger: logger).collect()
+        if !keepingOtherRecords {
+            _ = try await connection.query(
+                "DELETE FROM records WHERE tenant = \(profile.tenant) AND user_id = \(profile.userId)", logger: logger
+            ).collect()
+        }
+        for (name, body) in profile.records.sorted(by: { $0.key < $1.key }) {
+            _ = try await connection.query("""
+                INSERT INTO records (tenant, user_id, name, body_json, updated_at)
+                VALUES (\(profile.tenant), \(profile.userId), \(name), \(body.serialized()), \(time.timeIntervalSince1970))
+                ON CONFLICT (tenant, user_id, name) DO UPDATE SET
+                    body_json = excluded.body_json, updated_at = excluded.updated_at
+                """, logger: logger).collect()
+        }
+    }
+
+    // MARK: - events and funnels
+
+    public func events(tenant: String, flow: String?, since: Date?, until: Date?) async throws -> [StoredEvent] {
+        let sinceTime = since?.timeIntervalSince1970
+        let untilTime = until?.timeIntervalSince1970
+        return try await connection { connection in
+            var events: [StoredEvent] = []
+            for try await (sessionId, eventFlow, kind, step, action, toStep, seconds, at) in try await connection.query("""
+                SELECT session_id, flow, kind, step, action, to_step, seconds, at FROM events
+                WHERE tenant = \(tenant) AND (\(flow)::text IS NULL OR flow = \(flow))
+                  AND (\(sinceTime)::float8 IS NULL OR at >= \(sinceTime)) AND (\(untilTime)::float8 IS NULL OR at < \(untilTime))
+                ORDER BY id
+                """, logger: self.logger
+            ).decode((String, String, String, String?, String?, String?, Double?, Double).self) {
+                events.append(StoredEvent(
+                    sessionId: sessionId, flow: eventFlow,
+                    event: FlowEvent(
+                        FlowEvent.Kind(rawValue: kind) ?? .arrived, step: step, action: action, toStep: toStep,
+                        seconds: seconds, at: Date(timeIntervalSince1970: at))))
+            }
+            return events
+        }
+    }
+
+    /// The same one-pass fold as SQLite's, over the flow's events streamed in (session, id)
+    /// order (byte order of the ids, as SQLite compares them).
+    public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws -> FunnelFigures {
+        try await connection { connection in
+            var folder = FunnelFolder(since: since, until: until)
+            for try await (id, sessionId, kind, step, action, toStep, seconds, at) in try await connection.query("""
+                SELECT id, session_id, kind, step, action, to_step, seconds, at FROM events
+                WHERE tenant = \(tenant) AND flow = \(flow) ORDER BY session_id COLLATE "C", id
+                """, logger: self.logger
+            ).decode((Int64, String, String, String?, String?, String?, Double?, Double).self) {
+                folder.add(sessionId: sessionId, id: id, kind: kind, step: step, action: action, toStep: toStep, seconds: seconds, at: at)
+            }
+            return folder.finish()
+        }
+    }
+
+    // MARK: - outbox
+
+    /// Writes events and their pending deliveries inside the transaction of the change they
+    /// report. The tenant's advisory lock, held to the commit, makes the tenant's sequence order
+    /// its commit order: a reader polling with a cursor never passes an event still uncommitted.
+    func insert(_ connection: PostgresConnection, outbox items: [OutboxEvent], tenant: String) async throws {
+        guard !items.isEmpty else { return }
+        _ = try await connection.query(
+            "SELECT pg_advisory_xact_lock(hashtextextended(\("outbox:" + tenant), 0))", logger: logger
+        ).collect()
+        for item in items {
+            let event = item.event
+            let body = try JSONValue(encoding: event).serialized()
+            let rows = try await connection.query("""
+                INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
+                VALUES (\(event.id), \(event.tenant), \(event.type.rawValue), \(event.userId), \(event.sessionId),
+                    \(event.occurredAt.timeIntervalSince1970), \(body))
+                RETURNING sequence
+                """, logger: logger).collect()
+            guard let sequence = try rows.first?.decode(Int64.self) else { throw StoreDefect("no outbox sequence") }
+            for url in item.webhooks {
+                _ = try await connection.query("""
+                    INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
+                    VALUES (\(sequence), \(url), \(event.tenant), 'pending', 0, \(event.occurredAt.timeIntervalSince1970),
+                        \(item.deliverUntil.timeIntervalSince1970))
+                    """, logger: logger).collect()
+            }
+        }
+    }
+
+    public func outbox(tenant: String, after: Int64, limit: Int) async throws -> [OutboxEntry] {
+        let limit = Int64(max(0, limit))
+        return try await connection { connection in
+            var entries: [OutboxEntry] = []
+            for try await (sequence, body) in try await connection.query("""
+                SELECT sequence, body_json FROM outbox WHERE tenant = \(tenant) AND sequence > \(after) ORDER BY sequence LIMIT \(limit)
+                """, logger: self.logger
+            ).decode((Int64, String).self) {
+                entries.append(OutboxEntry(sequence: sequence, event: try JSONValue.parse(body).decode(PlatformEvent.self)))
+            }
+            return entries
+        }
+    }
+
+    public func claimDeliveries(now: Date, limit: Int, lease: TimeInterval, host: String) async throws -> ClaimedDeliveries {
+        let time = now.timeIntervalSince1970
+        let until = time + lease
+        let limit = Int64(max(0, limit))
+        return try await connection { connection in
+            var claims: [DeliveryClaim] = []
+            if limit > 0 {
+                // One statement: the due rows not claimed (skipping those another host is
+                // claiming right now) are leased to this host.
+                for try await (sequence, webhook, tenant, attempts, expires, claimedUntil, id, body) in try await connection.query("""
+                    WITH due AS (
+                        SELECT event_sequence, webhook_url FROM deliveries
+                        WHERE state = 'pending' AND next_attempt_at <= \(time) AND (claimed_until IS NULL OR claimed_until <= \(time))
+                        ORDER BY next_attempt_at, event_sequence LIMIT \(limit)
+                        FOR UPDATE SKIP LOCKED
+                    ), claimed AS (
+                        UPDATE deliveries d SET claimed_until = \(until), claimed_by = \(host)
+                        FROM due WHERE d.event_sequence = due.event_sequence AND d.webhook_url = due.webhook_url
+                        RETURNING d.event_sequence, d.webhook_url, d.tenant, d.attempts, d.expires_at, d.claimed_until, d.next_attempt_at
+                    )
+                    SELECT c.event_sequence, c.webhook_url, c.tenant, c.attempts, c.expires_at, c.claimed_until, o.id, o.body_json
+                    FROM claimed c JOIN outbox o ON o.sequence = c.event_sequence
+                    ORDER BY c.next_attempt_at, c.event_sequence
+                    """, logger: self.logger
+                ).decode((Int64, String, String, Int64, Double, Double, String, String).self) {
+                    claims.append(DeliveryClaim(
+                        sequence: sequence, eventId: id, tenant: tenant, webhook: webhook, body: Array(body.utf8),
+                        attempts: Int(attempts), expiresAt: Date(timeIntervalSince1970: expires),
+                        claimedUntil: Date(timeIntervalSince1970: claimedUntil)))
+                }
+            }
+            let next = try await connection.query("""
+                SELECT MIN(GREATEST(next_attempt_at, COALESCE(claimed_until, 0))) FROM deliveries
+                WHERE state = 'pending' AND NOT (claimed_by IS NOT DISTINCT FROM \(host) AND claimed_until > \(time))
+                """, logger: self.logger).collect().first?.decode(Double?.self)
+            return ClaimedDeliveries(claims: claims, nextDue: next.map(Date.init(timeIntervalSince1970:)))
+        }
+    }
+
+    @discardableResult
+    public func recordAttempt(_ claim: DeliveryClaim, host: String, _ attempt: DeliveryAttempt) async throws -> Bool {
+        let state: DeliveryState
+        let next: Date
+        let status: Int?
+        let error: String?
+        let finished: Date?
+        switch attempt {
+        case .delivered(let at, let code):
+            (state, next, status, error, finished) = (.delivered, at, code, nil, at)
+        case .retry(_, let nextAttempt, let code, let reason):
+            (state, next, status, error, finished) = (.pending, nextAttempt, code, reason, nil)
+        case .failed(let at, let code, let reason):
+            (state, next, status, error, finished) = (.failed, at, code, reason, at)
+        }
+        let lastStatus = status.map(Int64.init)
+        let finishedAt = finished?.timeIntervalSince1970
+        return try await connection { connection in
+            return try await connection.query("""
+                UPDATE deliveries SET state = \(state.rawValue), attempts = attempts + 1,
+                    next_attempt_at = \(next.timeIntervalSince1970), last_status = \(lastStatus),
+                    last_error = \(error), finished_at = \(finishedAt), claimed_until = NULL, claimed_by = NULL
+                WHERE event_sequence = \(claim.sequence) AND webhook_url = \(claim.webhook) AND claimed_by = \(host)
+                  AND state = 'pending'
+                RETURNING 1
+                """, logger: self.logger).collect().count == 1
+        }
+    }
+
+    public func releaseClaim(_ claim: DeliveryClaim, host: String) async throws {
+        try await connection { connection in
+            _ = try await connection.query("""
+                UPDATE deliveries SET claimed_until = NULL, claimed_by = NULL
+                WHERE event_sequence = \(claim.sequence) AND webhook_url = \(claim.webhook) AND claimed_by = \(host)
+                """, logger: self.logger).collect()
+        }
+    }
+
+    public func recentEvents(tenant: String, limit: Int, failedOnly: Bool) async throws -> [EventDeliveries] {
+        let limit = Int64(max(0, limit))
+        return try await connection { connection in
+            var entries: [OutboxEntry] = []
+            for try await (sequence, body) in try await connection.query("""
+                SELECT sequence, body_json FROM outbox
+                WHERE tenant = \(tenant) AND (NOT \(failedOnly) OR sequence IN
+                    (SELECT event_sequence FROM deliveries WHERE tenant = \(tenant) AND state = 'failed'))
+                ORDER BY sequence DESC LIMIT \(limit)
+                """, logger: self.logger
+            ).decode((Int64, String).self) {
+                entries.append(OutboxEntry(sequence: sequence, event: try JSONValue.parse(body).decode(PlatformEvent.self)))
+            }
+            var result: [EventDeliveries] = []
+            for entry in entries.reversed() {
+                var deliveries: [DeliveryStatus] = []
+                for try await (webhook, stateName, attempts, next, lastStatus, lastError, finished) in try await connection.query("""
+                    SELECT webhook_url, state, attempts, next_attempt_at, last_status, last_error, finished_at
+                    FROM deliveries WHERE event_sequence = \(entry.sequence) ORDER BY webhook_url COLLATE "C"
+                    """, logger: self.logger
+                ).decode((String, String, Int64, Double, Int64?, String?, Double?).self) {
+                    let state = DeliveryState(rawValue: stateName) ?? .pending
+                    deliveries.append(DeliveryStatus(
+                        webhook: webhook, state: state, attempts: Int(attempts),
+                        nextAttemptAt: state == .pending ? Date(timeIntervalSince1970: next) : nil,
+                        lastStatus: lastStatus.map(Int.init), lastError: lastError,
+                        finishedAt: finished.map(Date.init(timeIntervalSince1970:))))
+                }
+                result.append(EventDeliveries(entry: entry, deliveries: deliveries))
+            }
+            return result
+        }
+    }
+
+    public func requeueFailed(eventId: String, now: Date, deliverUntil: Date) async throws -> Int {
+        try await connection { connection in
+            return try await connection.query("""
+                UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = \(now.timeIntervalSince1970),
+                    expires_at = \(deliverUntil.timeIntervalSince1970), finished_at = NULL, claimed_until = NULL, claimed_by = NULL
+                WHERE state = 'failed' AND event_sequence = (SELECT sequence FROM outbox WHERE id = \(eventId))
+                RETURNING 1
+                """, logger: self.logger).collect().count
+        }
+    }
+
+    // MARK: - keys and tokens
+
+    public func insertKey(_ key: StoredKey, secretHash: String) async throws {
+        try await connection { connection in
+            _ = try await connection.query("""
+                INSERT INTO api_keys (id, tenant, name, secret_hash, created_at)
+                VALUES (\(key.id), \(key.tenant), \(key.name), \(secretHash), \(key.createdAt.timeIntervalSince1970))
+                """, logger: self.logger).collect()
+        }
+    }
+
+    static let keyColumns = "id, tenant, name, created_at, last_used_at, revoked_at"
+    typealias KeyRow = (String, String?, String, Double, Double?, Double?)
+
+    static func key(_ row: KeyRow) -> StoredKey {
+        StoredKey(
+            id: row.0, tenant: row.1, name: row.2, createdAt: Date(timeIntervalSince1970: row.3),
+            lastUsedAt: row.4.map(Date.init(timeIntervalSince1970:)), revokedAt: row.5.map(Date.init(timeIntervalSince1970:)))
+    }
+
+    public func keys() async throws -> [StoredKey] {
+        try await connection { connection in
+            var keys: [StoredKey] = []
+            for try await row in try await connection.query(
+                "SELECT \(unescaped: Self.keyColumns) FROM api_keys ORDER BY created_at, id COLLATE \"C\"", logger: self.logger
+            ).decode(KeyRow.self) {
+                keys.append(Self.key(row))
+            }
+            return keys
+        }
+    }
+
+    public func revokeKey(id: String, at date: Date) async throws -> Bool {
+        try await connection { connection in
+            return try await connection.query("""
+                UPDATE api_keys SET revoked_at = \(date.timeIntervalSince1970) WHERE id = \(id) AND revoked_at IS NULL RETURNING 1
+                """, logger: self.logger).collect().count == 1
+        }
+    }
+
+    public func useKey(secretHash: String, at date: Date) async throws -> StoredKey? {
+        try await connection { connection in
+            // Records the use of an active key and returns it; a revoked one is returned as it is.
+            for try await row in try await connection.query("""
+                UPDATE api_keys SET last_used_at = \(date.timeIntervalSince1970)
+                WHERE secret_hash = \(secretHash) AND revoked_at IS NULL RETURNING \(unescaped: Self.keyColumns)
+                """, logger: self.logger
+            ).decode(KeyRow.self) {
+                return Self.key(row)
+            }
+            for try await row in try await connection.query(
+                "SELECT \(unescaped: Self.keyColumns) FROM api_keys WHERE secret_hash = \(secretHash)", logger: self.logger
+            ).decode(KeyRow.self) {
+                return Self.key(row)
+            }
+            return nil
+        }
+    }
+
+    public func isKeyActive(id: String) async throws -> Bool {
+        try await connection { connection in
+            return try await connection.query(
+                "SELECT 1 FROM api_keys WHERE id = \(id) AND revoked_at IS NULL", logger: self.logger
+            ).collect().count == 1
+        }
+    }
+
+    public func insertToken(_ token: StoredToken, secretHash: String, createdAt: Date) async throws {
+        try await transaction { connection in
+            // Expired tokens are of no use to anyone: each mint sweeps them out.
+            _ = try await connection.query(
+                "DELETE FROM user_tokens WHERE expires_at < \(createdAt.timeIntervalSince1970)", logger: self.logger
+            ).collect()
+            _ = try await connection.query("""
+                INSERT INTO user_tokens (secret_hash, tenant, user_id, created_at, expires_at)
+                VALUES (\(secretHash), \(token.tenant), \(token.userId), \(createdAt.timeIntervalSince1970),
+                    \(token.expiresAt.timeIntervalSince1970))
+                """, logger: self.logger).collect()
+        }
+    }
+
+    public func token(secretHash: String) async throws -> StoredToken? {
+        try await connection { connection in
+            for try await (tenant, userId, expires) in try await connection.query(
+                "SELECT tenant, user_id, expires_at FROM user_tokens WHERE secret_hash = \(secretHash)", logger: self.logger
+            ).decode((String, String, Double).self) {
+                return StoredToken(tenant: tenant, userId: userId, expiresAt: Date(timeIntervalSince1970: expires))
+            }
+            return nil
+        }
+    }
+
+    // MARK: - closing
+
+    /// Waits for a vacuum in progress, then closes the pool.
+    public func close() async throws {
+        guard !closed.exchange(true, ordering: .relaxed) else { return }
+        await waitForVacuum()
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Drops the schema this store was opened on (`Options.schema`) with everything in it; for tests.
+    public func dropSchema() async throws {
+        guard let schema = options.schema else { return }
+        try await connection { connection in try await Self.run(connection, "DROP SCHEMA IF EXISTS \(schema) CASCADE", self.logger) }
+    }
+}
+
+/// A write the database refused for a reason that is a bug, not a passing condition.
+struct StoreDefect: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import PlatformCore
+import PlatformTesting
+import PostgresStore
+import Testing
+
+/// Keys and tokens behave the same on every store.
+@Suite struct CredentialStoreConformance {
+    @Test(arguments: StoreKind.allCases)
+    func keysAreListedUsedAndRevoked(kind: StoreKind) async throws {
+        guard let store = try await kind.open() else { return }
+        let admin = StoredKey(id: "k1", tenant: nil, name: "admin key", createdAt: epoch)
+        let tenant = StoredKey(id: "k2", tenant: "t1", name: "t1 key", createdAt: epoch.addingTimeInterval(1))
+        try await store.insertKey(admin, secretHash: "h1")
+        try await store.insertKey(tenant, secretHash: "h2")
+        await #expect(throws: (any Error).self) { try await store.insertKey(StoredKey(id: "k3", tenant: nil, name: "x", createdAt: epoch), secretHash: "h1") }
+        #expect(try await store.keys() == [admin, tenant])
+        let used = try await store.useKey(secretHash: "h2", at: epoch.addingTimeInterval(5))
+        #expect(used?.lastUsedAt == epoch.addingTimeInterval(5))
+        #expect(try await store.useKey(secretHash: "nope", at: epoch) == nil)
+        #expect(try await store.isKeyActive(id: "k2"))
+        #expect(try await store.revokeKey(id: "k2", at: epoch.addingTimeInterval(9)))
+        #expect(try await !store.revokeKey(id: "k2", at: epoch.addingTimeInterval(10)))
+        #expect(try await !store.isKeyActive(id: "k2"))
+        #expect(try await !store.isKeyActive(id: "missing"))
+        // A revoked key is still found (to answer "revoked"), and its last use is not moved.
+        let revoked = try await store.useKey(secretHash: "h2", at: epoch.addingTimeInterval(20))
+        #expect(revoked?.revokedAt == epoch.addingTimeInterval(9))
+        #expect(revoked?.lastUsedAt == epoch.addingTimeInterval(5))
+        try await store.close()
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func tokensReadBackAndExpiredOnesAreSwept(kind: StoreKind) async throws {
+        guard let store = try await kind.open() else { return }
+        try await store.insertToken(StoredToken(tenant: "t1", userId: "u1", expiresAt: epoch.addingTimeInterval(60)), secretHash: "a", createdAt: epoch)
+        #expect(try await store.token(secretHash: "a") == StoredToken(tenant: "t1", userId: "u1", expiresAt: epoch.addingTimeInterval(60)))
+        #expect(try await store.token(secretHash: "b") == nil)
+        try await store.insertToken(
+            StoredToken(tenant: "t1", userId: "u2", expiresAt: epoch.addingTimeInterval(600)), secretHash: "b",
+            createdAt: epoch.addingTimeInterval(61))
+        #expect(try await store.token(secretHash: "a") == nil)
+        #expect(try await store.token(secretHash: "b")?.userId == "u2")
+        try await store.close()
+    }
+}
+
+/// What only PostgreSQL has: several hosts (stores) on one database.
+@Suite struct PostgresHostsTests {
+    /// A PostgreSQL server that is not there: start-up fails at once with `Unreachable`. Runs
+    /// without any database.
+    @Test func anUnreachableServerFailsAtStartUp() async throws {
+        let started = ContinuousClock.now
+        await #expect(throws: PostgresSessionStore.Unreachable.self) {
+            _ = try await PostgresSessionStore.connect(url: "postgres://nobody:secret@127.0.0.1:1/none")
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        await #expect(throws: PostgresSessionStore.InvalidURL.self) {
+            _ = try await PostgresSessionStore.connect(url: "postgres://127.0.0.1/none")
+        }
+        #expect(PostgresSessionStore.isURL("postgresql://u@h/d"))
+        #expect(!PostgresSessionStore.isURL("platformd.sqlite"))
+    }
+
+    /// Hosts starting together on an empty schema: each migrates or finds it migrated, none fails.
+    @Test func hostsStartingTogetherMigrateOnce() async throws {
+        guard TestPostgres.urlOrSkip() != nil else { return }
+        let schema = TestPostgres.freshSchema()
+        let stores = try await withThrowingTaskGroup(of: PostgresSessionStore.self) { group in
+            for _ in 0..<4 { group.addTask { try await TestPostgres.store(schema: schema, poolSize: 2)! } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(stores.count == 4)
+        try await stores[0].updateSession(tenant: "t1", key: .id("s1")) { _ in (SessionCommit(state: sampleState(), events: []), ()) }
+        for store in stores { #expect(try await store.session(tenant: "t1", key: .id("s1")) == sampleState()) }
+        try await stores[0].dropSchema()
+        for store in stores { try await store.close() }
+    }
+
+    /// Two stores (hosts) update one session at one revision at the same moment, many times:
+    /// each time exactly one commits, and the other then reads the winner's revision.
+    @Test func twoHostsRacingOneRevisionHaveOneWinner() async throws {
+        guard TestPostgres.urlOrSkip() != nil else { return }
+        let schema = TestPostgres.freshSchema()
+        let a = try #require(try await TestPostgres.store(schema: schema))
+        let b = try #require(try await TestPostgres.store(schema: schema))
+        var state = sampleState()
+        state.revision = 0
+        let initial = state
+        try await a.updateSession(tenant: "t1", key: .id("s1")) { _ in (SessionCommit(state: initial, events: []), ()) }
+        let rounds = 100
+        for revision in 0..<rounds {
+            @Sendable func attempt(_ store: PostgresSessionStore, _ host: String) async throws -> Bool {
+                try await store.updateSession(tenant: "t1", key: .id("s1")) { current -> (SessionCommit?, Bool) in
+                    guard var next = current, next.revision == revision else { return (nil, false) }
+                    next.revision = revision + 1
+                    next.lastSubmitDigest = host
+                    return (SessionCommit(state: next, events: [FlowEvent(.arrived, step: host, at: epoch)]), true)
+                }
+            }
+            async let first = attempt(a, "a")
+            async let second = attempt(b, "b")
+            let (wonA, wonB) = try await (first, second)
+            #expect(wonA != wonB, "round \(revision): exactly one host commits")
+        }
+        #expect(try await b.session(tenant: "t1", key: .id("s1"))?.revision == rounds)
+        #expect(try await a.events(tenant: "t1", flow: nil, since: nil, until: nil).count == rounds)
+        try await a.dropSchema()
+        try await a.close()
+        try await b.close()
+    }
+
+    /// The same race through the engine on two platforms: one submit is accepted, the other is
+    /// answered -32003 with the current session.
+    @Test func twoPlatformsRacingASubmitGiveOneAcceptanceAndOneStaleRevision() async throws {
+        guard TestPostgres.urlOrSkip() != nil else { return }
+        let schema = TestPostgres.freshSchema()
+        let a = try #require(try await TestPostgres.store(schema: schema))
+        let b = try #require(try await TestPostgres.store(schema: schema))
+        let clock = TestClock()
+        let hostA = try FlowDriver(plugin: FixturePlugin(), store: a, clock: clock)
+        let hostB = try FlowDriver(plugin: FixturePlugin(), store: b, clock: clock)
+        var accepted = 0
+        var stale = 0
+        for round in 0..<20 {
+            // Starting the same user on both hosts at once creates one session.
+            async let startA = hostA.start("u\(round)")
+            async let startB = hostB.start("u\(round)")
+            let (viewA, viewB) = try await (startA, startB)
+            #expect(viewA.sessionId == viewB.sessionId)
+            let welcome = try await hostB.submit(viewA)
+            // Different answers at one revision (the same ones twice would be a retry, answered alike).
+            async let submitA = Self.outcome { try await hostA.submit(welcome, basics.merging(["name": "Ann"]) { $1 }) }
+            async let submitB = Self.outcome { try await hostB.submit(welcome, basics.merging(["name": "Bob"]) { $1 }) }
+            for outcome in await [submitA, submitB] {
+                switch outcome {
+                case .success: accepted += 1
+                case .failure(let error):
+                    #expect(error.code == -32003)
+                    stale += 1
+                }
+            }
+            // The walk goes on alternately: each host sees what the other wrote.
+            let current = try await hostB.get(welcome)
+            #expect(current.revision == welcome.revision + 1)
+            let next = try await hostA.submit(current, ["route": "fast"])
+            #expect(try await hostB.get(next).stepId == next.stepId)
+        }
+        #expect(accepted == 20)
+        #expect(stale == 20)
+        try await a.dropSchema()
+        try await a.close()
+        try await b.close()
+    }
+
+    static func outcome(_ body: () async throws -> SessionView) async -> Result<SessionView, RPCError> {
+        do { return .success(try await body()) } catch let error as RPCError { return .failure(error) } catch {
+            return .failure(RPCError(code: -32603, message: "\(error)"))
+        }
+    }
+
+    /// Events committed concurrently by two hosts are listed with no gap: a poller following the
+    /// cursor while they commit sees every one, in order.
+    @Test func aCursorPollerNeverSkipsAnEventCommittedLate() async throws {
+        guard TestPostgres.urlOrSkip() != nil else { return }
+        let schema = TestPostgres.freshSchema()
+        let a = try #require(try await TestPostgres.store(schema: schema))
+        let b = try #require(try await TestPostgres.store(schema: schema))
+        let count = 60
+        let seen = try await withThrowingTaskGroup(of: [String].self) { group in
+            for index in 0..<count {
+                let store = index % 2 == 0 ? a : b
+                group.addTask {
+                    let state = sampleState(id: "s\(index)", user: "u\(index)")
+                    try await store.updateSession(tenant: "t1", key: .id(state.id)) { _ in
+                        (SessionCommit(state: state, events: [], outbox: [sampleEvent("evt_\(index)", session: state.id)]), ())
+                    }
+                    return []
+                }
+            }
+            group.addTask {
+                var seen: [String] = []
+                var after: Int64 = 0
+                let deadline = ContinuousClock.now + .seconds(30)
+                while seen.count < count && ContinuousClock.now < deadline {
+                    let page = try await a.outbox(tenant: "t1", after: after, limit: 7)
+                    seen += page.map(\.event.id)
+                    after = page.last?.sequence ?? after
+                }
+                return seen
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(seen.count == count)
+        #expect(Set(seen).count == count)
+        try await a.dropSchema()
+        try await a.close()
+        try await b.close()
+    }
+
+    /// The underage rejection deletes the answers in its transaction, and a VACUUM follows off
+    /// the reply path.
+    @Test func anErasureDeletesTheRowsAndVacuums() async throws {
+        guard let store = try await TestPostgres.store() else { return }
+        let d = try FlowDriver(plugin: FixturePlugin(), store: store)
+        var view = try await atBasics(d, details: UserDetails(firstName: "Zed", email: "quokka@example.com"))
+        view = try await d.walk(view, [basics.merging(["name": "Quokkaname"]) { $1 }, ["route": "fast"]])
+        let other = try await atBasics(d, user: "u2")
+        _ = try await d.submit(other, basics.merging(["name": "Keepme"]) { $1 })
+        #expect(try await store.session(tenant: d.tenant, key: .id(view.sessionId))?.answers.isEmpty == false)
+        let rejected = try await d.submit(view, ["birthdate": "2021-06-01"])
+        #expect(rejected.status == .rejected)
+        let erased = try #require(try await store.session(tenant: d.tenant, key: .id(view.sessionId)))
+        #expect(erased.answers.isEmpty)
+        #expect(erased.user == .empty)
+        #expect(try await store.session(tenant: d.tenant, key: .id(other.sessionId))?.answers.isEmpty == false)
+        await store.waitForVacuum()
+        #expect(store.vacuumsAfterErasure >= 1)
+        try await store.dropSchema()
+        try await store.close()
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import PlatformCore
+import Testing
+
+/// Several `platformd serve` processes on one PostgreSQL database (`PLATFORMD_TEST_POSTGRES_URL`).
+@Suite("platformd: several hosts on one PostgreSQL database")
+struct PostgresHostsTests {
+    static var url: String? {
+        guard let url = ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_URL"], !url.isEmpty else {
+            print("skipped: PLATFORMD_TEST_POSTGRES_URL is not set")
+            return nil
+        }
+        return url
+    }
+
+    /// A server that cannot reach its database says where and why, and exits 69 (EX_UNAVAILABLE).
+    /// Needs no database.
+    @Test func anUnreachableDatabaseEndsStartUpWithExitCode69() async throws {
+        let server = try PlatformdProcess(["serve", "--db", "postgres://platformd:secret@127.0.0.1:1/nowhere"])
+        defer { server.kill() }
+        #expect(try await server.waitForExit() == .init(status: 69, signaled: false))
+        #expect(server.stderrText.contains("cannot reach PostgreSQL at 127.0.0.1:1/nowhere"), "\(server.stderrText)")
+        #expect(!server.stderrText.contains("secret"))
+    }
+
+    static func submit(_ server: PlatformdProcess, _ view: JSONValue, _ values: JSONValue, id: Int) async throws -> JSONValue {
+        try await server.call("flow.submit", [
+            "tenant": "statlocker", "sessionId": view["sessionId"] ?? .null, "stepId": view["step"]?["id"] ?? .null,
+            "revision": view["revision"] ?? .null, "values": values,
+        ], id: .int(Int64(id)))
+    }
+
+    /// Two hosts serve one user's walk alternately, race one submit (one winner, one -32003),
+    /// see the same keys, profile and funnel; one killed with SIGKILL leaves the other serving.
+    @Test func twoHostsServeOneWalkAlternatelyAndSurviveAKill() async throws {
+        guard let url = Self.url else { return }
+        let user = "walker-\(UUID().uuidString.prefix(8))"
+        let key = try await AuthTests.createKey(url, ["--tenant", "statlocker"])
+        let a = try PlatformdProcess(["serve", "--db", url, "--db-pool-size", "4"])
+        let b = try PlatformdProcess(["serve", "--db", url, "--db-pool-size", "4"])
+        defer {
+            a.kill()
+            b.kill()
+        }
+        let hosts = [a, b]
+        for host in hosts {
+            let login = try await host.call("auth.login", ["key": .string(key)])
+            #expect(login["result"]?["principal"] == ["kind": "tenant", "tenant": "statlocker"], "\(login.serialized())")
+        }
+        let started = try await a.call("flow.start", [
+            "tenant": "statlocker", "userId": .string(user), "user": ["firstName": "Alex", "email": "alex@example.com"],
+        ], id: 2)
+        var view = try #require(started["result"], "\(started.serialized())")
+
+        let answers: [JSONValue] = [
+            ["sport": "lacrosse"], [:], ["teamGender": "girls"], ["gradYear": 2026, "level": "JV"], ["position": "Midfield"],
+            ["hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": false],
+            ["seasonGoals": ["g-mid-jv-dc-50", "g-mid-jv-goals-28", "g-mid-jv-assists-12"]], [:], ["aiTone": "Analyst"], [:], [:],
+        ]
+        for (index, values) in answers.enumerated() {
+            if index == 3 {
+                // The race: both hosts submit this step at the same revision, with different
+                // answers (the same answers twice would be one request retried, answered alike).
+                let current = view
+                async let raceA = Self.submit(a, current, ["gradYear": 2026, "level": "JV"], id: 3)
+                async let raceB = Self.submit(b, current, ["gradYear": 2027, "level": "JV"], id: 3)
+                let replies = try await [raceA, raceB]
+                #expect(replies.filter { $0["result"] != nil }.count == 1, "\(replies.map { $0.serialized() })")
+                let loser = try #require(replies.first { $0["error"] != nil })
+                #expect(loser["error"]?["code"] == -32003)
+                let revision = view["revision"]?.intValue ?? 0
+                #expect(loser["error"]?["data"]?["session"]?["revision"]?.intValue == revision + 1)
+                view = try #require(replies.first { $0["result"] != nil }?["result"])
+                continue
+            }
+            let host = hosts[index % 2]
+            let reply = try await Self.submit(host, view, values, id: 10 + index)
+            view = try #require(reply["result"], "step \(index) on host \(index % 2): \(reply.serialized())")
+        }
+        #expect(view["status"] == "completed", "\(view.serialized())")
+
+        // The same profile, funnel and keys from each host.
+        let profiles = try await hosts.asyncMap { try await $0.call("profile.get", ["tenant": "statlocker", "userId": .string(user)], id: 40) }
+        #expect(profiles[0]["result"]?["records"]?["profile"]?["position"] == "Midfield")
+        #expect(profiles[0]["result"] == profiles[1]["result"])
+        let funnels = try await hosts.asyncMap { try await $0.call("analytics.funnel", ["tenant": "statlocker"], id: 41) }
+        #expect(funnels[0]["result"]?["completed"]?.intValue ?? 0 >= 1, "\(funnels[0].serialized())")
+        #expect(funnels[0]["result"] == funnels[1]["result"])
+
+        // Host A dies mid-service; B goes on.
+        a.send(signal: SIGKILL)
+        _ = try await a.waitForExit()
+        let again = try await b.call("flow.start", ["tenant": "statlocker", "userId": .string(user + "-2")], id: 50)
+        #expect(again["result"]?["step"]?["id"] == "sport", "\(again.serialized())")
+        let profile = try await b.call("profile.get", ["tenant": "statlocker", "userId": .string(user)], id: 51)
+        #expect(profile["result"] == profiles[1]["result"])
+        try b.closeStdin()
+        #expect(try await b.waitForExit() == .init(status: 0, signaled: false), "\(b.stderrText)")
+    }
+}
+
+extension Array {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var result: [T] = []
+        for element in self { result.append(try await transform(element)) }
+        return result
+    }
+}
