@@ -17,6 +17,10 @@ let package = Package(
         // What plugin authors test with: the flow driver, the test clock, view accessors, the
         // schema validator every reply is checked against, the Mermaid checker.
         .library(name: "PlatformTesting", targets: ["PlatformTesting"]),
+        // Two plugins as libraries, so the Benchmarks package (which depends on this one by path)
+        // can drive StatLocker's engine and TeePals' city search; the server links them as targets.
+        .library(name: "StatLocker", targets: ["StatLocker"]),
+        .library(name: "TeePals", targets: ["TeePals"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),

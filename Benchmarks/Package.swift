@@ -9,6 +9,8 @@ let package = Package(
     dependencies: [
         .package(name: "platformd", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // Only to silence the plugins' log lines in PlatformBenchmarks; the root package already uses it.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -18,6 +20,21 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/FramerBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The request path in process: the engine's submit, Platform.submit over an in-memory
+        // store, a durable store commit with and without concurrency, TeePals' city search,
+        // a SessionView encoded to bytes and a request line parsed.
+        .executableTarget(
+            name: "PlatformBenchmarks",
+            dependencies: [
+                .product(name: "PlatformCore", package: "platformd"),
+                .product(name: "StatLocker", package: "platformd"),
+                .product(name: "TeePals", package: "platformd"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/PlatformBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]
