@@ -29,7 +29,7 @@ struct IdentifierNamingTests {
 
     @Test func everyPluginNamesStepsInSnakeCaseAndFieldsInLowerCamelCase() {
         let plugins = RegisteredPlugins.all
-        #expect(plugins.count == 4)
+        #expect(plugins.count == RegisteredPlugins.registrations.count)
         for plugin in plugins {
             let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: .now)
             for flow in plugin.flows {
