@@ -210,7 +210,11 @@ public final class Platform: Sendable {
 
     public func submit(tenant: String, sessionId: String, command: FlowEngine.Submit) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
-        if try await stepNeedsSearch(tenant: tenant, sessionId: sessionId, registered) {
+        // A search value is checked inside the write transaction, so its provider must be ready
+        // before it starts. Preparing is a one-time, cheap step (the gazetteer is memory-mapped),
+        // so every submit of a plugin with search fields waits for it rather than first reading
+        // the session to see whether its step has one.
+        if !registered.plugin.searchProviders.isEmpty {
             await prepared(registered.plugin)
         }
         var workResult: JSONValue?
@@ -247,16 +251,6 @@ public final class Platform: Sendable {
                 workResult = await run(work)
             }
         }
-    }
-
-    /// Whether the session's current step validates a `search` field, whose provider must be
-    /// prepared before the write transaction starts.
-    func stepNeedsSearch(tenant: String, sessionId: String, _ registered: Tenant) async throws(FlowError) -> Bool {
-        guard !registered.plugin.searchProviders.isEmpty,
-              let state = try await storing({ try await store.session(tenant: tenant, key: .id(sessionId)) }),
-              let engine = registered.engines[state.flow], let current = state.currentStep,
-              let step = engine.flow.step(current) else { return false }
-        return step.fields(in: engine.context(state, now: clock())).contains { $0.type == .search }
     }
 
     enum SubmitOutcome: Sendable {

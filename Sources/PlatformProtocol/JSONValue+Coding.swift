@@ -12,19 +12,10 @@ extension JSONValue {
     }
 }
 
-/// The encoder and decoder every wire type goes through, so that key order, escaping and dates
-/// (contract timestamps: ISO 8601 in UTC, whole seconds) are the same everywhere. Whole doubles
-/// are written without a fraction (`5.0` is `5`). Foundation's coders are thread-safe once configured.
+/// The decoder every wire type is read back through, so that dates (contract timestamps: ISO
+/// 8601 in UTC, whole seconds) read alike everywhere; encoding goes through `JSONValueEncoder`.
+/// Foundation's decoder is thread-safe once configured.
 enum WireCoding {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.string(date))
-        }
-        return encoder
-    }()
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in

@@ -757,19 +757,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
 
     @discardableResult
     public func recordAttempt(_ claim: DeliveryClaim, host: String, _ attempt: DeliveryAttempt) async throws -> Bool {
-        let state: DeliveryState
-        let next: Date
-        let status: Int?
-        let error: String?
-        let finished: Date?
-        switch attempt {
-        case .delivered(let at, let code):
-            (state, next, status, error, finished) = (.delivered, at, code, nil, at)
-        case .retry(_, let nextAttempt, let code, let reason):
-            (state, next, status, error, finished) = (.pending, nextAttempt, code, reason, nil)
-        case .failed(let at, let code, let reason):
-            (state, next, status, error, finished) = (.failed, at, code, reason, at)
-        }
+        let row = attempt.row
+        let (state, next, status, error, finished) = (row.state, row.nextAttempt, row.lastStatus, row.lastError, row.finishedAt)
         let lastStatus = status.map(Int64.init)
         let finishedAt = finished?.timeIntervalSince1970
         return try await connection { connection in

@@ -72,7 +72,9 @@ do {
     fail("cannot write \(output): \(error)")
 }
 let alternates = names.count { $0.isAlternate }
-print("""
-    \(places.count) places, \(names.count) names (\(alternates) alternate), \(data.count) bytes -> \(output) \
+// The result is the file; the summary goes to stderr, like the tool's other messages.
+FileHandle.standardError.write(Data("""
+    teepals-gazetteer: \(places.count) places, \(names.count) names (\(alternates) alternate), \(data.count) bytes -> \(output) \
     in \(ContinuousClock.now - started)
-    """)
+
+    """.utf8))

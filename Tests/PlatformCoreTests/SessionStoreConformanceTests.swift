@@ -222,6 +222,30 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         return try databaseBytes(in: directory).filter { $0.1.range(of: needle) != nil }.map(\.0)
     }
 
+    /// Rejects `view` (an underage birthdate) while another connection holds a read snapshot of
+    /// the file at `path` (an operator's sqlite3, a backup), runs `beforeRelease`, then lets go.
+    func rejectWhileAReaderHolds(
+        _ d: FlowDriver, _ view: SessionView, path: String, beforeRelease: () async throws -> Void = {}
+    ) async throws {
+        let reader = try DatabaseQueue(path: path)
+        let release = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        let held = Task.detached {
+            try reader.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions")
+                holding.signal()
+                _ = release.wait(timeout: .now() + 30)
+            }
+        }
+        holding.wait()
+        let rejected = try await d.submit(view, ["birthdate": "2021-06-01"])
+        #expect(rejected.status == .rejected)
+        try await beforeRelease()
+        release.signal()
+        try await held.value
+        try reader.close()
+    }
+
     @Test func aRejectedSessionLeavesNoAnswerInTheFileOrItsWAL() async throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -261,22 +285,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Heldmarker"]) { $1 }, ["route": "fast"]])
 
-        let reader = try DatabaseQueue(path: path)
-        let release = DispatchSemaphore(value: 0)
-        let holding = DispatchSemaphore(value: 0)
-        let held = Task.detached {
-            try reader.read { db in
-                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions")
-                holding.signal()
-                release.wait()
-            }
-        }
-        holding.wait()
-        let rejected = try await d.submit(view, ["birthdate": "2021-06-01"])
-        #expect(rejected.status == .rejected)
-        release.signal()
-        try await held.value
-        try reader.close()
+        try await rejectWhileAReaderHolds(d, view, path: path)
         _ = try await d.start("someone-else")
         #expect(try filesContaining("Heldmarker", in: directory).isEmpty)
         try await store.close()
@@ -295,23 +304,7 @@ extension Erasure {
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Timermarker"]) { $1 }, ["route": "fast"]])
 
-        let reader = try DatabaseQueue(path: path)
-        let release = DispatchSemaphore(value: 0)
-        let holding = DispatchSemaphore(value: 0)
-        let held = Task.detached {
-            try reader.read { db in
-                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions")
-                holding.signal()
-                _ = release.wait(timeout: .now() + 30)
-            }
-        }
-        holding.wait()
-        let rejected = try await d.submit(view, ["birthdate": "2021-06-01"])
-        #expect(rejected.status == .rejected)
-        try await Task.sleep(for: .milliseconds(300))
-        release.signal()
-        try await held.value
-        try reader.close()
+        try await rejectWhileAReaderHolds(d, view, path: path) { try await Task.sleep(for: .milliseconds(300)) }
         // No write follows: only the store's own retry can truncate the WAL now.
         var remaining = try filesContaining("Timermarker", in: directory)
         for _ in 0..<100 where !remaining.isEmpty {

@@ -110,6 +110,26 @@ public enum DeliveryAttempt: Sendable, Hashable {
     case retry(at: Date, next: Date, status: Int?, error: String)
     /// Failed past the delivery window: given up.
     case failed(at: Date, status: Int?, error: String)
+
+    /// What a store writes on the delivery's row for this attempt: one mapping for every store.
+    public struct Row: Sendable, Hashable {
+        public var state: DeliveryState
+        public var nextAttempt: Date
+        public var lastStatus: Int?
+        public var lastError: String?
+        public var finishedAt: Date?
+    }
+
+    public var row: Row {
+        switch self {
+        case .delivered(let at, let code):
+            Row(state: .delivered, nextAttempt: at, lastStatus: code, lastError: nil, finishedAt: at)
+        case .retry(_, let next, let code, let reason):
+            Row(state: .pending, nextAttempt: next, lastStatus: code, lastError: reason, finishedAt: nil)
+        case .failed(let at, let code, let reason):
+            Row(state: .failed, nextAttempt: at, lastStatus: code, lastError: reason, finishedAt: at)
+        }
+    }
 }
 
 public enum DeliveryState: String, Sendable, Hashable, CaseIterable {

@@ -130,19 +130,8 @@ extension SQLiteSessionStore: DeliveryStore {
 
     @discardableResult
     public func recordAttempt(_ claim: DeliveryClaim, host: String, _ attempt: DeliveryAttempt) async throws -> Bool {
-        let state: DeliveryState
-        let next: Date
-        let status: Int?
-        let error: String?
-        let finished: Date?
-        switch attempt {
-        case .delivered(let at, let code):
-            (state, next, status, error, finished) = (.delivered, at, code, nil, at)
-        case .retry(_, let nextAttempt, let code, let reason):
-            (state, next, status, error, finished) = (.pending, nextAttempt, code, reason, nil)
-        case .failed(let at, let code, let reason):
-            (state, next, status, error, finished) = (.failed, at, code, reason, at)
-        }
+        let row = attempt.row
+        let (state, next, status, error, finished) = (row.state, row.nextAttempt, row.lastStatus, row.lastError, row.finishedAt)
         return try await writer.write { db in
             try db.execute(sql: """
                 UPDATE deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_status = ?,
