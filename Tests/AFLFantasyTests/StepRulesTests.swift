@@ -219,8 +219,8 @@ import Testing
         #expect(described["edges"] == [
             ["from": "splash", "to": "welcome"],
             ["from": "welcome", "to": "team_choice"],
-            ["from": "team_choice", "to": "personal_info", "when": "hasExistingTeam = true, or skip"],
             ["from": "team_choice", "to": "create_team_guide", "when": "hasExistingTeam = false"],
+            ["from": "team_choice", "to": "personal_info", "when": "otherwise"],
             ["from": "create_team_guide", "to": "personal_info"],
             ["from": "personal_info", "to": "credentials"],
             ["from": "credentials", "to": "validation"],

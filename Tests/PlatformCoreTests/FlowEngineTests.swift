@@ -576,7 +576,9 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         let steps = description["steps"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
         #expect(steps == ["welcome", "basics", "route", "extras", "birth", "analysis"])
         let edges = description["edges"]?.arrayValue ?? []
-        #expect(edges.contains(["from": "route", "to": "birth", "when": "route = fast"]))
+        #expect(edges.contains(["from": "route", "to": "extras", "when": "route = slow"]))
+        #expect(edges.contains(["from": "route", "to": "birth", "when": "otherwise"]))
+        #expect(edges.contains(["from": "extras", "to": "birth"]))
         #expect(description["mermaid"]?.stringValue?.hasPrefix("flowchart TD\n") == true)
         #expect(description["intro"] == [["headline": "Hello"]])
     }

@@ -119,7 +119,7 @@ import Testing
         let flow = try #require(plugin.flow("onboarding"))
         let chart = try MermaidChecker.check(FlowDiagram(flow: flow, plugin: plugin).mermaid).get()
         #expect(Set(chart.nodes.keys) == Set(flow.steps.map(\.id) + ["done"]))
-        #expect(chart.edges.contains { $0.from == "route" && $0.to == "birth" && $0.label == "route = fast" })
+        #expect(chart.edges.contains { $0.from == "route" && $0.to == "birth" && $0.label == "otherwise" })
         #expect(chart.edges.contains { $0.from == "analysis" && $0.to == "done" })
     }
 

@@ -54,7 +54,9 @@ import Testing
         await #expect(throws: PostgresSessionStore.Unreachable.self) {
             _ = try await PostgresSessionStore.connect(url: "postgres://nobody:secret@127.0.0.1:1/none")
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // Guards against a pool retrying in the background forever, not a speed: a refused
+        // connection fails at once, but a loaded test machine can take seconds to schedule it.
+        #expect(ContinuousClock.now - started < .seconds(60))
         await #expect(throws: PostgresSessionStore.InvalidURL.self) {
             _ = try await PostgresSessionStore.connect(url: "postgres://127.0.0.1/none")
         }

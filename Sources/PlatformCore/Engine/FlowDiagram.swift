@@ -48,7 +48,7 @@ public struct FlowDiagram: Sendable {
                 lines.append("    \(from) --> \(edge.to)")
             }
         }
-        if let last = flow.steps.last { lines.append("    \(last.id) --> done") }
+        for id in flow.finishingSteps { lines.append("    \(id) --> done") }
         return lines.joined(separator: "\n")
     }
 

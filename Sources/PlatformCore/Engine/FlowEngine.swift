@@ -137,7 +137,7 @@ public struct FlowEngine: Sendable {
             let action: SubmitAction = skipped ? .skip : .continue
             let next: String?
             switch step.transition(after: action, values: saved, in: context) {
-            case .next: next = flow.step(after: current)?.id
+            case .next: next = flow.destination(after: step, BranchInput(action: action, values: saved, context: context))
             case .goTo(let target): next = target
             default: next = nil
             }
@@ -210,7 +210,12 @@ public struct FlowEngine: Sendable {
             values = clean
         }
         next.stepErrors[current] = nil
-        let decision = step.transition(after: action, values: values, in: self.context(next, now: now, effects: effects))
+        let leaving = self.context(next, now: now, effects: effects)
+        var decision = step.transition(after: action, values: values, in: leaving)
+        if decision == .next {
+            let input = BranchInput(action: action, values: values, context: leaving)
+            decision = flow.destination(after: step, input).map(StepTransition.goTo) ?? .complete
+        }
         var transition = try apply(decision, from: step, to: next, before: state, events: events, now: now, effects: effects)
         transition.logs = effects.lines
         return .applied(transition)
@@ -258,7 +263,7 @@ public struct FlowEngine: Sendable {
         var events = events
         func arrive(at target: String) throws(FlowError) {
             guard flow.step(target) != nil else { throw .defect("step \(step.id) leads to unknown step \(target)") }
-            if step.edges.count > 1 {
+            if flow.branches(at: step.id) {
                 events.append(FlowEvent(.branch, step: step.id, toStep: target, at: now))
             }
             if let index = state.path.firstIndex(of: target) {
@@ -272,11 +277,8 @@ public struct FlowEngine: Sendable {
         }
         switch decision {
         case .next:
-            if let following = flow.step(after: step.id) {
-                try arrive(at: following.id)
-            } else {
-                return try complete(state, before: before, events: events, now: now, effects: effects)
-            }
+            // `submit` resolves `.next` through the flow's branches before applying it.
+            throw .defect("step \(step.id)'s way on was not resolved")
         case .goTo(let target):
             try arrive(at: target)
         case .complete:

@@ -23,7 +23,8 @@ public struct StepCopy: Sendable {
 
 /// Where a step sends the session once it accepts a submit: the step's branching decision.
 public enum StepTransition: Sendable, Hashable {
-    /// The next step in the flow's order, or completion after the last.
+    /// The first of the step's `branches` whose condition holds, else the flow's way on (the
+    /// next step of the sequence, or completion after the last).
     case next
     case goTo(String)
     case complete
@@ -83,11 +84,17 @@ public protocol FlowStep: Sendable {
     func work(for values: [String: JSONValue], in context: StepContext) -> StepWork?
     /// What is kept of an accepted submit. `context.computed(for: id)` holds the work's result.
     func stored(_ values: [String: JSONValue], in context: StepContext) -> [String: JSONValue]
-    /// Where the session goes after an accepted `continue` or `skip`.
+    /// What happens after an accepted `continue` or `skip` beyond the declared `branches`:
+    /// rejecting the session, sending the user back with errors, or a jump decided in code.
+    /// `.next` (the default) lets the branches, then the flow's sequence, decide.
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition
     /// Saved answers of this step, re-checked when an earlier answer changed; what no longer fits is dropped.
     func reconciled(_ saved: [String: JSONValue], in context: StepContext, validator: FieldValidator) -> [String: JSONValue]
-    /// The ways out of this step, for diagrams; empty means "the next step in order".
+    /// The ways out of this step other than the next step: tried in order after `transition`
+    /// answers `.next`; each one's words label the diagram's edge.
+    var branches: [FlowBranch] { get }
+    /// Ways out that `transition` takes itself (a `.goTo` or `.returnTo`), for the diagram;
+    /// the branches and the way on are drawn without being listed here.
     var edges: [FlowEdge] { get }
 }
 
@@ -98,6 +105,7 @@ extension FlowStep {
     public func work(for values: [String: JSONValue], in context: StepContext) -> StepWork? { nil }
     public func stored(_ values: [String: JSONValue], in context: StepContext) -> [String: JSONValue] { values }
     public func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition { .next }
+    public var branches: [FlowBranch] { [] }
     public var edges: [FlowEdge] { [] }
 
     /// Keeps each saved value that still passes its field's checks in the new context;

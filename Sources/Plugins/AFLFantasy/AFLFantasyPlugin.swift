@@ -40,7 +40,7 @@ public struct AFLFantasyPlugin: OnboardingPlugin {
         [
             Flow(
                 steps: [
-                    SplashStep(), WelcomeStep(), TeamChoiceStep(), CreateTeamGuideStep(), PersonalInfoStep(),
+                    SplashStep(), WelcomeStep(), TeamChoiceStep(), PersonalInfoStep(),
                     CredentialsStep(), ValidationStep(validator: validator, timeout: validationTimeout),
                 ],
                 resumePolicy: .savedStep,
@@ -49,15 +49,9 @@ public struct AFLFantasyPlugin: OnboardingPlugin {
         ]
     }
 
-    /// "Step N of 6". The guide and personal info share step 3, so both paths count to 6; the
-    /// completed session shows 6 of 6 (the seed's `complete`).
-    static let progress = ProgressScheme(
-        total: 6,
-        indices: [
-            StepID.welcome: 1, StepID.teamChoice: 2, StepID.createTeamGuide: 3, StepID.personalInfo: 3,
-            StepID.credentials: 4, StepID.validation: 5,
-        ],
-        label: { "Step \($0) of \($1)" })
+    /// "Step N of 6": the guide, a detour from the team choice, shares step 3 with personal info,
+    /// and the completed session's screen is step 6 (the seed's `complete`).
+    static let progress = ProgressNumbering.derived(countingCompletion: true)
 
     public var onboardingGate: OnboardingGate {
         OnboardingGate(

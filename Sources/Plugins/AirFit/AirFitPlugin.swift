@@ -84,11 +84,7 @@ public struct AirFitPlugin: OnboardingPlugin {
             MotivationAndCheckinsStep(),
             GeneratingCoachStep(),
         ]
-        let progress = ProgressScheme(
-            total: 8,
-            indices: Dictionary(uniqueKeysWithValues: AirFitStep.allCases.map { ($0.id, $0.progressIndex) }),
-            label: { "\($0) of \($1)" })
-        flows = [Flow(steps: steps, resumePolicy: .savedStep, progress: progress, completion: AirFitCompletion())]
+        flows = [Flow(steps: steps, resumePolicy: .savedStep, progress: .derived(label: { "\($0) of \($1)" }), completion: AirFitCompletion())]
     }
 
     public var onboardingGate: OnboardingGate {

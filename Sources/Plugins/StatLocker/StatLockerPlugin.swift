@@ -40,7 +40,7 @@ public struct StatLockerPlugin: OnboardingPlugin {
         ]
         let steps = questions + [ReviewStep(earlierSteps: questions, rules: rules)]
         return [Flow(
-            steps: steps, resumePolicy: .savedStep, progress: .sequential(steps),
+            steps: steps, resumePolicy: .savedStep,
             completion: StatLockerCompletion(rules: rules))]
     }
 

@@ -33,7 +33,7 @@ public struct TeePalsPlugin: OnboardingPlugin {
         return [
             Flow(
                 steps: steps, resumePolicy: .firstMissingAnswer,
-                progress: .sequential(steps, label: { "\($0)/\($1)" }),
+                progress: .derived(label: { "\($0)/\($1)" }),
                 completion: TeePalsCompletion())
         ]
     }

@@ -15,14 +15,12 @@ struct FixturePlugin: OnboardingPlugin {
 
     var flows: [Flow] {
         let steps: [any FlowStep] = [
-            WelcomeStep(), BasicsStep(), RouteStep(), ExtrasStep(), BirthStep(), AnalysisStep(timeout: workTimeout),
+            WelcomeStep(), BasicsStep(), RouteStep(), BirthStep(), AnalysisStep(timeout: workTimeout),
         ]
         return [
             Flow(
                 steps: steps,
-                progress: ProgressScheme(
-                    total: 5, indices: ["basics": 1, "route": 2, "extras": 3, "birth": 3, "analysis": 4],
-                    label: { "Step \($0) of \($1)" }),
+                progress: .derived(countingCompletion: true),
                 completion: FixtureCompletion()),
             Flow(
                 id: "quick", steps: [QuickStep(id: "one"), QuickStep(id: "two"), QuickStep(id: "three", sensitive: true), QuickStep(id: "four")],
@@ -105,12 +103,9 @@ struct RouteStep: FlowStep {
 
     func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Which way?") }
 
-    func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
-        values["route"] == "fast" ? .goTo("birth") : .goTo("extras")
-    }
-
-    var edges: [FlowEdge] {
-        [FlowEdge(to: "extras", when: "route = slow"), FlowEdge(to: "birth", when: "route = fast")]
+    /// The scenic route detours through the extras, which rejoin at the birthday.
+    var branches: [FlowBranch] {
+        [FlowBranch(when: "route = slow", if: { $0["route"] == "slow" }, steps: [ExtrasStep()])]
     }
 }
 
@@ -152,10 +147,6 @@ struct ExtrasStep: FlowStep {
             }
         }
         return []
-    }
-
-    func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
-        .goTo("birth")
     }
 }
 

@@ -103,17 +103,12 @@ struct TeamChoiceStep: FlowStep {
             actions: [.continue(), .skip()])
     }
 
-    func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
-        if action == .continue, values[FieldID.hasExistingTeam] == false {
-            return .goTo(StepID.createTeamGuide)
-        }
-        return .goTo(StepID.personalInfo)
-    }
-
-    var edges: [FlowEdge] {
+    /// A skip goes on to personal info, as connecting an existing team does.
+    var branches: [FlowBranch] {
         [
-            FlowEdge(to: StepID.personalInfo, when: "hasExistingTeam = true, or skip"),
-            FlowEdge(to: StepID.createTeamGuide, when: "hasExistingTeam = false"),
+            FlowBranch(
+                when: "hasExistingTeam = false", if: { $0[FieldID.hasExistingTeam] == false },
+                steps: [CreateTeamGuideStep()])
         ]
     }
 }

@@ -5,6 +5,8 @@ import PlatformCore
 struct GeneratingCoachStep: FlowStep {
     let id = AirFitStep.generatingCoach.id
     let kind = StepKind.processing
+    /// The bar stays at 8 of 8 while the coach is generated.
+    let countsInProgress = false
 
     func copy(in context: StepContext) -> StepCopy {
         StepCopy.airFit(
