@@ -119,6 +119,11 @@ let package = Package(
         ),
         // Drives the real `platformd` binary (built through the dependency) through the client.
         .testTarget(name: "PlatformClientTests", dependencies: ["PlatformClient", "PlatformProtocol", "platformd"]),
+        // The example `platformd scaffold plugin` copies (a branch, a list, a conditional field, a
+        // review, a gate after completion): built and tested here so what the scaffold writes is
+        // known to build and pass; not registered with the server.
+        .target(name: "PawPal", dependencies: ["PlatformCore"], path: "Examples/PawPal/Sources/Plugins/PawPal"),
+        .testTarget(name: "PawPalTests", dependencies: ["PawPal", "PlatformCore", "PlatformTesting"], path: "Examples/PawPal/Tests/PawPalTests"),
     ]
     + plugins.map { name in
         .testTarget(

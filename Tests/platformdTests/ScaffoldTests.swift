@@ -3,53 +3,81 @@ import PlatformCore
 import PlatformTesting
 import Testing
 
-/// `platformd scaffold plugin NAME` on a copy of the package's manifest and registry: the files it
-/// writes and the two lines it adds. (That the result builds and passes its own tests was checked
-/// by hand on a clone: `swift build && swift test --filter PawPalTests`; a full build is too slow
-/// for this suite.)
+/// `platformd scaffold plugin NAME` on a copy of the package's manifest, registry and example
+/// plugin: the files it writes and the two lines it adds. What it writes is the example with its
+/// names replaced, and the example itself (`Examples/PawPal`, the `PawPal` and `PawPalTests`
+/// targets) is built and tested by every `swift test`: that is how the scaffold's output is known
+/// to build and pass without building a second package here.
 @Suite("platformd scaffold")
 struct ScaffoldTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+    static let written = [
+        "Sources/Plugins/Gardenly/GardenlyPlugin.swift", "Tests/GardenlyTests/GardenlyFlowTests.swift", "Docs/plugins/garden.md",
+    ]
+    static let example = [
+        "Sources/Plugins/PawPal/PawPalPlugin.swift", "Tests/PawPalTests/PawPalFlowTests.swift", "Docs/plugins/pawpal.md",
+    ]
 
-    @Test func aPluginIsWrittenAndRegisteredInOneLineEach() async throws {
+    /// A package root with what the scaffold reads and edits.
+    func packageCopy(in directory: URL) throws {
+        let files = FileManager.default
+        try files.createDirectory(at: directory.appendingPathComponent("Sources/platformd"), withIntermediateDirectories: true)
+        for path in ["Package.swift", "Sources/platformd/RegisteredPlugins.swift", "Examples"] {
+            try files.copyItem(at: Self.root.appendingPathComponent(path), to: directory.appendingPathComponent(path))
+        }
+    }
+
+    func text(_ directory: URL, _ path: String) throws -> String {
+        try String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    @Test func aPluginIsWrittenFromTheExampleAndRegisteredInOneLineEach() async throws {
         try await withTemporaryDirectory { directory in
-            let files = FileManager.default
-            try files.createDirectory(at: directory.appendingPathComponent("Sources/platformd"), withIntermediateDirectories: true)
-            try files.createDirectory(at: directory.appendingPathComponent("Docs/plugins"), withIntermediateDirectories: true)
-            try files.copyItem(at: Self.root.appendingPathComponent("Package.swift"), to: directory.appendingPathComponent("Package.swift"))
-            try files.copyItem(
-                at: Self.root.appendingPathComponent("Sources/platformd/RegisteredPlugins.swift"),
-                to: directory.appendingPathComponent("Sources/platformd/RegisteredPlugins.swift"))
-            let before = try String(contentsOf: directory.appendingPathComponent("Package.swift"), encoding: .utf8)
+            try packageCopy(in: directory)
+            let before = try text(directory, "Package.swift")
 
-            try await PlatformdProcess.with(["scaffold", "plugin", "PawPal", "--root", directory.path]) { process in
+            try await PlatformdProcess.with(["scaffold", "plugin", "Gardenly", "--tenant", "garden", "--root", directory.path]) { process in
                 let exit = try await process.waitForExit()
                 #expect(exit.status == 0, "\(process.stderrText)")
             }
-            let manifest = try String(contentsOf: directory.appendingPathComponent("Package.swift"), encoding: .utf8)
-            #expect(manifest.contains(#"let plugins = ["PawPal", "#))
+            let manifest = try text(directory, "Package.swift")
+            #expect(manifest.contains(#"let plugins = ["Gardenly", "#))
             #expect(manifest.split(separator: "\n").count == before.split(separator: "\n").count)
-            let registry = try String(contentsOf: directory.appendingPathComponent("Sources/platformd/RegisteredPlugins.swift"), encoding: .utf8)
-            #expect(registry.contains("import PawPal\n"))
-            #expect(registry.contains("        PawPalPlugin.registration,\n"))
-            let source = try String(contentsOf: directory.appendingPathComponent("Sources/Plugins/PawPal/PawPalPlugin.swift"), encoding: .utf8)
-            #expect(source.contains("public struct PawPalPlugin: OnboardingPlugin"))
-            #expect(source.contains(#"defaultTenant: "pawpal""#))
-            #expect(files.fileExists(atPath: directory.appendingPathComponent("Tests/PawPalTests/PawPalFlowTests.swift").path))
-            let page = try String(contentsOf: directory.appendingPathComponent("Docs/plugins/pawpal.md"), encoding: .utf8)
-            let diagram = try #require(page.components(separatedBy: "```mermaid\n").last?.components(separatedBy: "```").first)
-            guard case .success = MermaidChecker.check(diagram.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                Issue.record("the page's diagram is not a valid flowchart:\n\(diagram)")
-                return
+            let registry = try text(directory, "Sources/platformd/RegisteredPlugins.swift")
+            #expect(registry.contains("import Gardenly\n"))
+            #expect(registry.contains("        GardenlyPlugin.registration,\n"))
+
+            for (written, example) in zip(Self.written, Self.example) {
+                let generated = try text(directory, written)
+                let original = try text(Self.root.appendingPathComponent("Examples/PawPal"), example)
+                #expect(generated == original.replacingOccurrences(of: "PawPal", with: "Gardenly").replacingOccurrences(of: "pawpal", with: "garden"))
+                #expect(!generated.lowercased().contains("pawpal"), "\(written) still names the example")
             }
+            let source = try text(directory, Self.written[0])
+            #expect(source.contains("public struct GardenlyPlugin: OnboardingPlugin"))
+            #expect(source.contains(#"defaultTenant: "garden""#))
+            let page = try text(directory, Self.written[2])
+            let diagram = try #require(page.components(separatedBy: "```mermaid\n").last?.components(separatedBy: "```").first)
+            _ = try MermaidChecker.check(diagram.trimmingCharacters(in: .whitespacesAndNewlines)).get()
 
             // A second run refuses to overwrite anything.
-            try await PlatformdProcess.with(["scaffold", "plugin", "PawPal", "--root", directory.path]) { process in
+            try await PlatformdProcess.with(["scaffold", "plugin", "Gardenly", "--tenant", "garden", "--root", directory.path]) { process in
                 let exit = try await process.waitForExit()
                 #expect(exit.status != 0)
                 #expect(process.stderrText.contains("exists already"))
             }
-            #expect(try String(contentsOf: directory.appendingPathComponent("Package.swift"), encoding: .utf8) == manifest)
+            #expect(try text(directory, "Package.swift") == manifest)
+        }
+    }
+
+    @Test func theExamplesOwnNameIsRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            try packageCopy(in: directory)
+            try await PlatformdProcess.with(["scaffold", "plugin", "PawPal", "--tenant", "pawpal2", "--root", directory.path]) { process in
+                let exit = try await process.waitForExit()
+                #expect(exit.status != 0)
+                #expect(process.stderrText.contains("names PawPal already"))
+            }
         }
     }
 

@@ -1,0 +1,137 @@
+import PlatformCore
+
+/// PawPal's onboarding, served under tenant `pawpal`: pet owners list their pets, sitters describe
+/// their home, everyone reviews their answers, and bookings wait for an ID check after completion.
+/// (Written by `platformd scaffold plugin` from its example: replace the steps, the records, the
+/// gate and Docs/plugins/pawpal.md with the app's own.)
+public struct PawPalPlugin: OnboardingPlugin {
+    public let id = "pawpal"
+    public let name = "PawPal"
+    public let version = "0.1.0"
+    public init() {}
+
+    /// How the host registers PawPal (one line in Sources/platformd/RegisteredPlugins.swift).
+    public static let registration = PluginRegistration(name: "PawPal", defaultTenant: "pawpal", make: { _ in PawPalPlugin() })
+
+    public var flows: [Flow] {
+        [Flow(steps: [WelcomeStep(), RoleStep(), AreaStep(), ReviewStep()], completion: AccountCompletion())]
+    }
+
+    public var gates: [any Gate] { [VerificationGate()] }
+    public var onboardingGate: OnboardingGate { OnboardingGate(title: "Finish joining PawPal") }
+    /// `profile.update` validates it and writes it into the `verification` record; no code needed.
+    public var editableFields: [FieldSpec] { [Field.idDocument] }
+}
+
+enum Field {
+    static let role = FieldSpec(id: "role", type: .choice, label: "I am", options: [
+        FieldOption(value: "owner", label: "A pet owner"), FieldOption(value: "sitter", label: "A pet sitter"),
+    ])
+    static let pets = FieldSpec(id: "pets", type: .list, label: "Your pets", minItems: 1, maxItems: 5, itemFields: [
+        FieldSpec(id: "name", type: .text, label: "Name", maxLength: 30),
+        FieldSpec(id: "species", type: .choice, label: "Species", options: ["dog", "cat", "other"].map { FieldOption(value: $0, label: $0.capitalized) }),
+        FieldSpec(id: "age", type: .integer, label: "Age", required: false, min: 0, max: 40),
+    ])
+    static let yearsSitting = FieldSpec(id: "yearsSitting", type: .integer, label: "Years of experience", min: 0, max: 60)
+    static let hasYard = FieldSpec(id: "hasYard", type: .boolean, label: "I have a yard")
+    /// Asked only of sitters with a yard.
+    static let yardFenced = FieldSpec(
+        id: "yardFenced", type: .boolean, label: "The yard is fenced", visibleWhen: VisibilityCondition(field: "hasYard", equals: true))
+    static let postcode = FieldSpec(
+        id: "postcode", type: .text, label: "Postcode", placeholder: "12345",
+        pattern: try! FieldPattern("[0-9]{5}", message: "Enter your five-digit postcode."))
+    static let idDocument = FieldSpec(
+        id: "idDocumentUrl", type: .text, label: "Photo of your ID", required: false, maxLength: 2048,
+        pattern: try! FieldPattern(#"https://\S+"#, message: "Upload your ID and paste its https link."), record: "verification")
+}
+
+struct WelcomeStep: FlowStep {
+    let id = "welcome"
+    let kind = StepKind.content
+    let countsInProgress = false
+
+    func copy(in context: StepContext) -> StepCopy {
+        StepCopy(title: "Welcome to PawPal, \(context.displayName)!", subtitle: "Happy pets, trusted sitters.", actions: [.continue("Get Started")])
+    }
+}
+
+/// The branch: owners list their pets, sitters describe their home; both rejoin at `area`.
+struct RoleStep: FlowStep {
+    let id = "role"
+    let kind = StepKind.question
+
+    func fields(in context: StepContext) -> [FieldSpec] { [Field.role] }
+    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "How will you use PawPal?") }
+
+    var branches: [FlowBranch] {
+        [
+            FlowBranch(when: "role = owner", if: { $0["role"] == "owner" }, steps: [PetsStep()]),
+            FlowBranch(when: "role = sitter", if: { $0["role"] == "sitter" }, steps: [SitterStep()]),
+        ]
+    }
+}
+
+struct PetsStep: FlowStep {
+    let id = "pets"
+    let kind = StepKind.question
+
+    func fields(in context: StepContext) -> [FieldSpec] { [Field.pets] }
+    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Tell us about your pets") }
+}
+
+struct SitterStep: FlowStep {
+    let id = "sitter_home"
+    let kind = StepKind.question
+
+    func fields(in context: StepContext) -> [FieldSpec] { [Field.yearsSitting, Field.hasYard, Field.yardFenced] }
+    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Your experience and home") }
+}
+
+struct AreaStep: FlowStep {
+    let id = "area"
+    let kind = StepKind.question
+
+    func fields(in context: StepContext) -> [FieldSpec] { [Field.postcode] }
+    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Where are you?", helper: "We match owners and sitters nearby.") }
+}
+
+/// Shows every answer on the path before the account is made.
+struct ReviewStep: FlowStep {
+    let id = "review"
+    let kind = StepKind.review
+
+    func copy(in context: StepContext) -> StepCopy {
+        let answers = ["role", "pets", "yearsSitting", "hasYard", "yardFenced", "postcode"]
+            .compactMap { id in context.value(of: id).map { (id, $0) } }
+        return StepCopy(
+            title: "All good, \(context.displayName)?", content: ["answers": .object(Dictionary(uniqueKeysWithValues: answers))],
+            actions: [.continue("Create my account")])
+    }
+}
+
+struct AccountCompletion: CompletionHandler {
+    func complete(_ context: StepContext) throws -> CompletionResult {
+        var account: [String: JSONValue] = ["userId": .string(context.userId)]
+        for id in ["role", "pets", "yearsSitting", "hasYard", "yardFenced", "postcode"] {
+            account[id] = context.value(of: id)
+        }
+        return CompletionResult(
+            records: ["account": .object(account), "verification": [:]], message: "Welcome to PawPal, \(context.displayName)!")
+    }
+}
+
+/// After onboarding, bookings wait for an ID document (`profile.update` of `idDocumentUrl`).
+struct VerificationGate: Gate {
+    let id = "verified"
+
+    func decide(action: String, profile: Profile) -> GateDecision? {
+        guard ["book_sitter", "accept_booking"].contains(action) else { return nil }
+        let verified = profile.records["verification"]?["idDocumentUrl"]?.stringValue != nil
+        let requirement = GateRequirement(id: "idDocument", label: "Photo of your ID", satisfied: verified)
+        return verified
+            ? GateDecision(action: action, allowed: true, requirements: [requirement])
+            : GateDecision(
+                action: action, allowed: false, gate: id, title: "Verify your identity",
+                message: "Bookings need a photo of your ID.", cta: "Add ID", requirements: [requirement])
+    }
+}

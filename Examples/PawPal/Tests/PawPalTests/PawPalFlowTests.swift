@@ -1,0 +1,90 @@
+import Foundation
+import PlatformCore
+import PlatformTesting
+import Testing
+@testable import PawPal
+
+/// PawPal's flow through the engine: both branches, the list and the conditional field, the
+/// review, the records, the gate after completion and the default `profile.update`.
+@Suite struct PawPalFlowTests {
+    let driver = try! FlowDriver(plugin: PawPalPlugin())
+    let rex: JSONValue = ["name": "Rex", "species": "dog", "age": 3]
+
+    func startAtRole(_ userId: String = "u1") async throws -> SessionView {
+        let view = try await driver.start(userId, user: UserDetails(firstName: "Alex"))
+        #expect(view.title == "Welcome to PawPal, Alex!")
+        return try await driver.submit(view)
+    }
+
+    @Test func anOwnerListsPetsReviewsAndCompletes() async throws {
+        var view = try await startAtRole()
+        #expect(view.progressLabel == "Step 1 of 3")
+        view = try await driver.submit(view, ["role": "owner"])
+        #expect(view.stepId == "pets")
+        #expect(view.progressLabel == "Step 2 of 3")
+        view = try await driver.submit(view, ["pets": [rex]])
+        #expect(view.stepId == "area", "the branch rejoins after the role step")
+        #expect(view.progressLabel == "Step 2 of 3")
+        view = try await driver.submit(view, ["postcode": "94110"])
+        #expect(view.stepId == "review")
+        #expect(view.step?.content["answers"]?["pets"] == [rex])
+        view = try await driver.submit(view)
+        #expect(view.status == .completed)
+        let account = try await driver.profile("u1")["records"]?["account"]
+        #expect(account?["role"] == "owner")
+        #expect(account?["pets"] == [rex])
+        #expect(account?["yearsSitting"] == nil)
+    }
+
+    @Test func everyBadPetIsReportedAtOnce() async throws {
+        var view = try await startAtRole()
+        view = try await driver.submit(view, ["role": "owner"])
+        let refused = await driver.refuse(view, ["pets": [["name": "", "species": "dog"], ["name": "Tom", "species": "fish", "age": 99]]])
+        #expect(refused?.code == -32004)
+        #expect(Set(refused?.fieldErrors.map(\.code) ?? []) == [.required, .notAnOption, .outOfRange])
+        #expect(refused?.fieldErrors.allSatisfy { $0.field == "pets" } == true, "list-item errors land on the list field")
+        #expect(await driver.refuse(view, ["pets": []])?.fieldErrors.first?.code == .count)
+    }
+
+    @Test func aSitterIsAskedAboutTheFenceOnlyWithAYard() async throws {
+        var view = try await startAtRole()
+        view = try await driver.submit(view, ["role": "sitter"])
+        #expect(view.stepId == "sitter_home")
+        let refused = await driver.refuse(view, ["yearsSitting": 4, "hasYard": true])
+        #expect(refused?.fieldErrors.map(\.field) == ["yardFenced"])
+        view = try await driver.submit(view, ["yearsSitting": 4, "hasYard": false, "yardFenced": true])
+        #expect(view.stepId == "area")
+        #expect(await driver.refuse(view, ["postcode": "SW1"])?.fieldErrors.first?.message == "Enter your five-digit postcode.")
+        view = try await driver.walk(view, [["postcode": "10001"], [:]])
+        let account = try await driver.profile("u1")["records"]?["account"]
+        #expect(account?["hasYard"] == false)
+        #expect(account?["yardFenced"] == nil, "a hidden field's value is dropped")
+    }
+
+    @Test func bookingsWaitForAnIDDocument() async throws {
+        #expect(try await driver.gate("u1", "book_sitter")["gate"] == "onboarding")
+        var view = try await startAtRole()
+        view = try await driver.walk(view, [["role": "owner"], ["pets": [rex]], ["postcode": "94110"], [:]])
+        #expect(view.status == .completed)
+        let blocked = try await driver.gate("u1", "book_sitter")
+        #expect(blocked["allowed"] == false)
+        #expect(blocked["gate"] == "verified")
+        #expect(try await driver.gate("u1", "send_message")["allowed"] == true, "other actions are not this gate's business")
+
+        let refused = await driver.error("profile.update", ["userId": "u1", "values": ["idDocumentUrl": "http://x", "nickname": "A"]])
+        #expect(Set(refused?.fieldErrors.map(\.code) ?? []) == [.invalidFormat, .notEditable], "every bad key at once")
+        _ = try await driver.call("profile.update", ["userId": "u1", "values": ["idDocumentUrl": "https://ids.example/alex.jpg"]])
+        #expect(try await driver.gate("u1", "book_sitter")["allowed"] == true)
+    }
+
+    /// Docs/plugins/pawpal.md shows the flow's current diagram.
+    @Test func theDocsPageShowsTheCurrentDiagram() throws {
+        let page = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Docs/plugins/pawpal.md"), encoding: .utf8)
+        let diagram = try #require(page.components(separatedBy: "```mermaid\n").dropFirst().first?.components(separatedBy: "```").first)
+        let plugin = PawPalPlugin()
+        let live = FlowDiagram(flow: plugin.flows[0], plugin: plugin).mermaid
+        #expect(diagram.trimmingCharacters(in: .whitespacesAndNewlines) == live)
+        _ = try MermaidChecker.check(live).get()
+    }
+}
