@@ -118,6 +118,9 @@ struct GateTests {
             #expect(error?.code == -32004, "\(values)")
             #expect(error?.fieldErrors.map(\.code) == [code], "\(values)")
         }
+        let all = await d.error("profile.update", ["userId": "u1", "values": ["photoUrl": "http://cdn.example/me.jpg", "skillLevel": "pro", "nickname": "New"]])
+        #expect(all?.fieldErrors.map(\.field) == ["nickname", "photoUrl", "skillLevel"], "every refused key at once")
+        #expect(all?.fieldErrors.map(\.code) == [.notEditable, .invalidFormat, .notAnOption])
         #expect(try await d.profile("u1") == before)
         try await expectTier2(d, photo: false, skill: false)
     }

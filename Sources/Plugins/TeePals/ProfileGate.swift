@@ -43,29 +43,23 @@ enum ProfileFields {
         FieldSpec(
             id: FieldID.photoUrl, type: .text, label: "Profile photo", required: false,
             placeholder: "https://…", maxLength: maximumPhotoURLLength,
-            messages: [.tooLong: "The photo link can be at most \(maximumPhotoURLLength) characters."]),
+            messages: [.tooLong: "The photo link can be at most \(maximumPhotoURLLength) characters."], pattern: secureURL),
         FieldSpec(
             id: FieldID.skillLevel, type: .choice, label: "Skill level", required: false, options: skillLevels,
             messages: [.notAnOption: "Choose beginner, intermediate, advanced or expert."]),
     ]
 
-    /// An absolute https URL with a host and nothing a URL cannot hold.
-    static func isSecureURL(_ text: String) -> Bool {
-        guard !text.contains(where: { $0.isWhitespace }), let components = URLComponents(string: text),
-              components.scheme?.lowercased() == "https", let host = components.host, !host.isEmpty else { return false }
-        return true
-    }
+    /// An absolute https URL with a host, in the characters a URL may hold (RFC 3986), checked
+    /// with the other fields' rules so a bad link is reported beside any other refused key.
+    static let secureURL = try! FieldPattern(
+        #"https://[A-Za-z0-9.-]+(:[0-9]+)?([/?#][A-Za-z0-9._~!$&'()*+,;=:@%/?#-]*)?"#,
+        message: "The photo link must be a full https:// address, like https://example.com/me.jpg.")
 
     static let noPublicProfile = "This profile has no public details to change."
 
     /// Writes validated values into the `profile_public` record (a `PublicProfile`); a key not
     /// sent is left as it was, `null` removes the photo or skill level.
     static func updated(_ records: [String: JSONValue], with values: [String: JSONValue]) throws(ValidationFailure) -> [String: JSONValue] {
-        if let photo = values[FieldID.photoUrl]?.stringValue, !isSecureURL(photo) {
-            throw ValidationFailure([FieldError(
-                field: FieldID.photoUrl, code: .invalidFormat,
-                message: "The photo link must be a full https:// address, like https://example.com/me.jpg.")])
-        }
         let noProfile = ValidationFailure([FieldError(field: nil, code: .notEditable, message: noPublicProfile)])
         guard var profile = try? records[PublicProfile.recordName]?.decode(PublicProfile.self) else { throw noProfile }
         if let photo = values[FieldID.photoUrl] { profile.photoUrl = photo.stringValue }
