@@ -34,7 +34,19 @@ public struct StepContext: Sendable {
     /// Shared by every copy of this context made for one command.
     let effects: CommandEffects
 
+    /// The engine makes the contexts of a session; a plugin's tests make their own.
+    ///
     /// - Parameters:
+    ///   - tenant: ``tenant``.
+    ///   - userId: ``userId``.
+    ///   - user: ``user``.
+    ///   - displayName: ``displayName``.
+    ///   - answers: ``answers``.
+    ///   - computedResults: ``computedResults``.
+    ///   - path: ``path``.
+    ///   - skipped: ``skipped``.
+    ///   - secondsSpent: ``secondsSpent``.
+    ///   - now: ``now``.
     ///   - newID: where `newID()` takes ids from; nil: `id-1`, `id-2`, … counted per context
     ///     (contexts with no command behind them: diagrams, definition checks, tests).
     ///   - logLabel: the label of the lines logged through the context; nil: the tenant.
