@@ -41,6 +41,7 @@ public enum FieldErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
 public struct FieldError: Error, Sendable, Hashable, Codable {
     /// The field it belongs to; nil (sent as `null`) for an error of the whole step.
     public var field: String?
+    /// What kind of refusal it is.
     public var code: FieldErrorCode
     /// The text shown to the person, in the app's voice.
     public var message: String

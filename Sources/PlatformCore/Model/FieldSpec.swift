@@ -85,6 +85,7 @@ public struct FieldSpec: Sendable {
     /// `required`.
     /// A hidden field (``visibleWhen``) is not checked, required or not.
     public var required: Bool
+    /// Hint text shown in an empty input.
     public var placeholder: String?
     /// For `choice` and `multi_choice`: a value not among them is `not_an_option`, a locked one
     /// is `locked` (with the option's `lockedMessage`).

@@ -129,9 +129,11 @@ public struct Flow: Sendable {
     /// Every step: the main sequence, with each branch's own steps right after the step that
     /// branches to them.
     public let steps: [any FlowStep]
+    /// Where a returning user picks up.
     public var resumePolicy: ResumePolicy
     /// The numbers the progress bar shows, derived or given when the flow was made.
     public var progress: ProgressScheme
+    /// What completing the flow writes.
     public var completion: any CompletionHandler
     let layout: FlowLayout
 

@@ -42,6 +42,7 @@ public struct FlowBranch: Sendable {
     public var when: String
     /// Whether the branch is taken, given the submit that left the step.
     public var condition: @Sendable (BranchInput) -> Bool
+    /// Its own steps, or a step to jump to.
     public var destination: Destination
 
     /// A detour through `steps`, in order, rejoining after the branching step.

@@ -3,7 +3,9 @@ import Foundation
 /// The words and extra data a step shows, rendered for one session
 /// (``FlowStep/copy(in:)``).
 public struct StepCopy: Sendable {
+    /// The step's heading.
     public var title: String
+    /// A line under the title.
     public var subtitle: String?
     /// Smaller copy under the fields.
     public var helper: String?
@@ -66,7 +68,9 @@ public struct FlowEdge: Sendable, Hashable {
 public struct StepWork: Sendable {
     /// What the work is, for log lines.
     public var name: String
+    /// How long `perform` may take before `fallback` is used; 10 seconds by default.
     public var timeout: Duration
+    /// The work; its result is the step's computed result.
     public var perform: @Sendable () async throws -> JSONValue
     /// The result to use instead, given why `perform` did not give one.
     public var fallback: @Sendable (_ reason: String) -> JSONValue

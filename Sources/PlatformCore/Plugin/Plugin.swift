@@ -23,7 +23,9 @@ public protocol Gate: Sendable {
 public struct OnboardingGate: Sendable, Hashable {
     /// The decision's `gate`.
     public var id: String
+    /// The heading of the blocked screen.
     public var title: String
+    /// Why the action is blocked.
     public var message: String
     /// The button's label, or nil for none.
     public var cta: String?
