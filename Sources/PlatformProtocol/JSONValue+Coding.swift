@@ -72,10 +72,12 @@ extension Encoder {
 
 /// The contract's timestamps: ISO 8601 in UTC, whole seconds.
 public enum Timestamp {
+    /// The date written as the contract writes it (`2026-03-01T09:30:00Z`).
     public static func string(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
     }
 
+    /// The date a contract timestamp names, or nil when the text is not one.
     public static func date(_ text: String) -> Date? {
         try? Date(text, strategy: Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
     }

@@ -3,6 +3,10 @@
 /// Numbers keep the integer/floating-point distinction of their source text,
 /// but equality and hashing treat them as plain JSON numbers, so
 /// `.int(1) == .double(1.0)`.
+///
+/// It is how plugins see answers, records and content: build one with literals
+/// (`["title": "Goals", "count": 3]`) and read one with the optional accessors (``stringValue``,
+/// ``intValue``, ``subscript(_:)``), which are nil when the value is of another type.
 public enum JSONValue: Sendable {
     case null
     case bool(Bool)
@@ -18,10 +22,12 @@ public enum JSONValue: Sendable {
 // MARK: - Accessors
 
 extension JSONValue {
+    /// The text, when this is a string.
     public var stringValue: String? {
         if case .string(let value) = self { value } else { nil }
     }
 
+    /// The flag, when this is a boolean.
     public var boolValue: Bool? {
         if case .bool(let value) = self { value } else { nil }
     }
@@ -35,6 +41,7 @@ extension JSONValue {
         }
     }
 
+    /// The number as `Double`, when this is any number.
     public var doubleValue: Double? {
         switch self {
         case .int(let value): Double(value)
@@ -43,14 +50,17 @@ extension JSONValue {
         }
     }
 
+    /// The elements, when this is an array.
     public var arrayValue: [JSONValue]? {
         if case .array(let value) = self { value } else { nil }
     }
 
+    /// The members, when this is an object.
     public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { value } else { nil }
     }
 
+    /// Whether this is `null`.
     public var isNull: Bool {
         if case .null = self { true } else { false }
     }

@@ -34,8 +34,15 @@ public struct GetParams: Sendable, Hashable, Codable {
 }
 
 /// What a client may post on a step (`back` is its own method).
+///
+/// The step must offer the action among its buttons (``StepAction``), else the submit is refused.
 public enum SubmitAction: String, Sendable, Hashable, Codable, CaseIterable {
-    case `continue`, skip, later
+    /// Posts the step's values: they are checked, saved, and the step's transition decides.
+    case `continue`
+    /// Leaves the step unanswered (its saved answers cleared); the step's transition decides.
+    case skip
+    /// Defers the session, which stays where it is.
+    case later
 }
 
 public struct SubmitParams: Sendable, Hashable, Codable {

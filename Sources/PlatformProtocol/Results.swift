@@ -4,6 +4,7 @@ import Foundation
 public struct Profile: Sendable, Hashable, Codable {
     public var tenant: String
     public var userId: String
+    /// When the flow completed (sent as an ISO 8601 UTC timestamp).
     public var completedAt: Date
     /// Named records, each a JSON object the plugin defines (its `Docs/plugins/<app>.md`).
     public var records: [String: JSONValue]
@@ -38,6 +39,12 @@ public struct Profile: Sendable, Hashable, Codable {
     }
 
     /// A record decoded as the plugin's type.
+    ///
+    /// - Parameters:
+    ///   - name: the record's name.
+    ///   - type: a `Decodable` type of the record's shape.
+    /// - Returns: the record, or nil when the profile has no record of that name.
+    /// - Throws: `DecodingError` when the record does not have the type's shape.
     public func record<Record: Decodable>(_ name: String, as type: Record.Type = Record.self) throws -> Record? {
         try records[name].map { try $0.decode(type) }
     }
@@ -46,7 +53,9 @@ public struct Profile: Sendable, Hashable, Codable {
 /// One thing a gate needs before it lets an action through.
 public struct GateRequirement: Sendable, Hashable, Codable {
     public var id: String
+    /// What the person is told is needed ("Complete onboarding").
     public var label: String
+    /// Whether the user already meets it.
     public var satisfied: Bool
 
     public init(id: String, label: String, satisfied: Bool) {
@@ -57,14 +66,20 @@ public struct GateRequirement: Sendable, Hashable, Codable {
 }
 
 /// The answer to `gate.check`.
+///
+/// A refusal carries the copy to show (``title``, ``message``, the button's ``cta``) and the
+/// ``requirements`` that would let the action through.
 public struct GateDecision: Sendable, Hashable, Codable {
+    /// The action asked about.
     public var action: String
     public var allowed: Bool
     /// The gate that blocks it (`onboarding`, `tier1`, `tier2`).
     public var gate: String?
     public var title: String?
     public var message: String?
+    /// The button's label.
     public var cta: String?
+    /// What the user needs, each with whether it is met.
     public var requirements: [GateRequirement]
 
     public init(
@@ -84,8 +99,11 @@ public struct GateDecision: Sendable, Hashable, Codable {
 /// One option a `search` field offers: `value` to post back, `label` to show, and whatever else
 /// the provider knows (a city's coordinates and country).
 public struct SearchResult: Sendable, Hashable, Codable {
+    /// The id a client posts as the field's value.
     public var value: String
+    /// What the person sees.
     public var label: String
+    /// Other members, sent beside `value` and `label`.
     public var extra: [String: JSONValue]
 
     public init(value: String, label: String, extra: [String: JSONValue] = [:]) {
@@ -94,6 +112,7 @@ public struct SearchResult: Sendable, Hashable, Codable {
         self.extra = extra
     }
 
+    /// The member of ``extra`` named `key`.
     public subscript(key: String) -> JSONValue? { extra[key] }
 
     enum CodingKeys: String, CodingKey { case value, label }

@@ -71,14 +71,28 @@ public struct SessionProgress: Sendable, Hashable, Codable {
     }
 }
 
-/// The contract's step kinds.
+/// The contract's step kinds: how a client renders a step.
 public enum StepKind: String, Sendable, Hashable, Codable, CaseIterable {
-    case question, content, checklist, review, processing
+    /// Fields to answer.
+    case question
+    /// A screen of copy (a splash, a motivational screen), usually with no fields.
+    case content
+    /// A list of items to tick.
+    case checklist
+    /// A summary of earlier answers, each with a way back to change it.
+    case review
+    /// A screen shown while server work runs.
+    case processing
 }
 
 /// A button the step offers: `continue`, `back`, `skip`, `later`, `edit`, or a screen's own.
+///
+/// A step lists its buttons in its copy; `back` is added by the engine. Of the ids, only
+/// `continue`, `skip` and `later` are submits (`SubmitAction`).
 public struct StepAction: Sendable, Hashable, Codable {
+    /// What the button does: the action a submit names.
     public var id: String
+    /// The button's text.
     public var label: String
 
     public init(_ id: String, _ label: String) {
@@ -86,9 +100,13 @@ public struct StepAction: Sendable, Hashable, Codable {
         self.label = label
     }
 
+    /// Submits the step's values.
     public static func `continue`(_ label: String = "Continue") -> StepAction { StepAction("continue", label) }
+    /// Leaves the step unanswered: its saved answers are cleared.
     public static func skip(_ label: String = "Skip") -> StepAction { StepAction("skip", label) }
+    /// Defers the session: the user comes back later.
     public static func later(_ label: String = "Maybe Later") -> StepAction { StepAction("later", label) }
+    /// Goes back a step (`flow.back`); added by the server, never listed by a step.
     public static let back = StepAction("back", "Back")
 }
 
@@ -135,7 +153,9 @@ public enum FieldType: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// A field is shown (and validated, and kept) only while another field has a given value.
 public struct VisibilityCondition: Sendable, Hashable, Codable {
+    /// The id of the field it depends on: on the same step, or answered earlier in the flow.
     public var field: String
+    /// The value that shows the field (compared as JSON, so `1` equals `1.0`).
     public var equals: JSONValue
 
     public init(field: String, equals: JSONValue) {
@@ -336,9 +356,11 @@ public struct CompletionScreen: Sendable, Hashable, Codable {
     }
 }
 
-/// Why a session ended without completing.
+/// Why a session ended without completing (a plugin's `StepTransition.reject`).
 public struct Rejection: Sendable, Hashable, Codable {
+    /// A code for clients (`underage`).
     public var code: String
+    /// The text shown to the person.
     public var message: String
 
     public init(code: String, message: String) {

@@ -14,6 +14,7 @@ public struct UserDetails: Sendable, Hashable, Codable {
         self.displayName = displayName
     }
 
+    /// Nothing known.
     public static let empty = UserDetails()
 
     /// The contract's display-name rule: first word of `firstName`, else `displayName`,

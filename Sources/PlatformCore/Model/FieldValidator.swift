@@ -1,7 +1,11 @@
 import Foundation
 
-/// Checks a value against its FieldSpec and returns the value as it is kept
+/// Checks a value against its ``FieldSpec`` and returns the value as it is kept
 /// (trimmed text, integers as integers, a search result's stored object).
+///
+/// The engine checks each visible field of a submit with it; a plugin gets one with its search
+/// providers from ``OnboardingPlugin/validator`` (``FlowStep/reconciled(_:in:validator:)`` is
+/// handed it).
 public struct FieldValidator: Sendable {
     /// Resolve the values of `search` fields, by field id.
     public var searchProviders: [String: any SearchProvider]
@@ -10,13 +14,23 @@ public struct FieldValidator: Sendable {
         self.searchProviders = searchProviders
     }
 
+    /// The result of ``check(_:against:)``.
     public enum Outcome: Sendable {
+        /// The value as it is kept.
         case valid(JSONValue)
         /// Nothing was given for an optional field.
         case absent
+        /// The first reason the value is refused.
         case invalid(FieldError)
     }
 
+    /// Checks one value against its field's rules.
+    ///
+    /// - Parameters:
+    ///   - raw: the posted value; nil when the field was not posted.
+    ///   - spec: the field.
+    /// - Returns: the value as kept, ``Outcome/absent`` for an optional field left empty, or the
+    ///   first error; ``allErrors(_:against:)`` gives every error of a list.
     public func check(_ raw: JSONValue?, against spec: FieldSpec) -> Outcome {
         guard let raw, !raw.isNull else { return missing(spec) }
         // An empty or blank string is "nothing given" whatever the field's type.
@@ -258,6 +272,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable {
     public var month: Int
     public var day: Int
 
+    /// The date a `date` field's text names, or nil when it is not a real `YYYY-MM-DD` date.
     public init?(_ text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
@@ -266,6 +281,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable {
         self.init(year: year, month: month, day: day)
     }
 
+    /// Nil when the day does not exist (February 30th).
     public init?(year: Int, month: Int, day: Int) {
         guard (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year) else { return nil }
         self.year = year
@@ -308,6 +324,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
+    /// `YYYY-MM-DD`.
     public var description: String {
         String(format: "%04d-%02d-%02d", year, month, day)
     }
@@ -315,8 +332,10 @@ public struct CalendarDate: Sendable, Hashable, Comparable {
 
 /// An `HH:mm` time of day on a 24-hour clock.
 public struct ClockTime: Sendable, Hashable, Comparable {
+    /// Minutes since midnight, 0 to 1439.
     public var minutes: Int
 
+    /// The time a `time` field's text names, or nil when it is not `HH:mm` from 00:00 to 23:59.
     public init?(_ text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
@@ -332,5 +351,6 @@ public struct ClockTime: Sendable, Hashable, Comparable {
 
     public static func < (lhs: ClockTime, rhs: ClockTime) -> Bool { lhs.minutes < rhs.minutes }
 
+    /// `HH:mm`.
     public var description: String { String(format: "%02d:%02d", minutes / 60, minutes % 60) }
 }

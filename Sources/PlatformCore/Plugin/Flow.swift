@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where a returning user picks up.
+/// Where a returning user picks up when `flow.start` finds their session.
 public enum ResumePolicy: Sendable, Hashable {
     /// The step they were on (StatLocker, AirFit, AFL Fantasy).
     case savedStep
@@ -9,10 +9,15 @@ public enum ResumePolicy: Sendable, Hashable {
 }
 
 /// The progress bar's numbers for each step: "Step N of M".
+///
+/// A flow derives one from its steps unless given one with ``ProgressNumbering/fixed(_:)``.
 public struct ProgressScheme: Sendable {
+    /// M: the index a completed session shows.
     public var total: Int
-    /// The number shown on each step; steps missing here show index 0 and no label.
+    /// The number shown on each step, by step id; steps missing here show index 0 and no label.
+    /// Every key must name a step of the flow (checked at registration).
     public var indices: [String: Int]
+    /// The label for an index (never called for index 0).
     public var label: @Sendable (_ index: Int, _ total: Int) -> String
 
     public init(total: Int, indices: [String: Int], label: @escaping @Sendable (_ index: Int, _ total: Int) -> String) {
@@ -21,10 +26,14 @@ public struct ProgressScheme: Sendable {
         self.label = label
     }
 
+    /// "Step N of M".
     public static let stepOfTotal: @Sendable (_ index: Int, _ total: Int) -> String = { "Step \($0) of \($1)" }
 }
 
 /// How a flow numbers its steps: derived from its graph (the default), or numbers of its own.
+///
+/// Progress is derived unless the flow is given ``fixed(_:)`` numbers, which are then kept as
+/// given (a step added later has no number until the scheme names it).
 public struct ProgressNumbering: Sendable {
     enum Rule: Sendable {
         case derived(countingCompletion: Bool)
@@ -47,7 +56,7 @@ public struct ProgressNumbering: Sendable {
         ProgressNumbering(rule: .derived(countingCompletion: countingCompletion), label: label)
     }
 
-    /// Numbers the plugin chose itself.
+    /// Numbers the plugin chose itself, used as they are.
     public static func fixed(_ scheme: ProgressScheme) -> ProgressNumbering {
         ProgressNumbering(rule: .fixed(scheme), label: scheme.label)
     }
@@ -79,12 +88,24 @@ public struct ProgressNumbering: Sendable {
 /// Turns a completed flow's answers into the app's records.
 public protocol CompletionHandler: Sendable {
     /// Throwing leaves the session active with nothing written.
+    ///
+    /// Called when a step's transition completes the flow (its way on after the last step, or
+    /// ``StepTransition/complete``).
+    ///
+    /// - Parameter context: the session at completion: ``StepContext/answers`` and
+    ///   ``StepContext/computedResults`` hold only the steps on the final path;
+    ///   ``StepContext/answersOffPath`` holds answers of steps the user went back from.
+    /// - Returns: the records that become the user's profile, and the completion copy.
+    /// - Throws: ``ValidationFailure`` to refuse the last submit with its errors; any other error
+    ///   is a defect of the plugin, answered as an internal error.
     func complete(_ context: StepContext) throws -> CompletionResult
 }
 
+/// What completing a flow writes and shows.
 public struct CompletionResult: Sendable {
     /// Named records (each a JSON object) kept as the user's profile.
     public var records: [String: JSONValue]
+    /// The completion message ("Welcome to StatLocker, Alex!").
     public var message: String
     /// The final screen the flow shows after completing (AirFit's coach profile, AFL's Complete).
     public var screen: CompletionScreen?
@@ -96,20 +117,34 @@ public struct CompletionResult: Sendable {
     }
 }
 
-/// One onboarding flow of a plugin.
+/// One onboarding flow of a plugin: its steps, how it numbers them, where a returning user
+/// resumes, and what completing it writes.
+///
+/// The steps form a graph: each step goes on to the next of its sequence unless its
+/// ``FlowStep/transition(after:values:in:)`` or one of its ``FlowStep/branches`` says otherwise,
+/// and the flow completes where the way on ends: after the last step of the main sequence.
 public struct Flow: Sendable {
+    /// The flow's id, `onboarding` by default; unique in its plugin.
     public var id: String
     /// Every step: the main sequence, with each branch's own steps right after the step that
     /// branches to them.
     public let steps: [any FlowStep]
+    /// Where a returning user picks up.
     public var resumePolicy: ResumePolicy
+    /// The numbers the progress bar shows, derived or given when the flow was made.
     public var progress: ProgressScheme
+    /// What completing the flow writes.
     public var completion: any CompletionHandler
     let layout: FlowLayout
 
+    /// Traps when `steps` is empty or two steps (branch steps included) share an id.
+    ///
     /// - Parameters:
+    ///   - id: the flow's id, which `flow.start` names.
     ///   - steps: the main sequence, first to last; a step's `branches` bring in their own steps.
+    ///   - resumePolicy: where a returning user picks up.
     ///   - progress: how "Step N of M" is numbered; by default derived from the steps and branches.
+    ///   - completion: what completing the flow writes.
     public init(
         id: String = "onboarding", steps: [any FlowStep], resumePolicy: ResumePolicy = .savedStep,
         progress: ProgressNumbering = .derived(), completion: any CompletionHandler
@@ -125,10 +160,12 @@ public struct Flow: Sendable {
         self.completion = completion
     }
 
+    /// The step with this id, branch steps included.
     public func step(_ id: String) -> (any FlowStep)? {
         steps.first { $0.id == id }
     }
 
+    /// The position of the step in ``steps``.
     public func index(of id: String) -> Int? {
         steps.firstIndex { $0.id == id }
     }
@@ -156,6 +193,12 @@ public struct Flow: Sendable {
     /// What is wrong with the flow's definition, checked when a plugin is registered: field ids
     /// must be unique in the flow (answers are looked up by field id), progress numbers must name
     /// steps, edges must lead to steps.
+    ///
+    /// The host stops at start-up when any flow has a problem; a plugin's tests can call it.
+    ///
+    /// - Parameter context: the context the steps list their fields in (the host's has the
+    ///   tenant and no answers).
+    /// - Returns: one line per problem, each starting `flow <id>:`; empty when the flow is sound.
     public func definitionProblems(_ context: StepContext) -> [String] {
         var problems: [String] = []
         var owners: [String: String] = [:]

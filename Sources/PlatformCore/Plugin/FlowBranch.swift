@@ -25,15 +25,24 @@ public struct BranchInput: Sendable {
 ///
 /// A branch either walks its own steps, which then rejoin the flow at the step after the one that
 /// branched (a detour needs no jump back), or jumps to a step declared elsewhere in the flow.
+///
+/// A branch's steps are steps of the flow like any other: their ids and field ids are unique in
+/// the flow, they may branch in turn, and their progress numbers continue from the branching
+/// step (``ProgressNumbering/derived(label:countingCompletion:)``).
 public struct FlowBranch: Sendable {
+    /// Where a branch leads.
     public enum Destination: Sendable {
+        /// Its own steps, in order, then the step after the branching one.
         case steps([any FlowStep])
+        /// The step with this id, declared elsewhere in the flow.
         case step(String)
     }
 
     /// The condition in words, for `flow.describe` and the Mermaid diagram.
     public var when: String
+    /// Whether the branch is taken, given the submit that left the step.
     public var condition: @Sendable (BranchInput) -> Bool
+    /// Its own steps, or a step to jump to.
     public var destination: Destination
 
     /// A detour through `steps`, in order, rejoining after the branching step.

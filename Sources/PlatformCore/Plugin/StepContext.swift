@@ -8,9 +8,11 @@ import Synchronization
 /// host's generator (deterministic in tests), and log lines are returned with the command's
 /// transition and written only once it has committed.
 public struct StepContext: Sendable {
+    /// The tenant id the session is served under.
     public var tenant: String
     /// The user the session belongs to (the `userId` of `flow.start`); empty where there is no session (diagrams).
     public var userId: String
+    /// What the client said about the person (names, email), merged over the session's starts.
     public var user: UserDetails
     /// The personalised name (the contract's display-name rule).
     public var displayName: String
@@ -20,17 +22,31 @@ public struct StepContext: Sendable {
     public var computedResults: [String: JSONValue]
     /// The steps visited, in order; the last is the current one.
     public var path: [String]
+    /// The steps the user skipped (their answers are cleared).
     public var skipped: Set<String>
     /// Seconds spent on each step, summed over every visit.
     public var secondsSpent: [String: Double]
     /// At completion: answers of steps visited but left off the final path (a branch the user
     /// went back from). `answers` then holds only the final path's.
     public var answersOffPath: [String: [String: JSONValue]] = [:]
+    /// The time of the command: the only clock a plugin reads.
     public var now: Date
     /// Shared by every copy of this context made for one command.
     let effects: CommandEffects
 
+    /// The engine makes the contexts of a session; a plugin's tests make their own.
+    ///
     /// - Parameters:
+    ///   - tenant: ``tenant``.
+    ///   - userId: ``userId``.
+    ///   - user: ``user``.
+    ///   - displayName: ``displayName``.
+    ///   - answers: ``answers``.
+    ///   - computedResults: ``computedResults``.
+    ///   - path: ``path``.
+    ///   - skipped: ``skipped``.
+    ///   - secondsSpent: ``secondsSpent``.
+    ///   - now: ``now``.
     ///   - newID: where `newID()` takes ids from; nil: `id-1`, `id-2`, … counted per context
     ///     (contexts with no command behind them: diagrams, definition checks, tests).
     ///   - logLabel: the label of the lines logged through the context; nil: the tenant.
@@ -72,8 +88,11 @@ public struct StepContext: Sendable {
         return nil
     }
 
+    /// The saved answers of a step, by field id; nil when it has none.
     public func answers(of step: String) -> [String: JSONValue]? { answers[step] }
+    /// The result of a step's ``StepWork`` (or its fallback), if it ran.
     public func computed(for step: String) -> JSONValue? { computedResults[step] }
+    /// Whether the user skipped the step.
     public func wasSkipped(_ step: String) -> Bool { skipped.contains(step) }
 }
 

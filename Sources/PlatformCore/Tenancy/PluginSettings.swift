@@ -3,9 +3,13 @@ import Foundation
 /// One setting a plugin lets operators choose per tenant, declared by the plugin and checked when
 /// the tenants file is read, so a wrong value stops the server before it serves anything.
 public struct SettingDeclaration: Sendable {
+    /// What values a setting takes.
     public enum Kind: Sendable, Hashable {
+        /// A whole number in the range.
         case integer(ClosedRange<Int>)
+        /// A number in the range.
         case number(ClosedRange<Double>)
+        /// `true` or `false`.
         case boolean
         /// Any string up to `maxLength` characters, or one of `allowed` when that is not empty.
         case string(maxLength: Int = 2048, allowed: [String] = [])
@@ -15,6 +19,7 @@ public struct SettingDeclaration: Sendable {
         case environmentVariable
     }
 
+    /// The key in the tenant's `settings` object.
     public var name: String
     public var kind: Kind
     /// Used when the file does not set it; nil means "not set" (the feature is off).
@@ -138,9 +143,12 @@ public struct PluginRegistration: Sendable {
     public var name: String
     /// The tenant id of the default configuration (`statlocker`).
     public var defaultTenant: String
+    /// The settings operators may give; a key not declared here is refused when the tenants file
+    /// is read.
     public var settings: [SettingDeclaration]
     /// Rules across settings (one needs another), checked after each setting's own.
     public var check: @Sendable (TenantSettings) -> SettingProblem?
+    /// Builds the plugin for one tenant from its checked settings (defaults filled in).
     public var make: @Sendable (TenantSettings) -> any OnboardingPlugin
 
     public init(
