@@ -351,7 +351,7 @@ public final class Platform: Sendable {
                     switch validator.check(value, against: spec) {
                     case .valid(let value): clean[key] = value
                     case .absent: clean[key] = .null
-                    case .invalid(let error): errors.append(error)
+                    case .invalid: errors += validator.allErrors(value, against: spec)
                     }
                 }
                 guard errors.isEmpty else { throw FlowError.validationFailed(errors, session: nil) }

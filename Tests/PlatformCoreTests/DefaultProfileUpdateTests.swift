@@ -33,6 +33,10 @@ import Testing
             [
                 FieldSpec(id: "nickname", type: .text, label: "Nickname", minLength: 2, maxLength: 20, record: "account"),
                 FieldSpec(id: "bio", type: .text, label: "Bio", required: false, maxLength: 100, record: "account"),
+                FieldSpec(id: "links", type: .list, label: "Links", required: false, maxItems: 3, itemFields: [
+                    FieldSpec(id: "title", type: .text, label: "Title", maxLength: 10),
+                    FieldSpec(id: "rank", type: .integer, label: "Rank", min: 1, max: 3),
+                ], record: "account"),
             ]
         }
     }
@@ -48,5 +52,15 @@ import Testing
         #expect(Set(refused?.fieldErrors.map(\.code) ?? []) == [.tooShort, .notEditable])
         // Nothing of a refused update is written.
         #expect(try await d.profile("u1")["records"]?["account"]?["nickname"] == "Samwise")
+    }
+
+    @Test func everyBadListItemIsReportedAsInAFlow() async throws {
+        let d = try FlowDriver(plugin: Plain())
+        _ = try await d.submit(try await d.start("u1"), ["nickname": "Sam"])
+        let refused = await d.error("profile.update", ["userId": "u1", "values": [
+            "links": [["title": "far too long a title", "rank": 1], ["title": "ok", "rank": 9]],
+        ]])
+        #expect(refused?.fieldErrors.map(\.code) == [.tooLong, .outOfRange])
+        #expect(refused?.fieldErrors.allSatisfy { $0.field == "links" } == true)
     }
 }

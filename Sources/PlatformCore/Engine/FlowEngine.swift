@@ -233,8 +233,8 @@ public struct FlowEngine: Sendable {
     ) throws(FlowError) -> [String: JSONValue] {
         let specs = step.fields(in: context)
         // A field the client left out keeps the answer the step showed (walking forward again
-        // after a goto); only a field never answered falls to its default. An explicit null
-        // still clears it.
+        // after a goto), so clients need not resend what they prefilled; an explicit null
+        // still clears it. The server never fills in `defaultValue`: that is the client's prefill.
         let saved = state.answers[step.id] ?? [:]
         let values = values.merging(saved.filter { key, _ in values[key] == nil && specs.contains { $0.id == key } }) { given, _ in given }
         var clean: [String: JSONValue] = [:]

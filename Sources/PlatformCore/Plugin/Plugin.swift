@@ -105,8 +105,8 @@ public protocol OnboardingPlugin: Sendable {
     /// What `gate.check` answers before onboarding is complete.
     var onboardingGate: OnboardingGate { get }
     /// Fields a user may change after onboarding with `profile.update`. A key not listed here is
-    /// refused with `not_editable`; a listed one is checked like a flow's field (its first
-    /// error only), and `null` clears a field that is not `required`.
+    /// refused with `not_editable`; a listed one is checked like a flow's field (every error of
+    /// a list's items), all keys at once, and `null` clears a field that is not `required`.
     var editableFields: [FieldSpec] { get }
     /// Search providers by field id, for the plugin's `search` fields (see ``SearchProvider``).
     var searchProviders: [String: any SearchProvider] { get }
