@@ -122,8 +122,8 @@ let package = Package(
         // The example `platformd scaffold plugin` copies (a branch, a list, a conditional field, a
         // review, a gate after completion): built and tested here so what the scaffold writes is
         // known to build and pass; not registered with the server.
-        .target(name: "PawPal", dependencies: ["PlatformCore"], path: "Examples/PawPal/Sources/Plugins/PawPal"),
-        .testTarget(name: "PawPalTests", dependencies: ["PawPal", "PlatformCore", "PlatformTesting"], path: "Examples/PawPal/Tests/PawPalTests"),
+        .target(name: "Tailwag", dependencies: ["PlatformCore"], path: "Examples/Tailwag/Sources/Plugins/Tailwag"),
+        .testTarget(name: "TailwagTests", dependencies: ["Tailwag", "PlatformCore", "PlatformTesting"], path: "Examples/Tailwag/Tests/TailwagTests"),
     ]
     + plugins.map { name in
         .testTarget(

@@ -3,7 +3,7 @@ import Foundation
 import PlatformCore
 
 /// `platformd scaffold plugin NAME`: a new app's plugin module, its registration line, a test
-/// target and a docs page, copied from the package's example plugin (`Examples/PawPal`, which
+/// target and a docs page, copied from the package's example plugin (`Examples/Tailwag`, which
 /// `swift test` builds and tests) with its names replaced, so what it writes builds and passes.
 struct Scaffold: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,10 +14,10 @@ struct Scaffold: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write Sources/Plugins/NAME, Tests/NAMETests, Docs/plugins/TENANT.md and register NAME.",
             discussion: """
-                Run from the package's root (or give --root). Copies the example plugin in Examples/PawPal \
+                Run from the package's root (or give --root). Copies the example plugin in Examples/Tailwag \
                 (a branch with a list and a conditional field, a review, a completion record, a gate after \
-                completion and an editable field), its tests and its docs page, with PawPal renamed NAME and \
-                pawpal renamed TENANT, and adds NAME to Package.swift's plugins and to \
+                completion and an editable field), its tests and its docs page, with Tailwag renamed NAME and \
+                tailwag renamed TENANT, and adds NAME to Package.swift's plugins and to \
                 Sources/platformd/RegisteredPlugins.swift. Then: swift build && swift test --filter NAMETests.
                 """)
 
@@ -77,11 +77,11 @@ struct Scaffold: ParsableCommand {
     }
 }
 
-/// The example plugin the scaffold copies: a tree laid out as the package is (Sources/Plugins/PawPal,
-/// Tests/PawPalTests, Docs/plugins/pawpal.md), whose names are replaced as a whole.
+/// The example plugin the scaffold copies: a tree laid out as the package is (Sources/Plugins/Tailwag,
+/// Tests/TailwagTests, Docs/plugins/tailwag.md), whose names are replaced as a whole.
 struct ScaffoldExample {
-    static let name = "PawPal"
-    static let tenant = "pawpal"
+    static let name = "Tailwag"
+    static let tenant = "tailwag"
 
     let directory: URL
 

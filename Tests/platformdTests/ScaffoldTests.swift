@@ -5,17 +5,17 @@ import Testing
 
 /// `platformd scaffold plugin NAME` on a copy of the package's manifest, registry and example
 /// plugin: the files it writes and the two lines it adds. What it writes is the example with its
-/// names replaced, and the example itself (`Examples/PawPal`, the `PawPal` and `PawPalTests`
+/// names replaced, and the example itself (`Examples/Tailwag`, the `Tailwag` and `TailwagTests`
 /// targets) is built and tested by every `swift test`: that is how the scaffold's output is known
 /// to build and pass without building a second package here.
 @Suite("platformd scaffold")
 struct ScaffoldTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
     static let written = [
-        "Sources/Plugins/Gardenly/GardenlyPlugin.swift", "Tests/GardenlyTests/GardenlyFlowTests.swift", "Docs/plugins/garden.md",
+        "Sources/Plugins/PawPal/PawPalPlugin.swift", "Tests/PawPalTests/PawPalFlowTests.swift", "Docs/plugins/pawpal.md",
     ]
     static let example = [
-        "Sources/Plugins/PawPal/PawPalPlugin.swift", "Tests/PawPalTests/PawPalFlowTests.swift", "Docs/plugins/pawpal.md",
+        "Sources/Plugins/Tailwag/TailwagPlugin.swift", "Tests/TailwagTests/TailwagFlowTests.swift", "Docs/plugins/tailwag.md",
     ]
 
     /// A package root with what the scaffold reads and edits.
@@ -36,32 +36,32 @@ struct ScaffoldTests {
             try packageCopy(in: directory)
             let before = try text(directory, "Package.swift")
 
-            try await PlatformdProcess.with(["scaffold", "plugin", "Gardenly", "--tenant", "garden", "--root", directory.path]) { process in
+            try await PlatformdProcess.with(["scaffold", "plugin", "PawPal", "--root", directory.path]) { process in
                 let exit = try await process.waitForExit()
                 #expect(exit.status == 0, "\(process.stderrText)")
             }
             let manifest = try text(directory, "Package.swift")
-            #expect(manifest.contains(#"let plugins = ["Gardenly", "#))
+            #expect(manifest.contains(#"let plugins = ["PawPal", "#))
             #expect(manifest.split(separator: "\n").count == before.split(separator: "\n").count)
             let registry = try text(directory, "Sources/platformd/RegisteredPlugins.swift")
-            #expect(registry.contains("import Gardenly\n"))
-            #expect(registry.contains("        GardenlyPlugin.registration,\n"))
+            #expect(registry.contains("import PawPal\n"))
+            #expect(registry.contains("        PawPalPlugin.registration,\n"))
 
             for (written, example) in zip(Self.written, Self.example) {
                 let generated = try text(directory, written)
-                let original = try text(Self.root.appendingPathComponent("Examples/PawPal"), example)
-                #expect(generated == original.replacingOccurrences(of: "PawPal", with: "Gardenly").replacingOccurrences(of: "pawpal", with: "garden"))
-                #expect(!generated.lowercased().contains("pawpal"), "\(written) still names the example")
+                let original = try text(Self.root.appendingPathComponent("Examples/Tailwag"), example)
+                #expect(generated == original.replacingOccurrences(of: "Tailwag", with: "PawPal").replacingOccurrences(of: "tailwag", with: "pawpal"))
+                #expect(!generated.lowercased().contains("tailwag"), "\(written) still names the example")
             }
             let source = try text(directory, Self.written[0])
-            #expect(source.contains("public struct GardenlyPlugin: OnboardingPlugin"))
-            #expect(source.contains(#"defaultTenant: "garden""#))
+            #expect(source.contains("public struct PawPalPlugin: OnboardingPlugin"))
+            #expect(source.contains(#"defaultTenant: "pawpal""#))
             let page = try text(directory, Self.written[2])
             let diagram = try #require(page.components(separatedBy: "```mermaid\n").last?.components(separatedBy: "```").first)
             _ = try MermaidChecker.check(diagram.trimmingCharacters(in: .whitespacesAndNewlines)).get()
 
             // A second run refuses to overwrite anything.
-            try await PlatformdProcess.with(["scaffold", "plugin", "Gardenly", "--tenant", "garden", "--root", directory.path]) { process in
+            try await PlatformdProcess.with(["scaffold", "plugin", "PawPal", "--root", directory.path]) { process in
                 let exit = try await process.waitForExit()
                 #expect(exit.status != 0)
                 #expect(process.stderrText.contains("exists already"))
@@ -73,10 +73,10 @@ struct ScaffoldTests {
     @Test func theExamplesOwnNameIsRefused() async throws {
         try await withTemporaryDirectory { directory in
             try packageCopy(in: directory)
-            try await PlatformdProcess.with(["scaffold", "plugin", "PawPal", "--tenant", "pawpal2", "--root", directory.path]) { process in
+            try await PlatformdProcess.with(["scaffold", "plugin", "Tailwag", "--tenant", "tailwag2", "--root", directory.path]) { process in
                 let exit = try await process.waitForExit()
                 #expect(exit.status != 0)
-                #expect(process.stderrText.contains("names PawPal already"))
+                #expect(process.stderrText.contains("names Tailwag already"))
             }
         }
     }

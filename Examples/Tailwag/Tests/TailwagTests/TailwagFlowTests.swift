@@ -2,17 +2,17 @@ import Foundation
 import PlatformCore
 import PlatformTesting
 import Testing
-@testable import PawPal
+@testable import Tailwag
 
-/// PawPal's flow through the engine: both branches, the list and the conditional field, the
+/// Tailwag's flow through the engine: both branches, the list and the conditional field, the
 /// review, the records, the gate after completion and the default `profile.update`.
-@Suite struct PawPalFlowTests {
-    let driver = try! FlowDriver(plugin: PawPalPlugin())
+@Suite struct TailwagFlowTests {
+    let driver = try! FlowDriver(plugin: TailwagPlugin())
     let rex: JSONValue = ["name": "Rex", "species": "dog", "age": 3]
 
     func startAtRole(_ userId: String = "u1") async throws -> SessionView {
         let view = try await driver.start(userId, user: UserDetails(firstName: "Alex"))
-        #expect(view.title == "Welcome to PawPal, Alex!")
+        #expect(view.title == "Welcome to Tailwag, Alex!")
         return try await driver.submit(view)
     }
 
@@ -77,12 +77,12 @@ import Testing
         #expect(try await driver.gate("u1", "book_sitter")["allowed"] == true)
     }
 
-    /// Docs/plugins/pawpal.md shows the flow's current diagram.
+    /// Docs/plugins/tailwag.md shows the flow's current diagram.
     @Test func theDocsPageShowsTheCurrentDiagram() throws {
         let page = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Docs/plugins/pawpal.md"), encoding: .utf8)
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Docs/plugins/tailwag.md"), encoding: .utf8)
         let diagram = try #require(page.components(separatedBy: "```mermaid\n").dropFirst().first?.components(separatedBy: "```").first)
-        let plugin = PawPalPlugin()
+        let plugin = TailwagPlugin()
         let live = FlowDiagram(flow: plugin.flows[0], plugin: plugin).mermaid
         #expect(diagram.trimmingCharacters(in: .whitespacesAndNewlines) == live)
         _ = try MermaidChecker.check(live).get()

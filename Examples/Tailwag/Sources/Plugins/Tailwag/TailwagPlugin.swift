@@ -1,24 +1,24 @@
 import PlatformCore
 
-/// PawPal's onboarding, served under tenant `pawpal`: pet owners list their pets, sitters describe
+/// Tailwag's onboarding, served under tenant `tailwag`: pet owners list their pets, sitters describe
 /// their home, everyone reviews their answers, and bookings wait for an ID check after completion.
 /// (Written by `platformd scaffold plugin` from its example: replace the steps, the records, the
-/// gate and Docs/plugins/pawpal.md with the app's own.)
-public struct PawPalPlugin: OnboardingPlugin {
-    public let id = "pawpal"
-    public let name = "PawPal"
+/// gate and Docs/plugins/tailwag.md with the app's own.)
+public struct TailwagPlugin: OnboardingPlugin {
+    public let id = "tailwag"
+    public let name = "Tailwag"
     public let version = "0.1.0"
     public init() {}
 
-    /// How the host registers PawPal (one line in Sources/platformd/RegisteredPlugins.swift).
-    public static let registration = PluginRegistration(name: "PawPal", defaultTenant: "pawpal", make: { _ in PawPalPlugin() })
+    /// How the host registers Tailwag (one line in Sources/platformd/RegisteredPlugins.swift).
+    public static let registration = PluginRegistration(name: "Tailwag", defaultTenant: "tailwag", make: { _ in TailwagPlugin() })
 
     public var flows: [Flow] {
         [Flow(steps: [WelcomeStep(), RoleStep(), AreaStep(), ReviewStep()], completion: AccountCompletion())]
     }
 
     public var gates: [any Gate] { [VerificationGate()] }
-    public var onboardingGate: OnboardingGate { OnboardingGate(title: "Finish joining PawPal") }
+    public var onboardingGate: OnboardingGate { OnboardingGate(title: "Finish joining Tailwag") }
     /// `profile.update` validates it and writes it into the `verification` record; no code needed.
     public var editableFields: [FieldSpec] { [Field.idDocument] }
 }
@@ -51,7 +51,7 @@ struct WelcomeStep: FlowStep {
     let countsInProgress = false
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(title: "Welcome to PawPal, \(context.displayName)!", subtitle: "Happy pets, trusted sitters.", actions: [.continue("Get Started")])
+        StepCopy(title: "Welcome to Tailwag, \(context.displayName)!", subtitle: "Happy pets, trusted sitters.", actions: [.continue("Get Started")])
     }
 }
 
@@ -61,7 +61,7 @@ struct RoleStep: FlowStep {
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] { [Field.role] }
-    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "How will you use PawPal?") }
+    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "How will you use Tailwag?") }
 
     var branches: [FlowBranch] {
         [
@@ -116,7 +116,7 @@ struct AccountCompletion: CompletionHandler {
             account[id] = context.value(of: id)
         }
         return CompletionResult(
-            records: ["account": .object(account), "verification": [:]], message: "Welcome to PawPal, \(context.displayName)!")
+            records: ["account": .object(account), "verification": [:]], message: "Welcome to Tailwag, \(context.displayName)!")
     }
 }
 
