@@ -258,7 +258,7 @@ public final class SQLiteSessionStore: SessionStore {
             row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM sessions WHERE tenant = ? AND id = ?"), arguments: [tenant, id])
         case .user(let userId, let flow):
             row = try Row.fetchOne(
-                db, sql: "SELECT * FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?",
+                try db.cachedStatement(sql: "SELECT * FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?"),
                 arguments: [tenant, userId, flow])
         }
         guard let row else { return nil }
@@ -266,7 +266,7 @@ public final class SQLiteSessionStore: SessionStore {
         var answers: [String: [String: JSONValue]] = [:]
         var computed: [String: JSONValue] = [:]
         for answer in try Row.fetchAll(
-            db, sql: "SELECT step_id, values_json, computed_json FROM answers WHERE tenant = ? AND session_id = ?",
+            try db.cachedStatement(sql: "SELECT step_id, values_json, computed_json FROM answers WHERE tenant = ? AND session_id = ?"),
             arguments: [tenant, id])
         {
             let step: String = answer["step_id"]
@@ -278,11 +278,11 @@ public final class SQLiteSessionStore: SessionStore {
             id: id, tenant: row["tenant"], userId: row["user_id"], flow: row["flow"],
             status: SessionStatus(rawValue: row["status"]) ?? .active,
             revision: row["revision"],
-            user: try JSONValue.parse(row["user_json"] as String).decode(UserDetails.self),
+            user: try StoredJSON.user(JSONValue.parse(row["user_json"] as String)),
             path: try JSONValue.parse(row["path_json"] as String).arrayValue?.compactMap(\.stringValue) ?? [],
             answers: answers, computed: computed,
             skipped: Set(progress["skipped"]?.arrayValue?.compactMap(\.stringValue) ?? []),
-            stepErrors: try progress["stepErrors"]?.decode([String: [FieldError]].self) ?? [:],
+            stepErrors: try progress["stepErrors"].map(StoredJSON.stepErrors) ?? [:],
             secondsSpent: (progress["secondsSpent"]?.objectValue ?? [:]).compactMapValues(\.doubleValue),
             arrivedAt: Date(timeIntervalSince1970: row["arrived_at"]),
             lastSubmitDigest: row["last_submit_digest"],
@@ -296,31 +296,31 @@ public final class SQLiteSessionStore: SessionStore {
     static func save(_ db: Database, _ state: SessionState, replacing old: SessionState?) throws {
         let progress: JSONValue = [
             "skipped": .array(state.skipped.sorted().map(JSONValue.string)),
-            "stepErrors": try JSONValue(encoding: state.stepErrors),
+            "stepErrors": StoredJSON.value(of: state.stepErrors),
             "secondsSpent": .object(state.secondsSpent.mapValues(JSONValue.double)),
         ]
-        let userJSON = try JSONValue(encoding: state.user).serialized()
+        let progressJSON = progress.serialized()
+        let userJSON = StoredJSON.value(of: state.user).serialized()
         let pathJSON = JSONValue.array(state.path.map(JSONValue.string)).serialized()
         let completionJSON = try state.completion.map { try JSONValue(encoding: $0).serialized() }
         let rejectionJSON = try state.rejection.map { try JSONValue(encoding: $0).serialized() }
-        let arguments: StatementArguments = [
-            state.id, state.tenant, state.userId, state.flow, state.status.rawValue, state.revision,
-            userJSON, pathJSON, progress.serialized(), state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest,
-            completionJSON, rejectionJSON, state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
-        ]
         if old == nil {
             try db.cachedStatement(sql: """
                 INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
                     progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: arguments)
+                """).execute(arguments: [
+                    state.id, state.tenant, state.userId, state.flow, state.status.rawValue, state.revision,
+                    userJSON, pathJSON, progressJSON, state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest,
+                    completionJSON, rejectionJSON, state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
+                ])
         } else {
             try db.cachedStatement(sql: """
                 UPDATE sessions SET status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
                     arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?
                 WHERE tenant = ? AND id = ?
                 """).execute(arguments: [
-                    state.status.rawValue, state.revision, userJSON, pathJSON, progress.serialized(),
+                    state.status.rawValue, state.revision, userJSON, pathJSON, progressJSON,
                     state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
                     rejectionJSON, state.updatedAt.timeIntervalSince1970, state.tenant, state.id,
                 ])
