@@ -23,7 +23,8 @@ public final class Platform: Sendable {
     /// Each plugin's Logger, by its `logLabel`.
     let pluginLoggers: [String: Logger]
     /// Each plugin type's `prepare`, started on the first request of one of its tenants.
-    let preparations = Mutex<[String: Task<Void, Never>]>([:])
+    /// Keyed by the plugin's type (every request looks its plugin up here).
+    let preparations = Mutex<[ObjectIdentifier: Task<Void, Never>]>([:])
     /// Signalled after every commit that wrote a completion event, so the delivery worker
     /// delivers it at once.
     public let outboxSignal = OutboxSignal()
@@ -136,7 +137,7 @@ public final class Platform: Sendable {
     }
 
     func preparation(of plugin: any OnboardingPlugin) -> Task<Void, Never> {
-        let kind = String(reflecting: type(of: plugin))
+        let kind = ObjectIdentifier(type(of: plugin))
         return preparations.withLock { started in
             if let task = started[kind] { return task }
             let task = Task {
@@ -188,17 +189,18 @@ public final class Platform: Sendable {
 
     public func start(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(FlowError) -> SessionView {
         let engine = try await self.tenant(tenant).engine(flow)
-        let (view, logs) = try await storing {
+        let (state, now, logs) = try await storing {
             try await store.updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
                 let now = self.clock()
                 let transition = engine.start(
                     existing, tenant: tenant, userId: userId, user: user, now: now, newID: self.newID)
                 let commit = transition.changed ? SessionCommit(state: transition.state, events: transition.events) : nil
-                return (commit, (engine.view(transition.state, now: now), transition.logs))
+                return (commit, (transition.state, now, transition.logs))
             }
         }
         write(logs)
-        return view
+        // The view is built after the commit, off the store's one writer: it reads only the state.
+        return engine.view(state, now: now)
     }
 
     public func get(tenant: String, key: SessionKey) async throws(FlowError) -> SessionView {
@@ -233,19 +235,21 @@ public final class Platform: Sendable {
                             ? SessionCommit(
                                 state: transition.state, events: transition.events, profile: transition.profile, outbox: outbox)
                             : nil
-                        return (commit, .view(engine.view(transition.state, now: now), logs: transition.logs, wroteEvents: !outbox.isEmpty))
+                        return (commit, .applied(transition.state, now: now, logs: transition.logs, wroteEvents: !outbox.isEmpty))
                     case .needsWork(let work):
                         return (nil, .work(work))
                     }
                 }
             }
             switch outcome {
-            case .view(let view, let logs, let wroteEvents):
+            case .applied(let state, let now, let logs, let wroteEvents):
                 // The transaction has committed: only now are the plugin's lines true, and its
                 // events ready to deliver.
                 write(logs)
                 if wroteEvents { outboxSignal.wake() }
-                return view
+                // Built after the commit, off the store's one writer (every write waits for it).
+                guard let engine = registered.engines[state.flow] else { throw .notFound("session \(sessionId)") }
+                return engine.view(state, now: now)
             case .work(let work):
                 // Runs between two transactions, so a slow analysis never holds the write lock.
                 workResult = await run(work)
@@ -254,7 +258,8 @@ public final class Platform: Sendable {
     }
 
     enum SubmitOutcome: Sendable {
-        case view(SessionView, logs: [PluginLogLine], wroteEvents: Bool)
+        /// The state the command left, to render once committed.
+        case applied(SessionState, now: Date, logs: [PluginLogLine], wroteEvents: Bool)
         case work(StepWork)
     }
 

@@ -243,8 +243,14 @@ extension JSONValue {
     }
 }
 
-private struct JSONWriter {
+/// Writes JSON text (the rules of `serialized()`). Also the back end of `JSONRenderable`, which
+/// writes wire types without building a `JSONValue` first.
+struct JSONWriter {
     var output: [UInt8] = []
+
+    init(capacity: Int = 0) {
+        output.reserveCapacity(capacity)
+    }
 
     mutating func write(_ value: JSONValue) {
         switch value {
@@ -282,11 +288,11 @@ private struct JSONWriter {
         }
     }
 
-    private mutating func append(_ text: String) {
+    mutating func append(_ text: String) {
         output.append(contentsOf: text.utf8)
     }
 
-    private mutating func writeString(_ string: String) {
+    mutating func writeString(_ string: String) {
         var string = string
         output.append(UInt8(ascii: "\""))
         string.withUTF8 { bytes in

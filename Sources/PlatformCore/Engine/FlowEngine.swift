@@ -9,11 +9,15 @@ public struct FlowEngine: Sendable {
     public let plugin: any OnboardingPlugin
     public let flow: Flow
     let validator: FieldValidator
+    /// The plugin's log label, read once: the default derives it from the name character by
+    /// character, and every context a command builds needs it.
+    let logLabel: String
 
     public init(plugin: any OnboardingPlugin, flow: Flow) {
         self.plugin = plugin
         self.flow = flow
         self.validator = plugin.validator
+        self.logLabel = plugin.logLabel
     }
 
     /// A command's effect: the state to save, what happened, and the records of a completion.
@@ -163,7 +167,7 @@ public struct FlowEngine: Sendable {
             throw .invalidState("the session is \(state.status.rawValue)", session: view())
         }
         // One buffer for the command: what the plugin logs is returned only with an applied transition.
-        let effects = CommandEffects(label: plugin.logLabel, newID: newID)
+        let effects = CommandEffects(label: logLabel, newID: newID)
         let context = self.context(state, now: now, effects: effects)
         let offered = step.copy(in: context).actions.map(\.id)
         guard let action = SubmitAction(rawValue: command.action), offered.contains(command.action) else {
@@ -386,7 +390,7 @@ public struct FlowEngine: Sendable {
     /// The context a step renders itself in. Its ids are a per-context sequence and its log
     /// lines go nowhere: commands make their own (`context(_:now:effects:)`).
     public func context(_ state: SessionState, now: Date) -> StepContext {
-        context(state, now: now, effects: CommandEffects(label: plugin.logLabel, newID: nil))
+        context(state, now: now, effects: CommandEffects(label: logLabel, newID: nil))
     }
 
     func context(_ state: SessionState, now: Date, effects: CommandEffects) -> StepContext {

@@ -4,7 +4,16 @@ extension Platform {
     /// The contract's method table: each entry reads its params, calls the platform and renders
     /// the wire type it answers with; the domain's errors become the contract's codes here.
     public var methods: [String: RPCServer.Method] {
-        let table: [PlatformMethod: RPCServer.Method] = [
+        answers.mapValues(\.value)
+    }
+
+    /// The method table as the RPC server runs it: each method writes its reply's text directly.
+    public var renderingMethods: [String: RPCServer.RenderingMethod] {
+        answers.mapValues(\.rendering)
+    }
+
+    var answers: [String: Answer] {
+        let table: [PlatformMethod: Answer] = [
             .platformInfo: answer { _ in self.info() },
             .discover: answer { _ in Self.discovery },
             .start: answer { params in
@@ -118,35 +127,66 @@ extension Platform {
     /// Built once: the document only depends on this build.
     static let discovery = OpenRPCDocument(version: version)
 
+    /// One method of the table, as a `JSONValue` (tests, in-process callers) and as reply text
+    /// (the RPC server).
+    struct Answer: Sendable {
+        let value: RPCServer.Method
+        let rendering: RPCServer.RenderingMethod
+    }
+
     /// A method whose platform call answers with a wire type or throws the domain's error.
-    func answer<Result: Encodable & SendableMetatype>(_ call: @escaping @Sendable (RPCParams) async throws -> Result) -> RPCServer.Method {
-        { params in
-            let result: Result
+    func answer<Result: Encodable & SendableMetatype>(_ call: @escaping @Sendable (RPCParams) async throws -> Result) -> Answer {
+        let result: @Sendable (RPCParams) async throws -> Result = { params in
             do {
-                result = try await call(params)
+                return try await call(params)
             } catch let error as FlowError {
                 throw RPCError(error)
             }
-            do {
-                return try JSONValue(encoding: result)
-            } catch {
-                throw RPCError.internalError("rendering a result failed: \(error)")
-            }
         }
+        return Answer(
+            value: { params in try Self.value(of: try await result(params)) },
+            rendering: { params in try Self.text(of: try await result(params)) })
+    }
+
+    static func value<Result: Encodable>(of result: Result) throws(RPCError) -> JSONValue {
+        do {
+            let value = try JSONValue(encoding: result)
+            assert(rendersAlike(result, value), "\(Result.self) writes other text than its Codable form")
+            return value
+        } catch {
+            throw RPCError.internalError("rendering a result failed: \(error)")
+        }
+    }
+
+    /// The result's JSON text: written directly when the type can, else through `JSONValue`.
+    static func text<Result: Encodable>(of result: Result) throws(RPCError) -> [UInt8] {
+        if let renderable = result as? any JSONRenderable {
+            let text = renderable.renderedJSON()
+            assert(rendersAlike(result, try? JSONValue(encoding: result)), "\(Result.self) writes other text than its Codable form")
+            return text
+        }
+        return try value(of: result).serializedBytes()
+    }
+
+    /// Debug builds check every reply a type writes itself against its `Codable` form, so the
+    /// whole test suite holds the two to the same bytes.
+    static func rendersAlike<Result: Encodable>(_ result: Result, _ value: JSONValue?) -> Bool {
+        guard let renderable = result as? any JSONRenderable else { return true }
+        return renderable.renderedJSON() == value?.serializedBytes()
     }
 
     /// The method table behind access control: logins, user tokens, the principals' rules and
     /// the tenants' rate limits. Without a credential store (`nil`), logins are refused.
     public func rpcServer(credentials: Credentials?) -> RPCServer {
         let access = AccessControl(platform: self, credentials: credentials, logger: logger)
-        var table = methods
-        table[PlatformMethod.login.rawValue] = answer { params in try await access.login(params) }
-        table[PlatformMethod.userToken.rawValue] = answer { params in try await access.userToken(params) }
-        return RPCServer(methods: table, access: access, logger: logger)
+        var table = renderingMethods
+        table[PlatformMethod.login.rawValue] = answer { params in try await access.login(params) }.rendering
+        table[PlatformMethod.userToken.rawValue] = answer { params in try await access.userToken(params) }.rendering
+        return RPCServer(renderingMethods: table, access: access, logger: logger)
     }
 
     /// The method table with no access control, as every connection were admin (tests).
     public func rpcServer() -> RPCServer {
-        RPCServer(methods: methods, logger: logger)
+        RPCServer(renderingMethods: renderingMethods, logger: logger)
     }
 }

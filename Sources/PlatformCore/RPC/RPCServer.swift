@@ -4,17 +4,27 @@ import Logging
 /// table, and returns the reply line. Transports only move bytes in and out of it.
 public struct RPCServer: Sendable {
     public typealias Method = @Sendable (RPCParams) async throws -> JSONValue
+    /// A method that answers with its result's JSON text, already written: the platform's flow
+    /// methods write their `SessionView` straight to bytes (`JSONRenderable`), with no `JSONValue`
+    /// built in between.
+    public typealias RenderingMethod = @Sendable (RPCParams) async throws -> [UInt8]
 
     /// The contract's limits on one message.
     public static let maxBatchItems = 100
     public static let maxReplyBytes = 16 << 20
 
-    let methods: [String: Method]
+    let methods: [String: RenderingMethod]
     let access: AccessControl?
     let logger: Logger
 
     public init(methods: [String: Method], access: AccessControl? = nil, logger: Logger) {
-        self.methods = methods
+        self.init(
+            renderingMethods: methods.mapValues { method in { params in try await method(params).serializedBytes() } },
+            access: access, logger: logger)
+    }
+
+    public init(renderingMethods: [String: RenderingMethod], access: AccessControl? = nil, logger: Logger) {
+        self.methods = renderingMethods
         self.access = access
         self.logger = logger
     }
@@ -94,7 +104,7 @@ public struct RPCServer: Sendable {
             return Self.errorResponse(.invalidRequest, id: .null)
         }
         let id = request["id"]
-        let result: JSONValue
+        let result: [UInt8]
         do {
             guard let handler = methods[method] else { throw RPCError.methodNotFound(method) }
             // An empty positional list is "no parameters", as some client libraries send it.
@@ -118,7 +128,7 @@ public struct RPCServer: Sendable {
             return id.map { Self.errorResponse(.internalError("\(error)"), id: $0, rawID: rawID) }
         }
         guard let id else { return nil }
-        let line = Self.render(RPCResponse(id: id, outcome: .result(result)), rawID: rawID)
+        let line = Self.resultLine(result, id: id, rawID: rawID)
         guard line.count <= Self.maxReplyBytes else {
             logger.warning("\(method): the reply would be \(line.count) bytes, over the \(Self.maxReplyBytes)-byte limit")
             return Self.errorResponse(.replyTooLarge, id: id, rawID: rawID)
@@ -136,6 +146,22 @@ public struct RPCServer: Sendable {
 
     static func errorResponse(_ error: RPCError, id: JSONValue, rawID: String? = nil) -> Reply {
         Reply(id: id, line: render(RPCResponse(id: id, outcome: .error(error.object)), rawID: id.isNull ? nil : rawID))
+    }
+
+    /// A result's reply line, as `RPCResponse.serializedBytes(rawID:)` writes it (keys sorted:
+    /// id, jsonrpc, result), around the result's text written once into one buffer.
+    static func resultLine(_ result: [UInt8], id: JSONValue, rawID: String?) -> [UInt8] {
+        let idBytes = rawID.map { Array($0.utf8) } ?? id.serializedBytes()
+        let head = #"{"id":"#.utf8
+        let middle = #","jsonrpc":"2.0","result":"#.utf8
+        var line: [UInt8] = []
+        line.reserveCapacity(head.count + idBytes.count + middle.count + result.count + 1)
+        line.append(contentsOf: head)
+        line.append(contentsOf: idBytes)
+        line.append(contentsOf: middle)
+        line.append(contentsOf: result)
+        line.append(UInt8(ascii: "}"))
+        return line
     }
 
     /// The reply's bytes, with the id's source text put back in place of its parsed value.

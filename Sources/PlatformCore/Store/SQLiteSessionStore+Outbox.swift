@@ -44,19 +44,21 @@ extension SQLiteSessionStore: DeliveryStore {
     static func insert(_ db: Database, _ item: OutboxEvent) throws {
         let event = item.event
         let body = try JSONValue(encoding: event).serialized()
-        try db.execute(sql: """
+        // Cached: every completion writes one (a statement prepared per call went through
+        // SQLite's parser and GRDB's authorizer each time).
+        try db.cachedStatement(sql: """
             INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [
+            """).execute(arguments: [
                 event.id, event.tenant, event.type.rawValue, event.userId, event.sessionId,
                 event.occurredAt.timeIntervalSince1970, body,
             ])
         let sequence = db.lastInsertedRowID
         for url in item.webhooks {
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
                 VALUES (?, ?, ?, 'pending', 0, ?, ?)
-                """, arguments: [
+                """).execute(arguments: [
                     sequence, url, event.tenant, event.occurredAt.timeIntervalSince1970,
                     item.deliverUntil.timeIntervalSince1970,
                 ])
