@@ -125,6 +125,8 @@ let package = Package(
             name: "\(name)Tests",
             dependencies: [.byName(name: name), "PlatformCore", "PlatformTesting", .product(name: "Logging", package: "swift-log")]
                 + (name == "TeePals" ? ["TeePalsGazetteer"] : [])
+                // The plugin's walks against the real binary (PlatformTesting's PlatformdProcess) need it built.
+                + ["platformd"]
         )
     }
 )

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PlatformTesting
 import PlatformCore
 import Testing
 
