@@ -64,7 +64,11 @@ let package = Package(
         ),
         .target(
             name: "PlatformTesting",
-            dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PlatformCore", .product(name: "Logging", package: "swift-log"),
+                // WebhookReceiver checks signatures independently of the server's code.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Tests/PlatformTesting"
         ),
     ]

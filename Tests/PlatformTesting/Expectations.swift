@@ -1,3 +1,4 @@
+import Foundation
 import PlatformCore
 import Testing
 
@@ -83,5 +84,31 @@ extension FlowDriver {
         #expect(decision.allowed == allowed, "\(action): \(decision)", sourceLocation: sourceLocation)
         #expect(decision.gate == gate, "\(action): \(decision)", sourceLocation: sourceLocation)
         return decision
+    }
+}
+
+/// Starts `platformd serve` with `file` (the text of a tenants file) and expects it refused the
+/// way every unusable file is: exit code 78, nothing on stdout, and one line on stderr naming the
+/// file, the `tenant` and the `key` (when given) and saying `reason`.
+public func expectTenantsFileRefused(
+    _ file: String, tenant: String?, key: String?, reason: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    try await withTemporaryDirectory { directory in
+        let url = directory.appendingPathComponent("tenants.json")
+        try Data(file.utf8).write(to: url)
+        let path = url.path
+        try await PlatformdProcess.with(["serve", "--db", ":memory:", "--tenants", path]) { server in
+            let exit = try await server.waitForExit()
+            #expect(exit == .init(status: 78, signaled: false), sourceLocation: sourceLocation)
+            let lines = server.stderrText.split(separator: "\n")
+            #expect(lines.count == 1, "\(server.stderrText)", sourceLocation: sourceLocation)
+            let line = String(lines.first ?? "")
+            #expect(line.contains(path), sourceLocation: sourceLocation)
+            if let tenant { #expect(line.contains("tenant \(tenant)"), "\(line)", sourceLocation: sourceLocation) }
+            if let key { #expect(line.contains("key \(key)"), "\(line)", sourceLocation: sourceLocation) }
+            #expect(line.contains(reason), "\(line)", sourceLocation: sourceLocation)
+            #expect(server.stdoutBytes.isEmpty, sourceLocation: sourceLocation)
+        }
     }
 }
