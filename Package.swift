@@ -6,6 +6,9 @@ let plugins = ["StatLocker", "TeePals", "AirFit", "AFLFantasy"]
 /// A plugin's data (a goals library, a gazetteer) lives in its Resources folder.
 let pluginsWithResources: Set<String> = ["StatLocker", "TeePals"]
 
+/// Plugin test targets with a Scripts folder (Python clients their tests run).
+let pluginTestsWithScripts: Set<String> = ["StatLocker"]
+
 let package = Package(
     name: "platformd",
     platforms: [.macOS(.v15)],
@@ -69,7 +72,9 @@ let package = Package(
                 // WebhookReceiver checks signatures independently of the server's code.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Tests/PlatformTesting"
+            path: "Tests/PlatformTesting",
+            // Python checkers its helpers run (`Python.checkMCPAnswerSchemas`).
+            exclude: ["Scripts"]
         ),
     ]
     + plugins.map { name in
@@ -130,7 +135,8 @@ let package = Package(
             dependencies: [.byName(name: name), "PlatformCore", "PlatformTesting", .product(name: "Logging", package: "swift-log")]
                 + (name == "TeePals" ? ["TeePalsGazetteer"] : [])
                 // The plugin's walks against the real binary (PlatformTesting's PlatformdProcess) need it built.
-                + ["platformd"]
+                + ["platformd"],
+            exclude: pluginTestsWithScripts.contains(name) ? ["Scripts"] : []
         )
     }
 )

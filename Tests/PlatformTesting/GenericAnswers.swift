@@ -144,6 +144,16 @@ extension PlatformdProcess {
         tenant: String, userId: String, user: JSONValue = ["firstName": "Alex"], maxSubmits: Int = 80,
         until stop: (JSONValue) -> Bool = { ["completed", "rejected"].contains($0["status"]?.stringValue ?? "") }
     ) async throws -> JSONValue {
+        try await recordedWalk(tenant: tenant, userId: userId, user: user, maxSubmits: maxSubmits, until: stop).view
+    }
+
+    /// `walk`, also returning the values of each accepted submit, in order: answers another
+    /// client (the MCP tools) can replay on a fresh session of the same tenant.
+    public func recordedWalk(
+        tenant: String, userId: String, user: JSONValue = ["firstName": "Alex"], maxSubmits: Int = 80,
+        until stop: (JSONValue) -> Bool = { ["completed", "rejected"].contains($0["status"]?.stringValue ?? "") }
+    ) async throws -> (view: JSONValue, accepted: [[String: JSONValue]]) {
+        var accepted: [[String: JSONValue]] = []
         let started = try await call("flow.start", ["tenant": .string(tenant), "userId": .string(userId), "user": user])
         guard var view = started["result"] else {
             throw WalkFailure(tenant: tenant, reason: "flow.start failed: \(started.serialized())")
@@ -181,6 +191,7 @@ extension PlatformdProcess {
             guard let next = reply["result"] else {
                 throw WalkFailure(tenant: tenant, reason: "flow.submit answered neither result nor error: \(reply.serialized())")
             }
+            accepted.append(values)
             // A processing step that sends the person back carries the reasons on the step it returns to.
             let sentBack = next["step"]?["errors"]?.arrayValue ?? []
             if !sentBack.isEmpty, !answers.retry(after: sentBack) {
@@ -188,7 +199,7 @@ extension PlatformdProcess {
             }
             view = next
         }
-        return view
+        return (view, accepted)
     }
 
     /// Walks `userId` on `tenant` to a completed session (see `walk`); throws when it does not complete.

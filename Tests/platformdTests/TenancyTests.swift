@@ -60,7 +60,7 @@ struct TenancyTests {
     }
 
     /// Two tenants of one plugin never see each other's sessions, records or funnel. (A plugin's
-    /// tenants differing by their settings are tested in its own target: TeePals' minimum age.)
+    /// tenants differing by their settings are tested in its own target.)
     @Test func twoTenantsOfOnePluginNeverSeeEachOther() async throws {
         try await withTemporaryDirectory { directory in
             let path = try Self.write(Self.threeTenants, in: directory)

@@ -36,3 +36,41 @@ enum Hosted {
         throw PlatformdProcess.Failure(description: "no tenant's flow completes with generic answers: \(failures.joined(separator: "; "))")
     }
 }
+
+extension Hosted {
+    /// The step a new session of `tenant` stands on, read from a fresh in-memory server.
+    static func firstStep(of tenant: String) async throws -> String {
+        try await PlatformdProcess.withServer { server in
+            let started = try await server.call("flow.start", ["tenant": .string(tenant), "userId": "first-step"])
+            guard let step = started["result"]?["step"]?["id"]?.stringValue else {
+                throw PlatformdProcess.Failure(description: "flow.start on \(tenant): \(started.serialized())")
+            }
+            return step
+        }
+    }
+}
+
+extension MCPClient {
+    /// Answers the current step through `onboarding_answer` with `GenericAnswers` (search fields
+    /// through `onboarding_search`), trying the next candidates while the server refuses; returns
+    /// the new SessionView.
+    func answerGenerically() async throws -> JSONValue {
+        var answers = GenericAnswers()
+        while true {
+            let view = try await self.view("onboarding_status")
+            let values = try await answers.values(for: view["step"]?["fields"]?.arrayValue ?? []) { field in
+                for query in ["Lon", "New", "San", "a"] {
+                    let found = try await self.call("onboarding_search", ["field": .string(field), "query": .string(query)])
+                    if let first = found["structuredContent"]?["results"]?[0]?["value"] { return first }
+                }
+                return nil
+            }
+            let result = try await call("onboarding_answer", ["values": .object(values)])
+            if result["isError"] != true, let next = result["structuredContent"] { return next }
+            let errors = result["structuredContent"]?["errors"]?.arrayValue ?? []
+            guard answers.retry(after: errors) else {
+                throw PlatformdProcess.Failure(description: "onboarding_answer refused: \(MCPClient.text(result))")
+            }
+        }
+    }
+}
