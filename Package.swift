@@ -126,13 +126,24 @@ let package = Package(
             ],
             exclude: ["Fixtures", "Scripts"]
         ),
-        // Drives the real `platformd` binary (built through the dependency) through the client.
-        .testTarget(name: "PlatformClientTests", dependencies: ["PlatformClient", "PlatformProtocol", "platformd"]),
+        // A `platformd serve` on a socket for driving through PlatformClient: what PlatformClientTests
+        // and each plugin's walk through the client share.
+        .target(name: "PlatformClientTesting", dependencies: ["PlatformClient", "PlatformProtocol"], path: "Tests/PlatformClientTesting"),
+        // Drives the real `platformd` binary (built through the dependency) through the client, on
+        // the tenants it lists (PlatformTesting's GenericAnswers answer their steps).
+        .testTarget(
+            name: "PlatformClientTests",
+            dependencies: ["PlatformClient", "PlatformClientTesting", "PlatformProtocol", "PlatformTesting", "platformd"]
+        ),
     ]
     + plugins.map { name in
         .testTarget(
             name: "\(name)Tests",
-            dependencies: [.byName(name: name), "PlatformCore", "PlatformTesting", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                .byName(name: name), "PlatformCore", "PlatformTesting", .product(name: "Logging", package: "swift-log"),
+                // The plugin's walk through the Swift client.
+                "PlatformClient", "PlatformClientTesting", "PlatformProtocol",
+            ]
                 + (name == "TeePals" ? ["TeePalsGazetteer"] : [])
                 // The plugin's walks against the real binary (PlatformTesting's PlatformdProcess) need it built.
                 + ["platformd"],

@@ -1,5 +1,6 @@
 import Foundation
 import PlatformClient
+import PlatformProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -8,25 +9,29 @@ import Darwin
 #endif
 
 /// A `platformd serve --db :memory:` child process on a Unix socket or on TCP, for driving through
-/// the client. Its stderr goes to a file in its own temporary directory, read for the "listening
-/// on" line; every wait is bounded. (A trimmed copy of platformdTests' `PlatformdProcess`: test
-/// targets cannot share support code.)
-final class Server {
-    enum Transport: String, CaseIterable, Sendable {
+/// `PlatformClient` (PlatformClientTests, and each plugin's walk through the client). Its stderr
+/// goes to a file in its own temporary directory, read for the "listening on" line; every wait is
+/// bounded. (PlatformTesting's `PlatformdProcess` drives the binary over stdio instead.)
+public final class PlatformdServer {
+    public enum Transport: String, CaseIterable, Sendable {
         case unix, tcp
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// How long a test waits for the server to listen, and the client for any reply.
-    static let timeout: Duration = .seconds(30)
+    public static let timeout: Duration = .seconds(30)
 
     /// What the tests give every client: bounded calls.
-    static let configuration = PlatformClient.Configuration(requestTimeout: timeout, connectTimeout: .seconds(10))
+    public static let configuration = PlatformClient.Configuration(requestTimeout: timeout, connectTimeout: .seconds(10))
 
-    let endpoint: PlatformClient.Endpoint
+    public let endpoint: PlatformClient.Endpoint
     private let process: Process
     private let directory: URL
 
@@ -37,8 +42,8 @@ final class Server {
     }
 
     /// Runs `body` with a fresh server, which is killed (and its directory removed) afterwards.
-    static func with<T>(
-        _ transport: Transport = .unix, arguments: [String] = ["--db", ":memory:"], _ body: (Server) async throws -> T
+    public static func with<T>(
+        _ transport: Transport = .unix, arguments: [String] = ["--db", ":memory:"], _ body: (PlatformdServer) async throws -> T
     ) async throws -> T {
         let server = try await start(transport, arguments: arguments)
         defer { server.stop() }
@@ -46,7 +51,7 @@ final class Server {
     }
 
     /// Runs a one-shot `platformd` command (`keys create …`) to completion; returns its stdout.
-    static func command(_ arguments: [String]) throws -> String {
+    public static func command(_ arguments: [String]) throws -> String {
         guard let binary = binaryURL else { throw Failure(description: "platformd binary not found") }
         let process = Process()
         process.executableURL = binary
@@ -64,19 +69,19 @@ final class Server {
     }
 
     /// A client connected to this server, with the tests' timeouts.
-    func connect() async throws -> PlatformClient {
+    public func connect() async throws -> PlatformClient {
         try await PlatformClient.connect(endpoint, configuration: Self.configuration)
     }
 
     /// SIGKILL, then waits for the process to be gone.
-    func kill() {
+    public func kill() {
         if process.isRunning {
             _ = deliver(SIGKILL, to: process.processIdentifier)
         }
         process.waitUntilExit()
     }
 
-    var stderrText: String {
+    public var stderrText: String {
         (try? String(contentsOf: directory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
     }
 
@@ -85,7 +90,7 @@ final class Server {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static func start(_ transport: Transport, arguments: [String]) async throws -> Server {
+    private static func start(_ transport: Transport, arguments: [String]) async throws -> PlatformdServer {
         guard let binary = binaryURL else {
             throw Failure(description: "platformd binary not found next to the test bundle; set PLATFORMD_BINARY")
         }
@@ -106,7 +111,7 @@ final class Server {
         try process.run()
 
         // Port 0 makes the server pick a free port; its "listening on tcp 127.0.0.1:PORT" line says which.
-        let started = Server(process: process, directory: directory, endpoint: .unix(path: socketPath))
+        let started = PlatformdServer(process: process, directory: directory, endpoint: .unix(path: socketPath))
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
             if let line = started.stderrText.split(separator: "\n").first(where: { $0.contains("listening on") }) {
@@ -118,7 +123,7 @@ final class Server {
                         started.stop()
                         throw Failure(description: "no port in \(line)")
                     }
-                    return Server(process: process, directory: directory, endpoint: .tcp(host: "127.0.0.1", port: port))
+                    return PlatformdServer(process: process, directory: directory, endpoint: .tcp(host: "127.0.0.1", port: port))
                 }
             }
             guard process.isRunning else { break }
@@ -131,7 +136,7 @@ final class Server {
 
     /// The executable built next to the test bundle (`.build/<triple>/debug/platformd`), or
     /// `PLATFORMD_BINARY`.
-    static let binaryURL: URL? = {
+    public static let binaryURL: URL? = {
         let files = FileManager.default
         func executable(_ url: URL) -> Bool {
             var isDirectory: ObjCBool = false
@@ -166,4 +171,9 @@ final class Server {
 /// `kill(2)`, out of reach of the method of the same name.
 private func deliver(_ signal: Int32, to pid: Int32) -> Int32 {
     kill(pid, signal)
+}
+
+/// A step's saved answers (each field's `value`), as a submit sends them back.
+public func savedValues(_ view: SessionView) -> [String: JSONValue] {
+    Dictionary(uniqueKeysWithValues: (view.step?.fields ?? []).map { ($0.id, $0.value ?? .null) })
 }
