@@ -205,7 +205,7 @@ public struct FlowDriver: Sendable {
     /// the session ends, stays put (a step sent back with errors) or takes more than `maxSteps`
     /// submits without reaching it.
     public func walk(
-        _ view: SessionView, to step: String, answers: [String: [String: JSONValue]] = [:], maxSteps: Int = 100
+        _ view: SessionView, to step: String, answers: [String: [String: JSONValue]], maxSteps: Int = 100
     ) async throws -> SessionView {
         var view = view
         var submits = 0
@@ -229,7 +229,7 @@ public struct FlowDriver: Sendable {
     /// Starts a session for `userId` and walks it to `step` (see `walk(_:to:answers:maxSteps:)`).
     public func walk(
         _ userId: String, user: UserDetails? = nil, flow: String = "onboarding", to step: String,
-        answers: [String: [String: JSONValue]] = [:]
+        answers: [String: [String: JSONValue]]
     ) async throws -> SessionView {
         try await walk(try await start(userId, user: user, flow: flow), to: step, answers: answers)
     }

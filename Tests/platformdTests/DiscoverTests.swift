@@ -44,7 +44,10 @@ struct DiscoverTests {
                     return reply
                 }
                 let info = try await call("platform.info")
-                for tenant in info["result"]?["tenants"]?.arrayValue?.compactMap({ $0["tenant"] }) ?? [] {
+                let tenants = info["result"]?["tenants"]?.arrayValue?.compactMap({ $0["tenant"] }) ?? []
+                // Every registered tenant is sampled.
+                #expect(tenants.compactMap(\.stringValue) == Hosted.tenants)
+                for tenant in tenants {
                     let started = try await call("flow.start", ["tenant": tenant, "userId": "schema", "user": ["firstName": "Sam"]])
                     let view = try #require(started["result"])
                     _ = try await call("flow.get", ["tenant": tenant, "sessionId": view["sessionId"]!])
