@@ -74,15 +74,25 @@ extension FlowDriver {
         expectRPCError(await error(method, params), code, fields: fields, sourceLocation: sourceLocation)
     }
 
-    /// Checks `gate.check` for `userId` and `action`: allowed or not, and the blocking gate's id.
+    /// Expects `gate.check` to block `action` for `userId` by the gate `gate` (`onboarding`,
+    /// `tier2` …); returns the decision, for its copy and requirements.
     @discardableResult
-    public func expectGate(
-        _ userId: String, _ action: String, allowed: Bool, gate: String? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation
+    public func expectBlocked(
+        _ userId: String, _ action: String, by gate: String, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> GateDecision {
         let decision = try await checkGate(userId, action)
-        #expect(decision.allowed == allowed, "\(action): \(decision)", sourceLocation: sourceLocation)
+        #expect(!decision.allowed, "\(action): \(decision)", sourceLocation: sourceLocation)
         #expect(decision.gate == gate, "\(action): \(decision)", sourceLocation: sourceLocation)
+        return decision
+    }
+
+    /// Expects `gate.check` to let `userId` do `action`; returns the decision.
+    @discardableResult
+    public func expectAllowed(
+        _ userId: String, _ action: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> GateDecision {
+        let decision = try await checkGate(userId, action)
+        #expect(decision.allowed, "\(action): \(decision)", sourceLocation: sourceLocation)
         return decision
     }
 }

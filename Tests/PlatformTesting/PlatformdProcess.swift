@@ -356,7 +356,7 @@ private func deliver(_ signal: Int32, to pid: Int32) -> Int32 {
 /// A fresh directory under the system's temporary directory, removed after `body`.
 public func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("platformdTests-\(UUID().uuidString)", isDirectory: true)
+        .appendingPathComponent("PlatformTesting-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     return try await body(directory)

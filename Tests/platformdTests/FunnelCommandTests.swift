@@ -8,7 +8,7 @@ import Testing
 struct FunnelCommandTests {
     /// Tenants whose flow branches (an edge with a `when`) first, so the table's branch lines are
     /// checked wherever the registry has a branching flow.
-    static func tenantsBranchingFirst(_ server: PlatformdProcess) async throws -> [String] {
+    static func tenantsBranchingFirst(_ server: PlatformdProcess) async throws -> (all: [String], branching: Set<String>) {
         var branching: [String] = []
         var straight: [String] = []
         for tenant in Hosted.tenants {
@@ -16,22 +16,23 @@ struct FunnelCommandTests {
             let edges = description["result"]?["edges"]?.arrayValue ?? []
             if edges.contains(where: { $0["when"].nonNull != nil }) { branching.append(tenant) } else { straight.append(tenant) }
         }
-        return branching + straight
+        return (branching + straight, Set(branching))
     }
 
     @Test func printsTheFunnelOfADatabaseAsATableAndAsJSON() async throws {
         try await withTemporaryDirectory { directory in
             let db = directory.appendingPathComponent("funnel.sqlite").path
-            let (tenant, live, dropped): (String, JSONValue, String) = try await PlatformdProcess.with(["serve", "--db", db]) { server in
+            let (tenant, live, dropped, branches): (String, JSONValue, String, Bool) = try await PlatformdProcess.with(["serve", "--db", db]) { server in
                 // One session completes (generic answers), another stops after its first step.
-                let (tenant, done) = try await Hosted.complete(on: server, userId: "fan-1", among: try await Self.tenantsBranchingFirst(server))
+                let tenants = try await Self.tenantsBranchingFirst(server)
+                let (tenant, done) = try await Hosted.complete(on: server, userId: "fan-1", among: tenants.all)
                 #expect(done["status"] == "completed")
                 let dropper = try await server.walk(tenant: tenant, userId: "fan-2") { $0["revision"] == 1 }
                 let dropped = try #require(dropper["step"]?["id"]?.stringValue)
                 let funnel = try await server.call("analytics.funnel", ["tenant": .string(tenant)])
                 try server.closeStdin()
                 #expect(try await server.waitForExit().status == 0)
-                return (tenant, try #require(funnel["result"]), dropped)
+                return (tenant, try #require(funnel["result"]), dropped, tenants.branching.contains(tenant))
             }
             #expect(live["started"] == 2)
             #expect(live["completed"] == 1)
@@ -55,7 +56,8 @@ struct FunnelCommandTests {
             let cells = row?.split(separator: " ").map(String.init) ?? []
             #expect(cells.prefix(4) == [dropped, "2", "1", "1"], "\(table)")
             #expect(cells.count == 5 && Double(cells[4]) != nil)
-            // Each branch taken has its line.
+            // Each branch taken has its line (a branching flow's walk takes one).
+            if branches { #expect(live["branches"]?.arrayValue?.isEmpty == false, "\(live.serialized())") }
             for branch in live["branches"]?.arrayValue ?? [] {
                 let line = "\(branch["from"]?.stringValue ?? "?") -> \(branch["to"]?.stringValue ?? "?")"
                 #expect(table.contains(line), "\(line) in \(table)")
