@@ -7,12 +7,12 @@ import Testing
 /// tool's input schema is valid JSON Schema (checked by Python's jsonschema).
 @Suite("platformd mcp: AFL Fantasy")
 struct MCPTests {
-    @Test func answerSchemasAcceptAWalk() throws {
-        guard Python.has("jsonschema") else {
+    @Test func answerSchemasAcceptAWalk() async throws {
+        guard await Python.has("jsonschema") else {
             print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
             return
         }
-        let (status, output) = try Python.checkMCPAnswerSchemas(["aflfantasy": [
+        let (status, output) = try await Python.checkMCPAnswerSchemas(["aflfantasy": [
             [:], [:], ["hasExistingTeam": false],
             ["completedItems": ["visit_website", "sign_in", "pick_squad", "save_team", "find_team_id"]],
             ["firstName": "Riley", "email": "riley@example.com"], ["teamId": "4815162342", "teamName": "Riley's Roos"], [:],

@@ -7,12 +7,12 @@ import Testing
 /// tool's input schema is valid JSON Schema (checked by Python's jsonschema).
 @Suite("platformd mcp: AirFit")
 struct MCPTests {
-    @Test func answerSchemasAcceptAWalk() throws {
-        guard Python.has("jsonschema") else {
+    @Test func answerSchemasAcceptAWalk() async throws {
+        guard await Python.has("jsonschema") else {
             print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
             return
         }
-        let (status, output) = try Python.checkMCPAnswerSchemas(["airfit": [
+        let (status, output) = try await Python.checkMCPAnswerSchemas(["airfit": [
             [:], ["lifeSnapshot": ["frequentTravel", "prefersEvening"]],
             ["aspirationPreset": "describe_own", "aspirationText": "Lose 10 pounds by summer"],
             ["authoritativeDirect": 0, "empatheticEncouraging": 0, "analyticalInsightful": 0, "playfullyProvocative": 0],

@@ -1,6 +1,7 @@
 import Foundation
 import PlatformClient
 import PlatformProtocol
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -34,11 +35,20 @@ public final class PlatformdServer {
     public let endpoint: PlatformClient.Endpoint
     private let process: Process
     private let directory: URL
+    private let exit: Exit
 
-    private init(process: Process, directory: URL, endpoint: PlatformClient.Endpoint) {
+    /// Set by the process's termination handler: whether it has exited.
+    private final class Exit: Sendable {
+        private let exited = Mutex(false)
+        var hasExited: Bool { exited.withLock { $0 } }
+        func record() { exited.withLock { $0 = true } }
+    }
+
+    private init(process: Process, directory: URL, endpoint: PlatformClient.Endpoint, exit: Exit) {
         self.process = process
         self.directory = directory
         self.endpoint = endpoint
+        self.exit = exit
     }
 
     /// Runs `body` with a fresh server, which is killed (and its directory removed) afterwards.
@@ -46,11 +56,29 @@ public final class PlatformdServer {
         _ transport: Transport = .unix, arguments: [String] = ["--db", ":memory:"], _ body: (PlatformdServer) async throws -> T
     ) async throws -> T {
         let server = try await start(transport, arguments: arguments)
-        defer { server.stop() }
-        return try await body(server)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// `command`, waited for on a thread of its own rather than on the tests' cooperative pool.
+    public static func command(_ arguments: [String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try command(arguments) })
+            }
+            thread.name = "platformd \(arguments.first ?? "")"
+            thread.start()
+        }
     }
 
     /// Runs a one-shot `platformd` command (`keys create …`) to completion; returns its stdout.
+    /// It blocks its thread: from async code, use the async overload.
     public static func command(_ arguments: [String]) throws -> String {
         guard let binary = binaryURL else { throw Failure(description: "platformd binary not found") }
         let process = Process()
@@ -73,20 +101,25 @@ public final class PlatformdServer {
         try await PlatformClient.connect(endpoint, configuration: Self.configuration)
     }
 
-    /// SIGKILL, then waits for the process to be gone.
+    /// SIGKILL, unless it has exited already. (`stop` waits for the exit.)
     public func kill() {
-        if process.isRunning {
+        if !exit.hasExited {
             _ = deliver(SIGKILL, to: process.processIdentifier)
         }
-        process.waitUntilExit()
     }
 
     public var stderrText: String {
         (try? String(contentsOf: directory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
     }
 
-    private func stop() {
+    /// Kills the server and waits (at most ten seconds, never blocking a thread) for its exit,
+    /// then removes its directory.
+    private func stop() async {
         kill()
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while !exit.hasExited, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -108,10 +141,12 @@ public final class PlatformdServer {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: stderrURL)
+        let exit = Exit()
+        process.terminationHandler = { _ in exit.record() }
         try process.run()
 
         // Port 0 makes the server pick a free port; its "listening on tcp 127.0.0.1:PORT" line says which.
-        let started = PlatformdServer(process: process, directory: directory, endpoint: .unix(path: socketPath))
+        let started = PlatformdServer(process: process, directory: directory, endpoint: .unix(path: socketPath), exit: exit)
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
             if let line = started.stderrText.split(separator: "\n").first(where: { $0.contains("listening on") }) {
@@ -120,17 +155,17 @@ public final class PlatformdServer {
                     return started
                 case .tcp:
                     guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-                        started.stop()
+                        await started.stop()
                         throw Failure(description: "no port in \(line)")
                     }
-                    return PlatformdServer(process: process, directory: directory, endpoint: .tcp(host: "127.0.0.1", port: port))
+                    return PlatformdServer(process: process, directory: directory, endpoint: .tcp(host: "127.0.0.1", port: port), exit: exit)
                 }
             }
-            guard process.isRunning else { break }
+            guard !exit.hasExited else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         let log = started.stderrText
-        started.stop()
+        await started.stop()
         throw Failure(description: "platformd did not start listening within \(timeout):\n\(log)")
     }
 

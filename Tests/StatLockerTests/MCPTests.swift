@@ -150,12 +150,12 @@ struct MCPTests {
 
     /// The answer tool's schema accepts each answer of a walk with padded text, a club team and a
     /// custom goal, and every tool's input schema is valid JSON Schema (checked by jsonschema).
-    @Test func answerSchemasAcceptARichWalk() throws {
-        guard Python.has("jsonschema") else {
+    @Test func answerSchemasAcceptARichWalk() async throws {
+        guard await Python.has("jsonschema") else {
             print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
             return
         }
-        let (status, output) = try Python.checkMCPAnswerSchemas(["statlocker": [
+        let (status, output) = try await Python.checkMCPAnswerSchemas(["statlocker": [
             ["sport": "lacrosse"], [:], ["teamGender": "girls"], ["gradYear": 2026, "level": "JV"], ["position": "Midfield"],
             ["hsTeamName": " Duxbury High School ", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
              "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA"],
@@ -170,7 +170,7 @@ struct MCPTests {
     /// walk StatLocker with one wrong answer, one back and one edit, read the resources and the
     /// prompt (Scripts/mcp_client_walk.py). Skipped, saying so, where the package is missing.
     @Test func theOfficialPythonSDKWalksStatLocker() async throws {
-        guard Python.has("mcp.client.stdio") else {
+        guard await Python.has("mcp.client.stdio") else {
             print("skipped: python3 with the mcp package is not available (pip install mcp)")
             return
         }
@@ -178,7 +178,7 @@ struct MCPTests {
         try await withTemporaryDirectory { directory in
             let db = directory.appendingPathComponent("python.sqlite").path
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/mcp_client_walk.py")
-            let (status, output) = try Python.run([script.path, binary.path, db])
+            let (status, output) = try await Python.run([script.path, binary.path, db])
             #expect(status == 0, "\(output)")
             let closing = output.split(separator: "\n").last { $0.contains(" passed, ") }.map(String.init) ?? ""
             #expect(closing.hasSuffix(" passed, 0 failed"), "\(output)")

@@ -41,12 +41,12 @@ struct MCPTests {
         }
     }
 
-    @Test func answerSchemasAcceptAWalk() throws {
-        guard Python.has("jsonschema") else {
+    @Test func answerSchemasAcceptAWalk() async throws {
+        guard await Python.has("jsonschema") else {
             print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
             return
         }
-        let (status, output) = try Python.checkMCPAnswerSchemas(["teepals": [
+        let (status, output) = try await Python.checkMCPAnswerSchemas(["teepals": [
             ["nickname": "Sam"], ["birthdate": "1991-08-17"], ["location": "4671654"], ["gender": "prefer_not_to_say"],
         ]])
         #expect(status == 0, "\(output)")

@@ -233,7 +233,7 @@ struct MCPTests {
     /// Each plugin's target runs the same check with its own, richer answers. Skipped, saying so,
     /// where jsonschema is missing.
     @Test func answerSchemasAreValidAndAcceptEveryWalksAnswers() async throws {
-        guard Python.has("jsonschema") else {
+        guard await Python.has("jsonschema") else {
             print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
             return
         }
@@ -245,7 +245,7 @@ struct MCPTests {
                 walks[tenant] = accepted
             }
         }
-        let (status, output) = try Python.checkMCPAnswerSchemas(walks)
+        let (status, output) = try await Python.checkMCPAnswerSchemas(walks)
         #expect(status == 0, "\(output)")
         #expect(output.hasSuffix(" passed, 0 failed\n"), "\(output)")
     }

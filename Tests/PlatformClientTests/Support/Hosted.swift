@@ -10,6 +10,12 @@ import PlatformTesting
 enum Hosted {
     /// The default tenants, in registration order.
     static func tenants() throws -> [String] {
+        try listed.get()
+    }
+
+    /// `platformd info` runs once (a blocking wait, kept off the tests' cooperative pool after
+    /// discovery).
+    private static let listed = Result { () throws -> [String] in
         let tenants = try PlatformdServer.command(["info"]).split(separator: "\n").compactMap { $0.split(separator: "\t").first.map(String.init) }
         guard !tenants.isEmpty else { throw PlatformdServer.Failure(description: "platformd info lists no tenant") }
         return tenants
