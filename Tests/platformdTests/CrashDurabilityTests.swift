@@ -49,7 +49,7 @@ struct CrashDurabilityTests {
             }
             #expect(acknowledged.count == 50 + 90 + 130)
             // SQLite's own check of the file.
-            if let (status, output) = try? DiscoverTests.run("/usr/bin/env", ["python3", "-c",
+            if let (status, output) = try? await Python.run(["-c",
                 "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])", db]) {
                 if status == 0 {
                     #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
