@@ -9,7 +9,7 @@ import Testing
 /// `platformd` on a Unix socket, each step answered from its served fields (`GenericAnswers`),
 /// then every read the client offers on the result. Each plugin's own walk through the client,
 /// with its answers and copy, is in its test target (`ClientWalkTests`).
-@Suite("PlatformClient walks", .timeLimit(.minutes(2)))
+@Suite("PlatformClient walks", .serialized, .timeLimit(.minutes(2)))  // one tenant at a time
 struct WalkTests {
     @Test(arguments: try Hosted.tenants())
     func walkToCompletionAndReadBack(tenant: String) async throws {

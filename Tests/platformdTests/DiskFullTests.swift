@@ -62,6 +62,10 @@ struct DiskFullTests {
                     #expect(retried["result"]?["userId"] == .string(refusedUser))
                 }
                 #expect(try await server.call("flow.get", ["tenant": .string(Hosted.tenant), "userId": "before"], id: 902)["result"] != nil)
+                // The server closes its database before the file system is unmounted (else the
+                // mount stays, busy, after the test).
+                try server.closeStdin()
+                _ = try await server.waitForExit()
             }
         }
     }

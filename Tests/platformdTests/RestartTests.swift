@@ -4,7 +4,7 @@ import PlatformCore
 import Testing
 
 /// Sessions live in the `--db` file, not in the process.
-@Suite("platformd restart")
+@Suite("platformd restart", .serialized)  // one tenant at a time: fewer servers at once on a small machine
 struct RestartTests {
     /// On each registered tenant: the first step that asks something is answered (with
     /// `GenericAnswers`), the server stops, and a new one on the same file shows the moved session,
