@@ -6,6 +6,9 @@ let plugins = ["StatLocker", "TeePals", "AirFit", "AFLFantasy"]
 /// A plugin's data (a goals library, a gazetteer) lives in its Resources folder.
 let pluginsWithResources: Set<String> = ["StatLocker", "TeePals"]
 
+/// Plugin test targets with a Scripts folder (Python clients their tests run).
+let pluginTestsWithScripts: Set<String> = ["StatLocker"]
+
 let package = Package(
     name: "platformd",
     platforms: [.macOS(.v15)],
@@ -64,8 +67,14 @@ let package = Package(
         ),
         .target(
             name: "PlatformTesting",
-            dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")],
-            path: "Tests/PlatformTesting"
+            dependencies: [
+                "PlatformCore", .product(name: "Logging", package: "swift-log"),
+                // WebhookReceiver checks signatures independently of the server's code.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/PlatformTesting",
+            // Python checkers its helpers run (`Python.checkMCPAnswerSchemas`).
+            exclude: ["Scripts"]
         ),
     ]
     + plugins.map { name in
@@ -117,8 +126,15 @@ let package = Package(
             ],
             exclude: ["Fixtures", "Scripts"]
         ),
-        // Drives the real `platformd` binary (built through the dependency) through the client.
-        .testTarget(name: "PlatformClientTests", dependencies: ["PlatformClient", "PlatformProtocol", "platformd"]),
+        // A `platformd serve` on a socket for driving through PlatformClient: what PlatformClientTests
+        // and each plugin's walk through the client share.
+        .target(name: "PlatformClientTesting", dependencies: ["PlatformClient", "PlatformProtocol"], path: "Tests/PlatformClientTesting"),
+        // Drives the real `platformd` binary (built through the dependency) through the client, on
+        // the tenants it lists (PlatformTesting's GenericAnswers answer their steps).
+        .testTarget(
+            name: "PlatformClientTests",
+            dependencies: ["PlatformClient", "PlatformClientTesting", "PlatformProtocol", "PlatformTesting", "platformd"]
+        ),
         // The example `platformd scaffold plugin` copies (a branch, a list, a conditional field, a
         // review, a gate after completion): built and tested here so what the scaffold writes is
         // known to build and pass; not registered with the server.
@@ -128,8 +144,15 @@ let package = Package(
     + plugins.map { name in
         .testTarget(
             name: "\(name)Tests",
-            dependencies: [.byName(name: name), "PlatformCore", "PlatformTesting", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                .byName(name: name), "PlatformCore", "PlatformTesting", .product(name: "Logging", package: "swift-log"),
+                // The plugin's walk through the Swift client.
+                "PlatformClient", "PlatformClientTesting", "PlatformProtocol",
+            ]
                 + (name == "TeePals" ? ["TeePalsGazetteer"] : [])
+                // The plugin's walks against the real binary (PlatformTesting's PlatformdProcess) need it built.
+                + ["platformd"],
+            exclude: pluginTestsWithScripts.contains(name) ? ["Scripts"] : []
         )
     }
 )

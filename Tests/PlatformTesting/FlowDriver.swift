@@ -178,8 +178,19 @@ public struct FlowDriver: Sendable {
         try await call("profile.get", ["userId": .string(userId)])
     }
 
+    /// `profile.update`: changes the fields the plugin lets a user edit after onboarding.
+    public func updateProfile(_ userId: String, _ values: [String: JSONValue]) async throws -> Profile {
+        try await call("profile.update", ["userId": .string(userId), "values": .object(values)]).decode(Profile.self)
+    }
+
+    /// `gate.check`'s reply as JSON.
     public func gate(_ userId: String, _ action: String) async throws -> JSONValue {
         try await call("gate.check", ["userId": .string(userId), "action": .string(action)])
+    }
+
+    /// `gate.check`'s reply decoded: `allowed`, the blocking `gate`, its copy and requirements.
+    public func checkGate(_ userId: String, _ action: String) async throws -> GateDecision {
+        try await gate(userId, action).decode(GateDecision.self)
     }
 
     /// Submits each step's values in turn, starting from `view`, and returns the last view.
@@ -187,6 +198,40 @@ public struct FlowDriver: Sendable {
         var view = view
         for values in steps { view = try await submit(view, values) }
         return view
+    }
+
+    /// Submits, on each step from `view` on, that step's values in `answers` (none for a step not
+    /// in it), until the session stands on `step`; returns that view. Throws `WalkFailure` when
+    /// the session ends, stays put (a step sent back with errors) or takes more than `maxSteps`
+    /// submits without reaching it.
+    public func walk(
+        _ view: SessionView, to step: String, answers: [String: [String: JSONValue]], maxSteps: Int = 100
+    ) async throws -> SessionView {
+        var view = view
+        var submits = 0
+        while view.stepId != step {
+            guard view.status == .active || view.status == .deferred, let current = view.stepId else {
+                throw WalkFailure(target: step, reason: "the session is \(view.status.rawValue)", view: view)
+            }
+            guard submits < maxSteps else {
+                throw WalkFailure(target: step, reason: "not reached after \(maxSteps) submits", view: view)
+            }
+            let next = try await submit(view, answers[current] ?? [:])
+            if next.stepId == current && !next.stepErrors.isEmpty {
+                throw WalkFailure(target: step, reason: "\(current) sent back with \(next.stepErrors)", view: next)
+            }
+            view = next
+            submits += 1
+        }
+        return view
+    }
+
+    /// Starts a session for `userId` and walks it to `step` (see `walk(_:to:answers:maxSteps:)`).
+    public func walk(
+        _ userId: String, user: UserDetails? = nil, flow: String = "onboarding", to step: String,
+        answers: [String: [String: JSONValue]]
+    ) async throws -> SessionView {
+        try await walk(try await start(userId, user: user, flow: flow), to: step, answers: answers)
     }
 }
 
@@ -208,4 +253,12 @@ public struct SchemaViolation: Error, CustomStringConvertible {
     public var method: String
     public var problems: [String]
     public var description: String { "\(method) reply breaks rpc.discover's schema: \(problems.joined(separator: "; "))" }
+}
+
+/// A walk that did not reach its step.
+public struct WalkFailure: Error, CustomStringConvertible {
+    public var target: String
+    public var reason: String
+    public var view: SessionView
+    public var description: String { "walking to \(target): \(reason); at \(view)" }
 }

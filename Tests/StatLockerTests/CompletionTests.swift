@@ -131,12 +131,10 @@ import Testing
         let d = try makeDriver()
         let review = try await d.started(at: "review")
         #expect(await d.error("profile.get", ["userId": "u1"])?.code == -32002)
-        let blocked = try await d.gate("u1", "log_game")
-        #expect(blocked["allowed"] == false)
-        #expect(blocked["gate"] == "onboarding")
-        #expect(blocked["title"] == "Finish building your Locker")
+        let blocked = try await d.expectBlocked("u1", "log_game", by: "onboarding")
+        #expect(blocked.title == "Finish building your Locker")
         _ = try await d.submit(review)
-        #expect(try await d.gate("u1", "log_game")["allowed"] == true)
+        try await d.expectAllowed("u1", "log_game")
     }
 
     @Test func reviewRechecksTheWholeFlow() async throws {

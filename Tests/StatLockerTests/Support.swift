@@ -44,12 +44,7 @@ extension FlowDriver {
     func walk(
         _ view: SessionView, to target: String, overrides: [String: [String: JSONValue]] = [:]
     ) async throws -> SessionView {
-        var view = view
-        while let step = view.stepId, step != target {
-            view = try await submit(view, overrides[step] ?? defaultAnswers[step] ?? [:])
-        }
-        #expect(view.stepId == target, "walk stopped at \(view.stepId ?? "nothing") before \(target)")
-        return view
+        try await walk(view, to: target, answers: defaultAnswers.merging(overrides) { $1 })
     }
 
     /// A new session for `userId` walked to `target`.
@@ -57,7 +52,7 @@ extension FlowDriver {
         _ userId: String = "u1", user: UserDetails? = alex, at target: String,
         overrides: [String: [String: JSONValue]] = [:]
     ) async throws -> SessionView {
-        try await walk(try await start(userId, user: user), to: target, overrides: overrides)
+        try await walk(userId, user: user, to: target, answers: defaultAnswers.merging(overrides) { $1 })
     }
 
     /// A completed session for `userId`.

@@ -31,17 +31,13 @@ struct GateTests {
     @Test func tier1BlocksEveryActionUntilTheWizardIsComplete() async throws {
         let d = try teePals()
         for action in Self.socialActions + ["browse_rounds", "view_profile"] {
-            let unknown = try await d.gate("nobody", action)
-            #expect(unknown["allowed"] == false)
-            #expect(unknown["gate"] == "tier1")
+            try await d.expectBlocked("nobody", action, by: "tier1")
         }
         _ = try await d.session(at: "gender")
-        let decision = try await d.gate("u1", "browse_rounds")
-        #expect(decision["allowed"] == false)
-        #expect(decision["gate"] == "tier1")
-        #expect(decision["title"] == "Finish Setting Up")
-        #expect(decision["cta"] == "Continue Setup")
-        #expect(await d.error("profile.update", ["userId": "u1", "values": ["skillLevel": "expert"]])?.code == -32002)
+        let decision = try await d.expectBlocked("u1", "browse_rounds", by: "tier1")
+        #expect(decision.title == "Finish Setting Up")
+        #expect(decision.cta == "Continue Setup")
+        await d.expectError("profile.update", ["userId": "u1", "values": ["skillLevel": "expert"]], code: .notFound)
     }
 
     @Test func afterTier1OnlyTheSocialActionsAreGated() async throws {
@@ -49,9 +45,7 @@ struct GateTests {
         _ = try await d.completed("u1")
         try await expectTier2(d, photo: false, skill: false)
         for action in ["browse_rounds", "view_profile", "edit_profile", "search_golfers"] {
-            let decision = try await d.gate("u1", action)
-            #expect(decision["allowed"] == true)
-            #expect(decision["gate"] == nil)
+            #expect(try await d.expectAllowed("u1", action).gate == nil)
         }
     }
 

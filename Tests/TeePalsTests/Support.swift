@@ -37,15 +37,9 @@ func teePals(now: Date = testDay, store: (any SessionStore)? = nil, logs: LogRec
 extension FlowDriver {
     /// Starts `user`'s session and answers every step before `step`.
     func session(_ user: String = "u1", at step: String) async throws -> SessionView {
-        let order = ["nickname", "birthdate", "location", "gender"]
-        let answers = [Answers.nickname, Answers.birthdate, Answers.location, Answers.gender]
-        var view = try await start(user)
-        for (id, values) in zip(order, answers) {
-            if id == step { break }
-            view = try await submit(view, values)
-        }
-        #expect(view.stepId == step)
-        return view
+        try await walk(user, to: step, answers: [
+            "nickname": Answers.nickname, "birthdate": Answers.birthdate, "location": Answers.location, "gender": Answers.gender,
+        ])
     }
 
     /// Walks `user` through the whole wizard.

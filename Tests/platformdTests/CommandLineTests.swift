@@ -1,4 +1,5 @@
 import Foundation
+import PlatformTesting
 import Testing
 
 /// The command line a newcomer meets first: `--help` must say where the data goes

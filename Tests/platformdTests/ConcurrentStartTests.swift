@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+import PlatformTesting
 import Testing
 
 /// Hosts starting together on one new SQLite file migrate its schema once, and both serve.
@@ -22,9 +23,9 @@ struct ConcurrentStartTests {
                     let info = try await server.call("platform.info", id: .int(Int64(index)))
                     #expect(info["result"]?["protocol"] == 2, "round \(round), server \(index + 1): \(info.serialized())")
                 }
-                let started = try await first.call("flow.start", ["tenant": "statlocker", "userId": .string("u\(round)")], id: 10)
+                let started = try await first.call("flow.start", ["tenant": .string(Hosted.tenant), "userId": .string("u\(round)")], id: 10)
                 let sessionId = try #require(started["result"]?["sessionId"], "round \(round): \(started.serialized())")
-                let fetched = try await second.call("flow.get", ["tenant": "statlocker", "sessionId": sessionId], id: 11)
+                let fetched = try await second.call("flow.get", ["tenant": .string(Hosted.tenant), "sessionId": sessionId], id: 11)
                 #expect(fetched["result"]?["sessionId"] == sessionId, "round \(round): \(fetched.serialized())")
                 for server in [first, second] {
                     try server.closeStdin()

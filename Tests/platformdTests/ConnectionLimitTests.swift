@@ -1,4 +1,5 @@
 import Foundation
+import PlatformTesting
 import PlatformCore
 import Testing
 
@@ -118,7 +119,7 @@ struct ConnectionLimitTests {
             #expect(try probe.readReply()["id"] == 0)
             let before = try #require(listening.server.residentKiB)
             let flooder = try listening.connect()
-            let line = Array((SocketTests.request(1, "flow.describe").replacingOccurrences(of: "\"method\"", with: "\"params\":{\"tenant\":\"statlocker\"},\"method\"") + "\n").utf8)
+            let line = Array((SocketTests.request(1, "flow.describe").replacingOccurrences(of: "\"method\"", with: "\"params\":{\"tenant\":\"\(Hosted.tenant)\"},\"method\"") + "\n").utf8)
             var batch: [UInt8] = []
             for _ in 0..<200 { batch += line }
             var sent = 0

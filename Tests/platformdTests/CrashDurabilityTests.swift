@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+import PlatformTesting
 import Testing
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ struct CrashDurabilityTests {
                     let users = (0..<400).map { "r\(round)-u\($0)" }
                     var lines = ""
                     for (index, user) in users.enumerated() {
-                        lines += #"{"jsonrpc":"2.0","id":\#(index),"method":"flow.start","params":{"tenant":"statlocker","userId":"\#(user)"}}"#
+                        lines += #"{"jsonrpc":"2.0","id":\#(index),"method":"flow.start","params":{"tenant":"\#(Hosted.tenant)","userId":"\#(user)"}}"#
                         lines += "\n"
                     }
                     try server.send(lines, terminator: "")
@@ -42,13 +43,13 @@ struct CrashDurabilityTests {
                 var id: Int64 = 1000
                 for user in acknowledged {
                     id += 1
-                    let found = try await server.call("flow.get", ["tenant": "statlocker", "userId": .string(user)], id: .int(id))
+                    let found = try await server.call("flow.get", ["tenant": .string(Hosted.tenant), "userId": .string(user)], id: .int(id))
                     #expect(found["result"]?["userId"] == .string(user), "lost \(user)")
                 }
             }
             #expect(acknowledged.count == 50 + 90 + 130)
             // SQLite's own check of the file.
-            if let (status, output) = try? DiscoverTests.run("/usr/bin/env", ["python3", "-c",
+            if let (status, output) = try? await Python.run(["-c",
                 "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])", db]) {
                 if status == 0 {
                     #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")

@@ -29,7 +29,7 @@ struct DiscoverTests {
     /// an empty submit, a stale submit, a gate, a profile before completion, a funnel) checked by
     /// jsonschema, the reference validator, against the document the same server published.
     @Test func realRepliesOfEveryTenantValidateWithJsonschema() async throws {
-        guard let python = Self.pythonWithJsonschema() else {
+        guard await Python.has("jsonschema") else {
             print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
             return
         }
@@ -44,7 +44,10 @@ struct DiscoverTests {
                     return reply
                 }
                 let info = try await call("platform.info")
-                for tenant in info["result"]?["tenants"]?.arrayValue?.compactMap({ $0["tenant"] }) ?? [] {
+                let tenants = info["result"]?["tenants"]?.arrayValue?.compactMap({ $0["tenant"] }) ?? []
+                // Every registered tenant is sampled.
+                #expect(tenants.compactMap(\.stringValue) == Hosted.tenants)
+                for tenant in tenants {
                     let started = try await call("flow.start", ["tenant": tenant, "userId": "schema", "user": ["firstName": "Sam"]])
                     let view = try #require(started["result"])
                     _ = try await call("flow.get", ["tenant": tenant, "sessionId": view["sessionId"]!])
@@ -66,7 +69,7 @@ struct DiscoverTests {
             }
             let bundle = directory.appendingPathComponent("replies.json")
             try Data((["document": document, "samples": .array(samples)] as JSONValue).serializedBytes()).write(to: bundle)
-            let (status, output) = try Self.run(python, [Self.script.path, bundle.path])
+            let (status, output) = try await Python.run([Self.script.path, bundle.path])
             #expect(status == 0, "\(output)")
             #expect(output.contains("\(samples.count) passed, 0 failed"), "\(output)")
         }
@@ -74,24 +77,4 @@ struct DiscoverTests {
 
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Scripts/validate_replies.py")
-
-    static func pythonWithJsonschema() -> String? {
-        for candidate in ["/usr/bin/env"] {
-            if let (status, _) = try? run(candidate, ["python3", "-c", "import jsonschema"]), status == 0 { return candidate }
-        }
-        return nil
-    }
-
-    static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = executable == "/usr/bin/env" && arguments.first != "python3" ? ["python3"] + arguments : arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+import PlatformTesting
 import Testing
 
 #if canImport(Glibc)
@@ -32,7 +33,7 @@ struct DiskFullTests {
             let db = mountPoint + "/full.sqlite"
             let filler = mountPoint + "/filler"
             try await PlatformdProcess.with(["serve", "--db", db]) { server in
-                #expect(try await server.call("flow.start", ["tenant": "statlocker", "userId": "before"])["result"] != nil)
+                #expect(try await server.call("flow.start", ["tenant": .string(Hosted.tenant), "userId": "before"])["result"] != nil)
                 // Fill the file system to the last block.
                 _ = FileManager.default.createFile(atPath: filler, contents: nil)
                 let handle = try #require(FileHandle(forWritingAtPath: filler))
@@ -44,7 +45,7 @@ struct DiskFullTests {
                 var refusedUser: String?
                 for index in 0..<200 {
                     let user = "filler-\(index)-" + String(repeating: "x", count: 200)
-                    let reply = try await server.call("flow.start", ["tenant": "statlocker", "userId": .string(user)], id: .int(Int64(index + 10)))
+                    let reply = try await server.call("flow.start", ["tenant": .string(Hosted.tenant), "userId": .string(user)], id: .int(Int64(index + 10)))
                     if let code = reply["error"]?["code"]?.intValue {
                         codes.append(code)
                         refusedUser = user
@@ -55,12 +56,16 @@ struct DiskFullTests {
                 #expect(!server.stderrText.contains("Internal error"))
                 try FileManager.default.removeItem(atPath: filler)
                 if let refusedUser {
-                    let missing = try await server.call("flow.get", ["tenant": "statlocker", "userId": .string(refusedUser)], id: 900)
+                    let missing = try await server.call("flow.get", ["tenant": .string(Hosted.tenant), "userId": .string(refusedUser)], id: 900)
                     #expect(missing["error"]?["code"] == -32002)
-                    let retried = try await server.call("flow.start", ["tenant": "statlocker", "userId": .string(refusedUser)], id: 901)
+                    let retried = try await server.call("flow.start", ["tenant": .string(Hosted.tenant), "userId": .string(refusedUser)], id: 901)
                     #expect(retried["result"]?["userId"] == .string(refusedUser))
                 }
-                #expect(try await server.call("flow.get", ["tenant": "statlocker", "userId": "before"], id: 902)["result"] != nil)
+                #expect(try await server.call("flow.get", ["tenant": .string(Hosted.tenant), "userId": "before"], id: 902)["result"] != nil)
+                // The server closes its database before the file system is unmounted (else the
+                // mount stays, busy, after the test).
+                try server.closeStdin()
+                _ = try await server.waitForExit()
             }
         }
     }

@@ -53,6 +53,7 @@ struct FuzzTests {
         try await PlatformdProcess.withServer { server in
             let info = try await server.call("platform.info")
             let tenants = info["result"]?["tenants"]?.arrayValue?.compactMap { $0["tenant"]?.stringValue } ?? []
+            #expect(tenants == Hosted.tenants, "every registered tenant is fuzzed")
             var sessions: [String] = []
             for tenant in tenants {
                 let started = try await server.call("flow.start", ["tenant": .string(tenant), "userId": "fuzz"], id: 1)

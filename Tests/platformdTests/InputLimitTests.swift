@@ -1,5 +1,7 @@
 import Foundation
 import PlatformCore
+import PlatformTesting
+@testable import platformd
 import Testing
 
 /// The contract's "Limits on input": batch size, parameter lengths, and ids echoed exactly.
@@ -7,13 +9,13 @@ import Testing
 struct InputLimitTests {
     @Test func aBatchOverOneHundredItemsIsOneInvalidRequestAndNothingRuns() async throws {
         try await PlatformdProcess.withServer { server in
-            let start = #"{"jsonrpc":"2.0","method":"flow.start","params":{"tenant":"statlocker","userId":"batcher"}}"#
+            let start = #"{"jsonrpc":"2.0","method":"flow.start","params":{"tenant":"\#(Hosted.tenant)","userId":"batcher"}}"#
             let tooMany = "[" + Array(repeating: start, count: 101).joined(separator: ",") + "]"
             let refused = try await server.request(tooMany)
             #expect(refused.arrayValue == nil)
             #expect(refused["error"]?["code"] == -32600)
             #expect(refused["id"] == .null)
-            let none = try await server.call("flow.get", ["tenant": "statlocker", "userId": "batcher"])
+            let none = try await server.call("flow.get", ["tenant": .string(Hosted.tenant), "userId": "batcher"])
             #expect(none["error"]?["code"] == -32002)
             // One hundred is allowed.
             let probe = #"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#
@@ -23,13 +25,13 @@ struct InputLimitTests {
     }
 
     @Test(arguments: [
-        ("flow.start", #"{"tenant":"statlocker","userId":"\#(String(repeating: "u", count: 257))"}"#, "userId"),
-        ("flow.start", #"{"tenant":"statlocker","userId":"u","user":{"firstName":"\#(String(repeating: "a", count: 257))"}}"#, "user.firstName"),
-        ("flow.start", #"{"tenant":"statlocker","userId":"u","user":{"email":"\#(String(repeating: "e", count: 257))"}}"#, "user.email"),
+        ("flow.start", #"{"tenant":"\#(Hosted.tenant)","userId":"\#(String(repeating: "u", count: 257))"}"#, "userId"),
+        ("flow.start", #"{"tenant":"\#(Hosted.tenant)","userId":"u","user":{"firstName":"\#(String(repeating: "a", count: 257))"}}"#, "user.firstName"),
+        ("flow.start", #"{"tenant":"\#(Hosted.tenant)","userId":"u","user":{"email":"\#(String(repeating: "e", count: 257))"}}"#, "user.email"),
         ("flow.start", #"{"tenant":"\#(String(repeating: "t", count: 64))","userId":"u"}"#, "tenant"),
-        ("profile.get", #"{"tenant":"statlocker","userId":"\#(String(repeating: "u", count: 257))"}"#, "userId"),
-        ("gate.check", #"{"tenant":"statlocker","userId":"\#(String(repeating: "u", count: 300))","action":"x"}"#, "userId"),
-        ("flow.search", #"{"tenant":"teepals","sessionId":"s","field":"location","query":"\#(String(repeating: "q", count: 201))"}"#, "query"),
+        ("profile.get", #"{"tenant":"\#(Hosted.tenant)","userId":"\#(String(repeating: "u", count: 257))"}"#, "userId"),
+        ("gate.check", #"{"tenant":"\#(Hosted.tenant)","userId":"\#(String(repeating: "u", count: 300))","action":"x"}"#, "userId"),
+        ("flow.search", #"{"tenant":"\#(Hosted.tenant)","sessionId":"s","field":"any-field","query":"\#(String(repeating: "q", count: 201))"}"#, "query"),
     ])
     func overLongParametersAreRefusedWithTheirName(method: String, params: String, param: String) async throws {
         try await PlatformdProcess.withServer { server in
@@ -42,7 +44,7 @@ struct InputLimitTests {
     @Test func limitsAreInclusive() async throws {
         try await PlatformdProcess.withServer { server in
             let userId = String(repeating: "é", count: 256)
-            let reply = try await server.call("flow.start", ["tenant": "statlocker", "userId": .string(userId), "user": ["firstName": .string(String(repeating: "a", count: 256))]])
+            let reply = try await server.call("flow.start", ["tenant": .string(Hosted.tenant), "userId": .string(userId), "user": ["firstName": .string(String(repeating: "a", count: 256))]])
             #expect(reply["result"]?["userId"] == .string(userId))
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PlatformTesting
 import PlatformCore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+import PlatformTesting
 @testable import platformd
 import Testing
 
@@ -135,7 +136,7 @@ struct StdioTests {
             // stepId is read first, then revision; tenant and sessionId are valid strings.
             let reply = try await server.call(
                 "flow.submit",
-                ["tenant": "statlocker", "sessionId": "no-such-session", "stepId": "sport", "revision": "x"],
+                ["tenant": .string(Hosted.tenant), "sessionId": "no-such-session", "stepId": "any-step", "revision": "x"],
                 id: 3)
             expectError(reply, code: -32602, id: 3)
             #expect(reply["error"]?["data"]?["param"] == "revision")
@@ -152,7 +153,7 @@ struct StdioTests {
 
     @Test func positionalParamsAreInvalidParams() async throws {
         try await PlatformdProcess.withServer { server in
-            let reply = try await server.request(#"{"jsonrpc":"2.0","id":5,"method":"flow.start","params":["statlocker","u1"]}"#)
+            let reply = try await server.request(#"{"jsonrpc":"2.0","id":5,"method":"flow.start","params":["\#(Hosted.tenant)","u1"]}"#)
             expectError(reply, code: -32602, id: 5)
         }
     }
@@ -268,7 +269,7 @@ struct StdioTests {
             try server.send(Self.probe(1))
             try server.send(#"{"jsonrpc":"2.0","id":2,"method":"#)
             try server.send("[]")
-            try server.send(#"{"jsonrpc":"2.0","id":4,"method":"flow.start","params":{"tenant":"statlocker","userId":"u1"}}"#)
+            try server.send(#"{"jsonrpc":"2.0","id":4,"method":"flow.start","params":{"tenant":"\#(Hosted.tenant)","userId":"u1"}}"#)
             try server.send(#"{"jsonrpc":"2.0","id":5,"method":"flow.get","params":{"tenant":"nobody","sessionId":"s"}}"#)
             try server.closeStdin()
             let exit = try await server.waitForExit()
@@ -329,16 +330,4 @@ struct StdioTests {
             #expect(ids == ids.indices.map { Optional($0) }, "replies out of order or not JSON: \(ids)")
         }
     }
-}
-
-/// Expects a JSON-RPC error reply with `code` and `id` (null unless given), and no result.
-func expectError(
-    _ reply: JSONValue, code: Int, id: JSONValue = .null,
-    sourceLocation: SourceLocation = #_sourceLocation
-) {
-    #expect(reply["jsonrpc"] == "2.0", "not a JSON-RPC 2.0 reply: \(reply.serialized())", sourceLocation: sourceLocation)
-    #expect(reply["result"] == nil, "an error reply has no result: \(reply.serialized())", sourceLocation: sourceLocation)
-    #expect(reply["error"]?["code"]?.intValue == code, "expected error \(code): \(reply.serialized())", sourceLocation: sourceLocation)
-    #expect(reply["error"]?["message"]?.stringValue != nil, "error without message: \(reply.serialized())", sourceLocation: sourceLocation)
-    #expect(reply["id"] == id, "expected id \(id.serialized()): \(reply.serialized())", sourceLocation: sourceLocation)
 }

@@ -8,16 +8,20 @@ import Darwin
 #endif
 
 /// A blocking line client for the socket transports, with a receive timeout so no test hangs.
-final class SocketClient {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public final class SocketClient {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
     /// Connects to a Unix domain socket.
-    convenience init(unixPath: String, timeoutSeconds: Int = 30) throws {
+    public convenience init(unixPath: String, timeoutSeconds: Int = 30) throws {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let path = Array(unixPath.utf8)
@@ -28,7 +32,7 @@ final class SocketClient {
     }
 
     /// Connects to 127.0.0.1:port.
-    convenience init(tcpPort: Int, timeoutSeconds: Int = 30) throws {
+    public convenience init(tcpPort: Int, timeoutSeconds: Int = 30) throws {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(tcpPort).bigEndian)
@@ -57,7 +61,7 @@ final class SocketClient {
         close(descriptor)
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -67,22 +71,22 @@ final class SocketClient {
     }
 
     /// Writes what the socket takes now without waiting; returns how many bytes it took (0 when full).
-    func writeWithoutWaiting(_ bytes: [UInt8]) -> Int {
+    public func writeWithoutWaiting(_ bytes: [UInt8]) -> Int {
         let written = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         return max(0, written)
     }
 
-    func send(_ line: String) throws {
+    public func send(_ line: String) throws {
         try write(Array(line.utf8) + [0x0A])
     }
 
     /// Closes the sending side, as a client does when it has nothing more to ask.
-    func finishWriting() {
+    public func finishWriting() {
         shutdown(descriptor, Int32(SHUT_WR))
     }
 
     /// The next line, or nil when the server closed the connection.
-    func readLine() throws -> String? {
+    public func readLine() throws -> String? {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -101,7 +105,7 @@ final class SocketClient {
         }
     }
 
-    func readReply() throws -> JSONValue {
+    public func readReply() throws -> JSONValue {
         guard let line = try readLine() else { throw Failure(description: "connection closed while waiting for a reply") }
         return try JSONValue.parse(line)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+import PlatformTesting
 import Testing
 
 /// The StatLocker onboarding walked end to end over stdio against the real binary, with the

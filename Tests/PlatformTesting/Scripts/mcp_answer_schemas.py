@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The input schemas `platformd mcp` lists, checked by jsonschema (the reference validator).
 
-Usage: mcp_answer_schemas.py PLATFORMD_BINARY
+Usage: mcp_answer_schemas.py PLATFORMD_BINARY WALKS_JSON
 
-For each of the four default tenants, walks the flow through `onboarding_answer` with answers the
-server accepts; before each answer, lists the tools and checks that every input schema is a valid
+WALKS_JSON is a file holding `{ TENANT: [VALUES, ...] }`: for each tenant, the values of each
+submit of a walk the server accepts. For each tenant, walks the flow through `onboarding_answer`
+with those answers; before each answer, lists the tools and checks that every input schema is a valid
 JSON Schema (draft 2020-12, MCP's default dialect) and that the answer about to be sent validates
 against the answer tool's schema for that step, so the schema never turns away an answer the
 server takes. Prints one line per problem and a closing "N passed, N failed"; exits 1 when a
@@ -20,35 +21,13 @@ except ImportError:
     print("jsonschema is not installed (pip install jsonschema)")
     sys.exit(2)
 
-WALKS = {
-    "statlocker": [
-        {"sport": "lacrosse"}, {}, {"teamGender": "girls"}, {"gradYear": 2026, "level": "JV"}, {"position": "Midfield"},
-        {"hsTeamName": " Duxbury High School ", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": True,
-         "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA"},
-        {"seasonGoals": ["g-mid-jv-dc-50", "g-mid-jv-goals-28", {"title": "Win 60% of draws", "targetValue": 60, "unit": "%"}]},
-        {}, {"aiTone": "Analyst"}, {}, {},
-    ],
-    "teepals": [{"nickname": "Sam"}, {"birthdate": "1991-08-17"}, {"location": "4671654"}, {"gender": "prefer_not_to_say"}],
-    "airfit": [
-        {}, {"lifeSnapshot": ["frequentTravel", "prefersEvening"]},
-        {"aspirationPreset": "describe_own", "aspirationText": "Lose 10 pounds by summer"},
-        {"authoritativeDirect": 0, "empatheticEncouraging": 0, "analyticalInsightful": 0, "playfullyProvocative": 0},
-        {"engagementPreset": "consistentBalanced"},
-        {"availability": [{"dayOfWeek": 6, "startTime": "09:00", "endTime": "10:30"}]},
-        {"sleepBedtime": "23:30", "sleepWakeTime": "07:00"}, {"preferredUnits": "metric"}, {},
-    ],
-    "aflfantasy": [
-        {}, {}, {"hasExistingTeam": False},
-        {"completedItems": ["visit_website", "sign_in", "pick_squad", "save_team", "find_team_id"]},
-        {"firstName": "Riley", "email": "riley@example.com"}, {"teamId": "4815162342", "teamName": "Riley's Roos"}, {},
-    ],
-}
-
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 3:
         print(__doc__)
         sys.exit(64)
+    with open(sys.argv[2], encoding="utf-8") as walks_file:
+        walks = json.load(walks_file)
     passed = failed = 0
 
     def check(condition, what):
@@ -59,7 +38,7 @@ def main():
             failed += 1
             print(f"FAILED: {what}")
 
-    for tenant, answers in WALKS.items():
+    for tenant, answers in walks.items():
         server = subprocess.Popen(
             [sys.argv[1], "mcp", "--tenant", tenant, "--user-id", "schemas", "--db", ":memory:"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

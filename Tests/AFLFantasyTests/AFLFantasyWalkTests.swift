@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+import PlatformTesting
 import Testing
 
 /// The AFL Fantasy create-team path through the real binary, one JSON line at a time, as an iOS

@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+import PlatformTesting
 import Testing
 
 /// The AirFit flow end to end through the real binary: JSON lines in, JSON lines out.

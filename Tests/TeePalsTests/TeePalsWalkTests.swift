@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+import PlatformTesting
 import Testing
 
 /// The TeePals wizard walked against the real binary, one JSON line at a time, as an app would.

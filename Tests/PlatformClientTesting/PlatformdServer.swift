@@ -1,5 +1,7 @@
 import Foundation
 import PlatformClient
+import PlatformProtocol
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -8,45 +10,76 @@ import Darwin
 #endif
 
 /// A `platformd serve --db :memory:` child process on a Unix socket or on TCP, for driving through
-/// the client. Its stderr goes to a file in its own temporary directory, read for the "listening
-/// on" line; every wait is bounded. (A trimmed copy of platformdTests' `PlatformdProcess`: test
-/// targets cannot share support code.)
-final class Server {
-    enum Transport: String, CaseIterable, Sendable {
+/// `PlatformClient` (PlatformClientTests, and each plugin's walk through the client). Its stderr
+/// goes to a file in its own temporary directory, read for the "listening on" line; every wait is
+/// bounded. (PlatformTesting's `PlatformdProcess` drives the binary over stdio instead.)
+public final class PlatformdServer {
+    public enum Transport: String, CaseIterable, Sendable {
         case unix, tcp
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// How long a test waits for the server to listen, and the client for any reply.
-    static let timeout: Duration = .seconds(30)
+    public static let timeout: Duration = .seconds(30)
 
     /// What the tests give every client: bounded calls.
-    static let configuration = PlatformClient.Configuration(requestTimeout: timeout, connectTimeout: .seconds(10))
+    public static let configuration = PlatformClient.Configuration(requestTimeout: timeout, connectTimeout: .seconds(10))
 
-    let endpoint: PlatformClient.Endpoint
+    public let endpoint: PlatformClient.Endpoint
     private let process: Process
     private let directory: URL
+    private let exit: Exit
 
-    private init(process: Process, directory: URL, endpoint: PlatformClient.Endpoint) {
+    /// Set by the process's termination handler: whether it has exited.
+    private final class Exit: Sendable {
+        private let exited = Mutex(false)
+        var hasExited: Bool { exited.withLock { $0 } }
+        func record() { exited.withLock { $0 = true } }
+    }
+
+    private init(process: Process, directory: URL, endpoint: PlatformClient.Endpoint, exit: Exit) {
         self.process = process
         self.directory = directory
         self.endpoint = endpoint
+        self.exit = exit
     }
 
     /// Runs `body` with a fresh server, which is killed (and its directory removed) afterwards.
-    static func with<T>(
-        _ transport: Transport = .unix, arguments: [String] = ["--db", ":memory:"], _ body: (Server) async throws -> T
+    public static func with<T>(
+        _ transport: Transport = .unix, arguments: [String] = ["--db", ":memory:"], _ body: (PlatformdServer) async throws -> T
     ) async throws -> T {
         let server = try await start(transport, arguments: arguments)
-        defer { server.stop() }
-        return try await body(server)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// `command`, waited for on a thread of its own rather than on the tests' cooperative pool.
+    public static func command(_ arguments: [String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try command(arguments) })
+            }
+            thread.name = "platformd \(arguments.first ?? "")"
+            thread.start()
+        }
     }
 
     /// Runs a one-shot `platformd` command (`keys create …`) to completion; returns its stdout.
-    static func command(_ arguments: [String]) throws -> String {
+    /// It blocks its thread: from async code, use the async overload.
+    public static func command(_ arguments: [String]) throws -> String {
         guard let binary = binaryURL else { throw Failure(description: "platformd binary not found") }
         let process = Process()
         process.executableURL = binary
@@ -64,28 +97,33 @@ final class Server {
     }
 
     /// A client connected to this server, with the tests' timeouts.
-    func connect() async throws -> PlatformClient {
+    public func connect() async throws -> PlatformClient {
         try await PlatformClient.connect(endpoint, configuration: Self.configuration)
     }
 
-    /// SIGKILL, then waits for the process to be gone.
-    func kill() {
-        if process.isRunning {
+    /// SIGKILL, unless it has exited already. (`stop` waits for the exit.)
+    public func kill() {
+        if !exit.hasExited {
             _ = deliver(SIGKILL, to: process.processIdentifier)
         }
-        process.waitUntilExit()
     }
 
-    var stderrText: String {
+    public var stderrText: String {
         (try? String(contentsOf: directory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
     }
 
-    private func stop() {
+    /// Kills the server and waits (at most ten seconds, never blocking a thread) for its exit,
+    /// then removes its directory.
+    private func stop() async {
         kill()
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while !exit.hasExited, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static func start(_ transport: Transport, arguments: [String]) async throws -> Server {
+    private static func start(_ transport: Transport, arguments: [String]) async throws -> PlatformdServer {
         guard let binary = binaryURL else {
             throw Failure(description: "platformd binary not found next to the test bundle; set PLATFORMD_BINARY")
         }
@@ -103,10 +141,12 @@ final class Server {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: stderrURL)
+        let exit = Exit()
+        process.terminationHandler = { _ in exit.record() }
         try process.run()
 
         // Port 0 makes the server pick a free port; its "listening on tcp 127.0.0.1:PORT" line says which.
-        let started = Server(process: process, directory: directory, endpoint: .unix(path: socketPath))
+        let started = PlatformdServer(process: process, directory: directory, endpoint: .unix(path: socketPath), exit: exit)
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
             if let line = started.stderrText.split(separator: "\n").first(where: { $0.contains("listening on") }) {
@@ -115,23 +155,23 @@ final class Server {
                     return started
                 case .tcp:
                     guard let port = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-                        started.stop()
+                        await started.stop()
                         throw Failure(description: "no port in \(line)")
                     }
-                    return Server(process: process, directory: directory, endpoint: .tcp(host: "127.0.0.1", port: port))
+                    return PlatformdServer(process: process, directory: directory, endpoint: .tcp(host: "127.0.0.1", port: port), exit: exit)
                 }
             }
-            guard process.isRunning else { break }
+            guard !exit.hasExited else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         let log = started.stderrText
-        started.stop()
+        await started.stop()
         throw Failure(description: "platformd did not start listening within \(timeout):\n\(log)")
     }
 
     /// The executable built next to the test bundle (`.build/<triple>/debug/platformd`), or
     /// `PLATFORMD_BINARY`.
-    static let binaryURL: URL? = {
+    public static let binaryURL: URL? = {
         let files = FileManager.default
         func executable(_ url: URL) -> Bool {
             var isDirectory: ObjCBool = false
@@ -166,4 +206,9 @@ final class Server {
 /// `kill(2)`, out of reach of the method of the same name.
 private func deliver(_ signal: Int32, to pid: Int32) -> Int32 {
     kill(pid, signal)
+}
+
+/// A step's saved answers (each field's `value`), as a submit sends them back.
+public func savedValues(_ view: SessionView) -> [String: JSONValue] {
+    Dictionary(uniqueKeysWithValues: (view.step?.fields ?? []).map { ($0.id, $0.value ?? .null) })
 }

@@ -2,9 +2,10 @@ import Foundation
 import PlatformClient
 import PlatformProtocol
 
-/// The Swift of Docs/clients.md, compiled (never run) so the page cannot drift from the API.
-/// `render` and `show` stand for the app's UI.
-enum DocExamples {
+/// The Swift of Docs/clients.md, compiled (never run) so the page cannot drift from the API. It
+/// lives with StatLocker's tests because the page's examples walk StatLocker. `render` and `show`
+/// stand for the app's UI.
+enum ClientDocExamples {
     static func render(_ step: StepView, errors: [FieldError]) async -> (action: SubmitAction, values: [String: JSONValue]) {
         (.continue, [:])
     }
@@ -25,7 +26,7 @@ enum DocExamples {
         ]
         _ = values
         _ = view.step?.field("gradYear")?.value
-        _ = try await client.call("flow.describe", params: DescribeParams(tenant: "airfit"), as: FlowDescription.self)
+        _ = try await client.call("flow.describe", params: DescribeParams(tenant: "statlocker"), as: FlowDescription.self)
     }
 
     static func loop(_ client: PlatformClient) async throws {

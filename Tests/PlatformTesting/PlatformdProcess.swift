@@ -1,6 +1,5 @@
 import Foundation
 import PlatformCore
-import PlatformTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,20 +13,29 @@ import Darwin
 /// stdout and stderr are read by background threads into buffers; every wait is bounded by a
 /// timeout (30 s by default) and throws `PlatformdProcess.Failure` instead of hanging, with the
 /// tail of the server's stderr in the message.
-final class PlatformdProcess: Sendable {
+public final class PlatformdProcess: Sendable {
     /// How a wait ends when the server never answers.
-    static let defaultTimeout: Duration = .seconds(30)
+    public static let defaultTimeout: Duration = .seconds(30)
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
-    struct Exit: Sendable, Equatable, CustomStringConvertible {
-        var status: Int32
+    public struct Exit: Sendable, Equatable, CustomStringConvertible {
+        public var status: Int32
         /// True when the process was ended by a signal it did not handle (`status` is the signal).
-        var signaled: Bool
+        public var signaled: Bool
 
-        var description: String { signaled ? "killed by signal \(status)" : "exit status \(status)" }
+        public init(status: Int32, signaled: Bool) {
+            self.status = status
+            self.signaled = signaled
+        }
+
+        public var description: String { signaled ? "killed by signal \(status)" : "exit status \(status)" }
     }
 
     private struct State: Sendable {
@@ -50,13 +58,13 @@ final class PlatformdProcess: Sendable {
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
     private let state = Mutex(State())
-    let arguments: [String]
+    public let arguments: [String]
 
     // MARK: - launching
 
     /// Launches `platformd` with `arguments` (e.g. `["serve", "--db", ":memory:"]`), or another
     /// `executable` (a receiver script), with `environment` added to the test's own.
-    init(
+    public init(
         _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:], executable: URL? = nil
     ) throws {
         guard let binary = executable ?? Self.binaryURL else {
@@ -86,7 +94,7 @@ final class PlatformdProcess: Sendable {
 
     /// Runs `body` with a fresh server and kills the server afterwards if it is still running,
     /// whether `body` returned or threw.
-    static func with<T>(
+    public static func with<T>(
         _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:], executable: URL? = nil,
         _ body: (PlatformdProcess) async throws -> T
     ) async throws -> T {
@@ -96,14 +104,14 @@ final class PlatformdProcess: Sendable {
     }
 
     /// `platformd serve --db :memory:` plus `extra`.
-    static func withServer<T>(
+    public static func withServer<T>(
         _ extra: [String] = [], _ body: (PlatformdProcess) async throws -> T
     ) async throws -> T {
         try await with(["serve", "--db", ":memory:"] + extra, body)
     }
 
     /// The executable built next to the test bundle (`.build/<triple>/debug/platformd`).
-    static let binaryURL: URL? = locateBinary()
+    public static let binaryURL: URL? = locateBinary()
 
     private static func locateBinary() -> URL? {
         let files = FileManager.default
@@ -137,7 +145,7 @@ final class PlatformdProcess: Sendable {
         }
         // Last resort: the package's own build directory, found from this source file.
         var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { root = root.deletingLastPathComponent() }  // Support, platformdTests, Tests, root
+        for _ in 0..<3 { root = root.deletingLastPathComponent() }  // PlatformTesting, Tests, root
         for candidate in [".build/debug/platformd", ".build/release/platformd"] {
             let url = root.appendingPathComponent(candidate)
             if executable(url) { return url }
@@ -148,11 +156,11 @@ final class PlatformdProcess: Sendable {
     // MARK: - writing
 
     /// Writes `line` followed by `terminator` to the server's stdin.
-    func send(_ line: String, terminator: String = "\n") throws {
+    public func send(_ line: String, terminator: String = "\n") throws {
         try write(Array((line + terminator).utf8))
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) throws {
         do {
             try stdinPipe.fileHandleForWriting.write(contentsOf: Data(bytes))
         } catch {
@@ -161,26 +169,26 @@ final class PlatformdProcess: Sendable {
     }
 
     /// Sends EOF to the server.
-    func closeStdin() throws {
+    public func closeStdin() throws {
         try stdinPipe.fileHandleForWriting.close()
     }
 
-    var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.processIdentifier }
 
     /// The server's resident memory in KiB (Linux), for tests that bound its growth.
-    var residentKiB: Int? {
+    public var residentKiB: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
         return line.split(separator: " ").compactMap { Int($0) }.first
     }
 
     /// Sends `signal` (e.g. `SIGTERM`) to the server.
-    func send(signal number: Int32) {
+    public func send(signal number: Int32) {
         _ = deliver(number, to: process.processIdentifier)
     }
 
     /// SIGKILL when still running; used on every way out of `with`.
-    func kill() {
+    public func kill() {
         if state.withLock({ $0.exit == nil }) { send(signal: SIGKILL) }
     }
 
@@ -193,7 +201,7 @@ final class PlatformdProcess: Sendable {
 
     /// The next line the server writes to stdout, without its newline. A last line without a
     /// newline before stdout closes is returned as is.
-    func readLine(timeout: Duration = PlatformdProcess.defaultTimeout) async throws -> String {
+    public func readLine(timeout: Duration = PlatformdProcess.defaultTimeout) async throws -> String {
         let outcome = try await wait(for: "a line on stdout", timeout: timeout) { state -> LineOutcome? in
             let unread = state.stdout[state.consumed...]
             if let newline = unread.firstIndex(of: 0x0A) {
@@ -212,7 +220,7 @@ final class PlatformdProcess: Sendable {
     }
 
     /// The next stdout line, parsed as JSON.
-    func readReply(timeout: Duration = PlatformdProcess.defaultTimeout) async throws -> JSONValue {
+    public func readReply(timeout: Duration = PlatformdProcess.defaultTimeout) async throws -> JSONValue {
         let line = try await readLine(timeout: timeout)
         do {
             return try JSONValue.parse(line)
@@ -222,13 +230,13 @@ final class PlatformdProcess: Sendable {
     }
 
     /// Sends one line and reads the next reply line.
-    func request(_ line: String, terminator: String = "\n") async throws -> JSONValue {
+    public func request(_ line: String, terminator: String = "\n") async throws -> JSONValue {
         try send(line, terminator: terminator)
         return try await readReply()
     }
 
     /// Sends a JSON-RPC request built from `method`, `params` and `id`, and reads the reply.
-    func call(_ method: String, _ params: JSONValue = [:], id: JSONValue = 1) async throws -> JSONValue {
+    public func call(_ method: String, _ params: JSONValue = [:], id: JSONValue = 1) async throws -> JSONValue {
         let request: JSONValue = ["jsonrpc": "2.0", "id": id, "method": .string(method), "params": params]
         let reply = try await self.request(request.serialized())
         let problems = SchemaValidator.served.problems(reply: reply, of: method)
@@ -239,17 +247,17 @@ final class PlatformdProcess: Sendable {
     }
 
     /// Waits until the process has exited and closed stdout and stderr.
-    func waitForExit(timeout: Duration = PlatformdProcess.defaultTimeout) async throws -> Exit {
+    public func waitForExit(timeout: Duration = PlatformdProcess.defaultTimeout) async throws -> Exit {
         try await wait(for: "the process to exit", timeout: timeout) { state in
             state.stdoutClosed && state.stderrClosed ? state.exit : nil
         }
     }
 
     /// Everything the server wrote to stdout so far.
-    var stdoutBytes: [UInt8] { state.withLock { $0.stdout } }
+    public var stdoutBytes: [UInt8] { state.withLock { $0.stdout } }
 
     /// Everything the server wrote to stderr so far.
-    var stderrText: String { state.withLock { String(decoding: $0.stderr, as: UTF8.self) } }
+    public var stderrText: String { state.withLock { String(decoding: $0.stderr, as: UTF8.self) } }
 
     // MARK: - machinery
 
@@ -346,9 +354,9 @@ private func deliver(_ signal: Int32, to pid: Int32) -> Int32 {
 }
 
 /// A fresh directory under the system's temporary directory, removed after `body`.
-func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+public func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("platformdTests-\(UUID().uuidString)", isDirectory: true)
+        .appendingPathComponent("PlatformTesting-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     return try await body(directory)

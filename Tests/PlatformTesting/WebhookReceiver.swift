@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PlatformCore
 import Synchronization
@@ -17,30 +18,30 @@ private func closeDescriptor(_ descriptor: Int32) { _ = Darwin.close(descriptor)
 /// A webhook receiver on 127.0.0.1 for tests: one request per connection (every answer says
 /// `Connection: close`), each recorded. The first `failFirst` deliveries of each event fail,
 /// alternately with HTTP 500 and with a connection closed without an answer; later ones get 200.
-final class WebhookReceiver: Sendable {
-    struct Request: Sendable {
-        var path: String
+public final class WebhookReceiver: Sendable {
+    public struct Request: Sendable {
+        public var path: String
         /// Header names lowercased.
-        var headers: [String: String]
-        var body: [UInt8]
+        public var headers: [String: String]
+        public var body: [UInt8]
         /// What the receiver did: 200, 500, or 0 for a connection closed with no answer.
-        var answered: Int
+        public var answered: Int
 
-        var eventId: String? { headers["platformd-event-id"] }
-        var json: JSONValue? { try? JSONValue.parse(body) }
+        public var eventId: String? { headers["platformd-event-id"] }
+        public var json: JSONValue? { try? JSONValue.parse(body) }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    let port: UInt16
-    let failFirst: Int
+    public let port: UInt16
+    public let failFirst: Int
     private let listener: Int32
     private let state = Mutex<(requests: [Request], attempts: [String: Int])>(([], [:]))
 
     /// Listens on `port` (0: a free one).
-    init(port: UInt16 = 0, failFirst: Int = 0) throws {
+    public init(port: UInt16 = 0, failFirst: Int = 0) throws {
         self.failFirst = failFirst
         let descriptor = socket(AF_INET, socketStream, 0)
         guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
@@ -68,17 +69,17 @@ final class WebhookReceiver: Sendable {
     }
 
     /// A port nothing listens on now (bound, then let go), for a receiver started later.
-    static func freePort() throws -> UInt16 {
+    public static func freePort() throws -> UInt16 {
         let receiver = try WebhookReceiver()
         receiver.close()
         return receiver.port
     }
 
-    var url: String { "http://127.0.0.1:\(port)/hooks" }
-    var requests: [Request] { state.withLock { $0.requests } }
+    public var url: String { "http://127.0.0.1:\(port)/hooks" }
+    public var requests: [Request] { state.withLock { $0.requests } }
 
     /// The events received with a 200, each once (deduplicated by id, as a receiver must).
-    var delivered: [String: Request] {
+    public var delivered: [String: Request] {
         var events: [String: Request] = [:]
         for request in requests where request.answered == 200 {
             if let id = request.eventId, events[id] == nil { events[id] = request }
@@ -86,7 +87,7 @@ final class WebhookReceiver: Sendable {
         return events
     }
 
-    func close() {
+    public func close() {
         shutdown(listener, Int32(SHUT_RDWR))
         closeDescriptor(listener)
     }
@@ -146,4 +147,30 @@ final class WebhookReceiver: Sendable {
             buffer += chunk[0..<count]
         }
     }
+}
+
+extension WebhookReceiver {
+    /// Checks a `Platformd-Signature` header independently of the server's code: HMAC-SHA256 of
+    /// "t." + body with `secret`, `t` within five minutes of now.
+    public static func validSignature(_ header: String?, body: [UInt8], secret: String) -> Bool {
+        guard let header else { return false }
+        var fields: [String: String] = [:]
+        for part in header.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            if pair.count == 2 { fields[String(pair[0])] = String(pair[1]) }
+        }
+        guard let t = fields["t"], let seconds = Double(t), abs(Date().timeIntervalSince1970 - seconds) < 300 else { return false }
+        let code = HMAC<SHA256>.authenticationCode(for: Array((t + ".").utf8) + body, using: SymmetricKey(data: Array(secret.utf8)))
+        return fields["v1"] == code.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// Waits (polling every 50 ms) until `condition` holds, for at most `seconds`; whether it held.
+public func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
 }
