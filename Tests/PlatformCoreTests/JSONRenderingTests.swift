@@ -37,7 +37,7 @@ import Testing
             actions: [.continue(), .back], content: ["message": "hi", "nested": ["b": 1, "a": [true, false, .null]]],
             errors: [FieldError(field: "name", code: .tooLong, message: "Too long"), FieldError(field: nil, code: .count, message: "m")])
         try expectAlike(SessionView(
-            sessionId: "s-1", tenant: "statlocker", userId: "u/1", flow: "onboarding", status: .active, revision: 7,
+            sessionId: "s-1", tenant: "fixture", userId: "u/1", flow: "onboarding", status: .active, revision: 7,
             progress: Self.progress, step: step))
         try expectAlike(step)
     }
