@@ -8,7 +8,8 @@ import PlatformCore
 /// Each field gets, in order of preference: its saved `value`, its `default`, nothing when it is
 /// optional, else a value made from its type and bounds (the first unlocked options, the middle
 /// of `min`…`max`, a text within `minLength`…`maxLength`). A field the server refuses is answered
-/// with its next candidate on the next try (`retry`): another text (a name, an email, digits),
+/// with its next candidate on the next try (`retry`): another text (the placeholder, a name, an
+/// email, digits; those the field's `pattern` accepts first),
 /// the other boolean, the next options. Values for fields hidden by `visibleWhen` are sent too;
 /// the server drops them. What cannot be derived this way (a search field's results) is asked
 /// of the caller through `search`.
@@ -65,7 +66,14 @@ public struct GenericAnswers: Sendable {
         case "text":
             let minimum = field["minLength"]?.intValue ?? 1
             let maximum = field["maxLength"]?.intValue ?? 256
-            var text = texts[attempt % texts.count]
+            // The placeholder is usually an example of a valid answer; candidates the field's
+            // `pattern` accepts go first.
+            var candidates = (field["placeholder"]?.stringValue).map { [$0] + texts } ?? texts
+            if let source = field["pattern"]?.stringValue, let pattern = try? Regex(source) {
+                let fits = candidates.filter { (try? pattern.wholeMatch(in: $0)) != nil }
+                candidates = fits + candidates.filter { !fits.contains($0) }
+            }
+            var text = candidates[attempt % candidates.count]
             if text.count < minimum { text += String(repeating: "a", count: minimum - text.count) }
             return .string(String(text.prefix(max(minimum, min(maximum, text.count)))))
         case "integer", "number", "slider":

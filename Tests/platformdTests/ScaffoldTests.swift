@@ -7,12 +7,13 @@ import Testing
 /// plugin: the files it writes and the two lines it adds. What it writes is the example with its
 /// names replaced, and the example itself (`Examples/Tailwag`, the `Tailwag` and `TailwagTests`
 /// targets) is built and tested by every `swift test`: that is how the scaffold's output is known
-/// to build and pass without building a second package here.
+/// to build and pass without building a second package here. (The name is one no app would take,
+/// so the suite stays green in a package where the scaffold has already been used.)
 @Suite("platformd scaffold")
 struct ScaffoldTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
     static let written = [
-        "Sources/Plugins/PawPal/PawPalPlugin.swift", "Tests/PawPalTests/PawPalFlowTests.swift", "Docs/plugins/pawpal.md",
+        "Sources/Plugins/ScaffoldProbe/ScaffoldProbePlugin.swift", "Tests/ScaffoldProbeTests/ScaffoldProbeFlowTests.swift", "Docs/plugins/scaffoldprobe.md",
     ]
     static let example = [
         "Sources/Plugins/Tailwag/TailwagPlugin.swift", "Tests/TailwagTests/TailwagFlowTests.swift", "Docs/plugins/tailwag.md",
@@ -36,32 +37,32 @@ struct ScaffoldTests {
             try packageCopy(in: directory)
             let before = try text(directory, "Package.swift")
 
-            try await PlatformdProcess.with(["scaffold", "plugin", "PawPal", "--root", directory.path]) { process in
+            try await PlatformdProcess.with(["scaffold", "plugin", "ScaffoldProbe", "--root", directory.path]) { process in
                 let exit = try await process.waitForExit()
                 #expect(exit.status == 0, "\(process.stderrText)")
             }
             let manifest = try text(directory, "Package.swift")
-            #expect(manifest.contains(#"let plugins = ["PawPal", "#))
+            #expect(manifest.contains(#"let plugins = ["ScaffoldProbe", "#))
             #expect(manifest.split(separator: "\n").count == before.split(separator: "\n").count)
             let registry = try text(directory, "Sources/platformd/RegisteredPlugins.swift")
-            #expect(registry.contains("import PawPal\n"))
-            #expect(registry.contains("        PawPalPlugin.registration,\n"))
+            #expect(registry.contains("import ScaffoldProbe\n"))
+            #expect(registry.contains("        ScaffoldProbePlugin.registration,\n"))
 
             for (written, example) in zip(Self.written, Self.example) {
                 let generated = try text(directory, written)
                 let original = try text(Self.root.appendingPathComponent("Examples/Tailwag"), example)
-                #expect(generated == original.replacingOccurrences(of: "Tailwag", with: "PawPal").replacingOccurrences(of: "tailwag", with: "pawpal"))
+                #expect(generated == original.replacingOccurrences(of: "Tailwag", with: "ScaffoldProbe").replacingOccurrences(of: "tailwag", with: "scaffoldprobe"))
                 #expect(!generated.lowercased().contains("tailwag"), "\(written) still names the example")
             }
             let source = try text(directory, Self.written[0])
-            #expect(source.contains("public struct PawPalPlugin: OnboardingPlugin"))
-            #expect(source.contains(#"defaultTenant: "pawpal""#))
+            #expect(source.contains("public struct ScaffoldProbePlugin: OnboardingPlugin"))
+            #expect(source.contains(#"defaultTenant: "scaffoldprobe""#))
             let page = try text(directory, Self.written[2])
             let diagram = try #require(page.components(separatedBy: "```mermaid\n").last?.components(separatedBy: "```").first)
             _ = try MermaidChecker.check(diagram.trimmingCharacters(in: .whitespacesAndNewlines)).get()
 
             // A second run refuses to overwrite anything.
-            try await PlatformdProcess.with(["scaffold", "plugin", "PawPal", "--root", directory.path]) { process in
+            try await PlatformdProcess.with(["scaffold", "plugin", "ScaffoldProbe", "--root", directory.path]) { process in
                 let exit = try await process.waitForExit()
                 #expect(exit.status != 0)
                 #expect(process.stderrText.contains("exists already"))

@@ -29,7 +29,7 @@ struct TenancyTests {
     /// settings are checked in its test target.
     @Test(arguments: [
         ("{ \"tenants\": [ { \"id\": \"x\", \"plugin\": \"\(Hosted.plugin)\" }, ", nil, nil, "invalid JSON"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "PawPal" } ] }"#, "x", "plugin", "unknown plugin PawPal"),
+        (#"{ "tenants": [ { "id": "x", "plugin": "NoSuchPlugin" } ] }"#, "x", "plugin", "unknown plugin NoSuchPlugin"),
         (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "settings": { "noSuchSetting": 3 } } ] }"#, "x", "settings.noSuchSetting", "unknown setting"),
         (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)" }, { "id": "x", "plugin": "\#(Hosted.registrations.last?.name ?? Hosted.plugin)" } ] }"#, "x", "id", "another tenant"),
         (#"{ "tenants": [ { "id": "Bad_Id", "plugin": "\#(Hosted.plugin)" } ] }"#, "Bad_Id", "id", "a-z, 0-9 and -"),
