@@ -128,7 +128,7 @@ let package = Package(
         ),
         // A `platformd serve` on a socket for driving through PlatformClient: what PlatformClientTests
         // and each plugin's walk through the client share.
-        .target(name: "PlatformClientTesting", dependencies: ["PlatformClient", "PlatformProtocol"], path: "Tests/PlatformClientTesting"),
+        .target(name: "PlatformClientTesting", dependencies: ["PlatformClient", "PlatformProtocol", "PlatformTesting"], path: "Tests/PlatformClientTesting"),
         // Drives the real `platformd` binary (built through the dependency) through the client, on
         // the tenants it lists (PlatformTesting's GenericAnswers answer their steps).
         .testTarget(

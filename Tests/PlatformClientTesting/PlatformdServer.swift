@@ -1,4 +1,5 @@
 import Foundation
+import PlatformTesting
 import PlatformClient
 import PlatformProtocol
 import Synchronization
@@ -169,38 +170,9 @@ public final class PlatformdServer {
         throw Failure(description: "platformd did not start listening within \(timeout):\n\(log)")
     }
 
-    /// The executable built next to the test bundle (`.build/<triple>/debug/platformd`), or
-    /// `PLATFORMD_BINARY`.
-    public static let binaryURL: URL? = {
-        let files = FileManager.default
-        func executable(_ url: URL) -> Bool {
-            var isDirectory: ObjCBool = false
-            return files.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                && files.isExecutableFile(atPath: url.path)
-        }
-        if let override = ProcessInfo.processInfo.environment["PLATFORMD_BINARY"], !override.isEmpty {
-            let url = URL(fileURLWithPath: override)
-            return executable(url) ? url : nil
-        }
-        var starts: [URL] = []
-        if let main = Bundle.main.executableURL { starts.append(main.deletingLastPathComponent()) }
-        if let first = CommandLine.arguments.first { starts.append(URL(fileURLWithPath: first).deletingLastPathComponent()) }
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            starts.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        for start in starts {
-            var directory = start.standardizedFileURL
-            // Up from e.g. `.build/x86_64-unknown-linux-gnu/debug/` (or a bundle's `Contents/MacOS`).
-            for _ in 0..<4 {
-                for candidate in ["platformd", "debug/platformd", "release/platformd"] {
-                    let url = directory.appendingPathComponent(candidate)
-                    if executable(url) { return url }
-                }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }()
+    /// The executable the other binary-driving tests use (PlatformTesting's locator: next to the
+    /// test bundle, or `PLATFORMD_BINARY`).
+    public static var binaryURL: URL? { PlatformdProcess.binaryURL }
 }
 
 /// `kill(2)`, out of reach of the method of the same name.

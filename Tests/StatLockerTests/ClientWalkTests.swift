@@ -39,21 +39,7 @@ struct ClientWalkTests {
             #expect(locked.session?.revision == 0)
             #expect(locked.session?.step?.id == "sport")
 
-            let answers: [(step: String, values: [String: JSONValue])] = [
-                ("sport", ["sport": "lacrosse"]),
-                ("welcome_journey", [:]),
-                ("team_gender", ["teamGender": "girls"]),
-                ("profile_details", ["gradYear": 2026, "level": "JV"]),
-                ("position", ["position": "Midfield"]),
-                ("team_info", [
-                    "hsTeamName": " Duxbury High School ", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
-                    "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
-                ]),
-                ("season_goals", ["seasonGoals": ["g-mid-jv-dc-50", "g-mid-jv-goals-28", ["title": "Win 60% of draws", "targetValue": 60, "unit": "%"]]]),
-                ("goals_locked_in", [:]),
-                ("tone_quiz", ["aiTone": "Analyst"]),
-                ("almost_there", [:]),
-            ]
+            let answers = WalkAnswers.lacrosseMidfielder
             for (index, answer) in answers.enumerated() {
                 #expect(view.step?.id == answer.step)
                 #expect(view.progress.label == "Step \(index + 1) of 11")

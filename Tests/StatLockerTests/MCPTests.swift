@@ -8,25 +8,14 @@ import Testing
 /// SDK as the client, and the answer schemas checked by jsonschema against a rich walk.
 @Suite("platformd mcp: StatLocker")
 struct MCPTests {
-    /// The tools listed before and after the session starts: the answer tool describes the sport
-    /// step (its locked option in the text), then profile_details' bounded integer.
-    @Test func toolsAreListedWithSchemasAndTheAnswerToolFollowsTheStep() async throws {
+    /// The answer tool follows StatLocker's steps: the sport step (its locked option in the text),
+    /// then profile_details' bounded integer. (The tool list itself is checked on any tenant in
+    /// platformdTests.)
+    @Test func theAnswerToolFollowsTheStep() async throws {
         try await PlatformdProcess.with(MCPClient.arguments("statlocker", user: "u1", db: ":memory:", ["--first-name", "Alex"])) { server in
             let client = MCPClient(server)
             _ = try await client.initialize()
-            let tools = try await client.result("tools/list")["tools"]?.arrayValue ?? []
-            #expect(tools.compactMap { $0["name"]?.stringValue } == MCPServer.toolNames)
-            for tool in tools {
-                #expect(tool["inputSchema"]?["type"] == "object", "\(tool.serialized())")
-                #expect(tool["description"]?.stringValue?.isEmpty == false)
-                #expect(tool["outputSchema"] == nil)
-            }
-            let byName = Dictionary(uniqueKeysWithValues: tools.map { ($0["name"]?.stringValue ?? "", $0) })
-            #expect(byName["onboarding_edit"]?["inputSchema"]?["required"] == ["stepId"])
-            #expect(byName["onboarding_search"]?["inputSchema"]?["required"] == ["field", "query"])
-            // Before the session starts, the answer tool takes a generic object.
-            #expect(byName["onboarding_answer"]?["inputSchema"]?["properties"]?["values"]?["properties"] == nil)
-            #expect(client.notifications.isEmpty)
+            _ = try await client.result("tools/list")
 
             // onboarding_status starts the session: the answer tool now describes the sport step.
             let status = try await client.call("onboarding_status")

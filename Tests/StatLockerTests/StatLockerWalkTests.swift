@@ -37,21 +37,7 @@ struct StatLockerWalkTests {
             #expect(locked["error"]?["data"]?["errors"]?.arrayValue?.first?["code"] == "locked")
             #expect(locked["error"]?["data"]?["session"]?["revision"] == view["revision"])
 
-            let answers: [(step: String, values: JSONValue)] = [
-                ("sport", ["sport": "lacrosse"]),
-                ("welcome_journey", [:]),
-                ("team_gender", ["teamGender": "girls"]),
-                ("profile_details", ["gradYear": 2026, "level": "JV"]),
-                ("position", ["position": "Midfield"]),
-                ("team_info", [
-                    "hsTeamName": " Duxbury High School ", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
-                    "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
-                ]),
-                ("season_goals", ["seasonGoals": ["g-mid-jv-dc-50", "g-mid-jv-goals-28", ["title": "Win 60% of draws", "targetValue": 60, "unit": "%"]]]),
-                ("goals_locked_in", [:]),
-                ("tone_quiz", ["aiTone": "Analyst"]),
-                ("almost_there", [:]),
-            ]
+            let answers = WalkAnswers.lacrosseMidfielder.map { (step: $0.step, values: JSONValue.object($0.values)) }
             var requestId = 10
             for (index, answer) in answers.enumerated() {
                 #expect(view["step"]?["id"] == .string(answer.step))
