@@ -15,7 +15,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Measure requests/s, latency, server CPU per request and memory against the raw SQLite commit rate.",
         discussion: """
             Starts `platformd serve --unix` as a child process on a temporary directory, opens --connections \
-            connections, each walking StatLocker users to completion (13 requests a user, one in flight at \
+            connections, each walking StatLocker users to completion (12 requests a user, one in flight at \
             a time) for --seconds, then prints requests/s, p50/p99/p99.9 latency, the server's CPU time per \
             request (from its own accounting), its resident memory, and the ratio of acknowledged requests/s \
             to one-row durable SQLite commits/s measured in the same directory. A progress line goes to stderr.
@@ -57,26 +57,13 @@ struct Bench: AsyncParsableCommand {
         let recorder = LatencyRecorder()
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         let started = ContinuousClock.now
-        let failures = Atomic<Int>(0)
-        let threads = (0..<connections).map { number in
-            Thread {
-                do {
-                    let client = try LineClient(unixPath: socket)
-                    var walk = StatLockerWalk(prefix: "c\(number)")
-                    while ContinuousClock.now < deadline {
-                        let request = walk.nextRequest()
-                        let sent = ContinuousClock.now
-                        let reply = try client.call(request)
-                        recorder.record(ContinuousClock.now - sent)
-                        if !walk.accept(reply) { failures.add(1, ordering: .relaxed) }
-                    }
-                } catch {
-                    failures.add(1, ordering: .relaxed)
-                }
-                recorder.finish()
-            }
-        }
-        threads.forEach { $0.start() }
+        // One thread drives every connection (poll over their sockets), so the load generator
+        // costs the 2-core machine little: 32 blocking client threads and full parses of every
+        // reply took about as much CPU as the server itself and skewed what the server could do.
+        let driver = try LoadDriver(socket: socket, connections: connections)
+        Thread {
+            driver.run(until: deadline, recorder: recorder)
+        }.start()
         while recorder.finished < connections {
             try await Task.sleep(for: .milliseconds(recorder.finished > 0 || ContinuousClock.now >= deadline ? 20 : 1000))
             let elapsed = (ContinuousClock.now - started).seconds
@@ -97,7 +84,7 @@ struct Bench: AsyncParsableCommand {
         let result: [(String, JSONValue)] = [
             ("connections", .int(Int64(connections))), ("seconds", .double(elapsed.rounded(to: 2))),
             ("preloadedSessions", .int(Int64(preload))), ("requests", .int(Int64(requests))),
-            ("failures", .int(Int64(failures.load(ordering: .relaxed)))),
+            ("failures", .int(Int64(driver.failures.load(ordering: .relaxed)))),
             ("requestsPerSecond", .double(rate.rounded(to: 1))),
             ("p50Ms", .double(percentile(0.5).rounded(to: 3))), ("p99Ms", .double(percentile(0.99).rounded(to: 3))),
             ("p999Ms", .double(percentile(0.999).rounded(to: 3))),
@@ -154,7 +141,8 @@ final class LatencyRecorder: Sendable {
 struct StatLockerWalk {
     let prefix: String
     var user = 0
-    var view: JSONValue?
+    /// The session being walked (nil: the next request starts a new user).
+    var session: ReplySummary?
     var step = 0
     var requestID: Int64 = 0
 
@@ -170,18 +158,18 @@ struct StatLockerWalk {
     mutating func nextRequest() -> [UInt8] {
         requestID += 1
         let request: JSONValue
-        if let view, step < Self.answers.count {
+        if let session, step < Self.answers.count {
             request = [
                 "jsonrpc": "2.0", "id": .int(requestID), "method": "flow.submit",
                 "params": [
-                    "tenant": "statlocker", "sessionId": view["sessionId"] ?? .null, "stepId": view["step"]?["id"] ?? .null,
-                    "revision": view["revision"] ?? .null, "values": Self.answers[step],
+                    "tenant": "statlocker", "sessionId": .string(session.sessionId ?? ""), "stepId": .string(session.stepId ?? ""),
+                    "revision": .int(session.revision ?? -1), "values": Self.answers[step],
                 ],
             ]
         } else {
             user += 1
             step = 0
-            view = nil
+            session = nil
             request = [
                 "jsonrpc": "2.0", "id": .int(requestID), "method": "flow.start",
                 "params": ["tenant": "statlocker", "userId": .string("\(prefix)-u\(user)"), "user": ["firstName": "Bench"]],
@@ -191,58 +179,259 @@ struct StatLockerWalk {
     }
 
     /// Takes the reply; false when it was an error (the walk starts a new user then).
-    mutating func accept(_ reply: JSONValue) -> Bool {
-        guard let result = reply["result"] else {
+    mutating func accept(_ reply: ReplySummary) -> Bool {
+        guard !reply.isError, reply.sessionId != nil, reply.revision != nil else {
             step = Self.answers.count
             return false
         }
-        if view != nil { step += 1 }
-        view = result["status"] == "completed" ? nil : result
-        if view == nil { step = Self.answers.count }
+        if session != nil { step += 1 }
+        session = reply.status == "completed" ? nil : reply
+        if session == nil { step = Self.answers.count }
         return true
     }
 }
 
-/// A blocking line client over a Unix socket.
-final class LineClient {
-    let descriptor: Int32
-    var buffer: [UInt8] = []
+/// What the walk needs of a reply line: whether it is an error, and the session's id, revision,
+/// status and step id. Read by skimming the line (`JSONSkimmer`) instead of building the whole
+/// view, which for StatLocker's state pickers is tens of kilobytes.
+struct ReplySummary: Sendable {
+    var isError = false
+    var sessionId: String?
+    var revision: Int64?
+    var status: String?
+    var stepId: String?
 
-    init(unixPath: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    init(line: ArraySlice<UInt8>) throws {
+        var skimmer = JSONSkimmer(line)
+        try skimmer.members { key, skimmer in
+            switch key {
+            case "error": isError = true; try skimmer.skipValue()
+            case "result":
+                try skimmer.members { key, skimmer in
+                    switch key {
+                    case "sessionId": sessionId = try skimmer.string()
+                    case "revision": revision = try skimmer.integer()
+                    case "status": status = try skimmer.string()
+                    case "step" where !skimmer.atNull:
+                        try skimmer.members { key, skimmer in
+                            if key == "id" { stepId = try skimmer.string() } else { try skimmer.skipValue() }
+                        }
+                    default: try skimmer.skipValue()
+                    }
+                }
+            default: try skimmer.skipValue()
+            }
+        }
+    }
+}
+
+/// Walks JSON text without building it: objects' members are visited by key, everything else
+/// is skipped. Enough for the bench's replies, which the server's own writer produced.
+struct JSONSkimmer {
+    struct Malformed: Error {}
+
+    let bytes: ArraySlice<UInt8>
+    var index: Int
+
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        index = bytes.startIndex
+    }
+
+    var atNull: Bool {
+        var probe = self
+        probe.skipSpaces()
+        return probe.index < bytes.endIndex && bytes[probe.index] == UInt8(ascii: "n")
+    }
+
+    mutating func skipSpaces() {
+        while index < bytes.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func expect(_ byte: UInt8) throws {
+        skipSpaces()
+        guard index < bytes.endIndex, bytes[index] == byte else { throw Malformed() }
+        index += 1
+    }
+
+    /// Calls `body` with each member's key; `body` must read or skip the value.
+    mutating func members(_ body: (String, inout JSONSkimmer) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        skipSpaces()
+        if index < bytes.endIndex, bytes[index] == UInt8(ascii: "}") { index += 1; return }
+        while true {
+            let key = try string()
+            try expect(UInt8(ascii: ":"))
+            try body(key, &self)
+            skipSpaces()
+            guard index < bytes.endIndex else { throw Malformed() }
+            let separator = bytes[index]
+            index += 1
+            if separator == UInt8(ascii: "}") { return }
+            guard separator == UInt8(ascii: ",") else { throw Malformed() }
+        }
+    }
+
+    mutating func string() throws -> String {
+        try expect(UInt8(ascii: "\""))
+        var text: [UInt8] = []
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): return String(decoding: text, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard index < bytes.endIndex else { throw Malformed() }
+                let escaped = bytes[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "n"): text.append(0x0A)
+                case UInt8(ascii: "t"): text.append(0x09)
+                case UInt8(ascii: "r"): text.append(0x0D)
+                case UInt8(ascii: "b"): text.append(0x08)
+                case UInt8(ascii: "f"): text.append(0x0C)
+                case UInt8(ascii: "u"):
+                    guard index + 4 <= bytes.endIndex,
+                          let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else { throw Malformed() }
+                    index += 4
+                    text.append(contentsOf: Array(String(UnicodeScalar(code).map(Character.init) ?? "\u{FFFD}").utf8))
+                default: text.append(escaped)
+                }
+            default: text.append(byte)
+            }
+        }
+        throw Malformed()
+    }
+
+    mutating func integer() throws -> Int64 {
+        skipSpaces()
+        let start = index
+        while index < bytes.endIndex, bytes[index] == UInt8(ascii: "-") || (0x30...0x39).contains(bytes[index]) { index += 1 }
+        guard let value = Int64(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw Malformed() }
+        return value
+    }
+
+    mutating func skipValue() throws {
+        skipSpaces()
+        guard index < bytes.endIndex else { throw Malformed() }
+        switch bytes[index] {
+        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "{"): try members { _, skimmer in try skimmer.skipValue() }
+        case UInt8(ascii: "["):
+            index += 1
+            skipSpaces()
+            if index < bytes.endIndex, bytes[index] == UInt8(ascii: "]") { index += 1; return }
+            while true {
+                try skipValue()
+                skipSpaces()
+                guard index < bytes.endIndex else { throw Malformed() }
+                let separator = bytes[index]
+                index += 1
+                if separator == UInt8(ascii: "]") { return }
+                guard separator == UInt8(ascii: ",") else { throw Malformed() }
+            }
+        default:
+            // A number or a literal: up to the next delimiter.
+            while index < bytes.endIndex, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A].contains(bytes[index]) {
+                index += 1
+            }
+        }
+    }
+}
+
+/// Drives every connection from one thread: each has one request in flight, as a real client
+/// would; `poll` says which replies arrived.
+final class LoadDriver: @unchecked Sendable {
+    final class Connection {
+        let descriptor: Int32
+        var walk: StatLockerWalk
+        var buffer: [UInt8] = []
+        var sentAt = ContinuousClock.now
+        var done = false
+
+        init(descriptor: Int32, walk: StatLockerWalk) {
+            self.descriptor = descriptor
+            self.walk = walk
+            buffer.reserveCapacity(1 << 17)
+        }
+
+        deinit { close(descriptor) }
+
+        func send() throws {
+            let request = walk.nextRequest()
+            var offset = 0
+            while offset < request.count {
+                let written = request[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard written > 0 else { throw ValidationError("send failed: errno \(errno)") }
+                offset += written
+            }
+            sentAt = ContinuousClock.now
+        }
+    }
+
+    let connections: [Connection]
+    /// Error replies and lost connections.
+    let failures = Atomic<Int>(0)
+
+    init(socket path: String, connections count: Int) throws {
+        connections = try (0..<count).map { number in
+            Connection(descriptor: try Self.connect(path), walk: StatLockerWalk(prefix: "c\(number)"))
+        }
+    }
+
+    static func connect(_ path: String) throws -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in Array(unixPath.utf8).prefix(raw.count - 1).enumerated() { raw[index] = byte }
+            for (index, byte) in Array(path.utf8).prefix(raw.count - 1).enumerated() { raw[index] = byte }
         }
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard result == 0 else { throw ValidationError("cannot connect to \(unixPath): errno \(errno)") }
+        guard result == 0 else {
+            close(descriptor)
+            throw ValidationError("cannot connect to \(path): errno \(errno)")
+        }
+        return descriptor
     }
 
-    deinit { close(descriptor) }
-
-    func call(_ request: [UInt8]) throws -> JSONValue {
-        var offset = 0
-        while offset < request.count {
-            let written = request[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard written > 0 else { throw ValidationError("send failed: errno \(errno)") }
-            offset += written
+    func run(until deadline: ContinuousClock.Instant, recorder: LatencyRecorder) {
+        func fail(_ connection: Connection) {
+            failures.add(1, ordering: .relaxed)
+            connection.done = true
+            recorder.finish()
         }
-        var scanned = 0
-        while true {
-            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
-                let line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
-                return try JSONValue.parse(line)
+        for connection in connections {
+            do { try connection.send() } catch { fail(connection) }
+        }
+        var polled = connections.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while connections.contains(where: { !$0.done }) {
+            for index in polled.indices { polled[index].revents = 0 }
+            guard poll(&polled, nfds_t(polled.count), 100) >= 0 || errno == EINTR else { break }
+            for (index, connection) in connections.enumerated() where !connection.done && polled[index].revents != 0 {
+                let count = chunk.withUnsafeMutableBytes { recv(connection.descriptor, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { fail(connection); continue }
+                connection.buffer.append(contentsOf: chunk[0..<count])
+                // One request in flight: a whole reply is the line up to the first newline.
+                guard let newline = connection.buffer.firstIndex(of: 0x0A) else { continue }
+                recorder.record(ContinuousClock.now - connection.sentAt)
+                let reply = try? ReplySummary(line: connection.buffer[..<newline])
+                connection.buffer.removeAll(keepingCapacity: true)
+                if reply.map({ !connection.walk.accept($0) }) ?? true {
+                    failures.add(1, ordering: .relaxed)
+                    if reply == nil { connection.walk.session = nil }
+                }
+                if ContinuousClock.now >= deadline {
+                    connection.done = true
+                    recorder.finish()
+                } else {
+                    do { try connection.send() } catch { fail(connection) }
+                }
             }
-            scanned = buffer.count
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw ValidationError("the server closed the connection") }
-            buffer.append(contentsOf: chunk[0..<count])
         }
+        for connection in connections where !connection.done { fail(connection) }
     }
 }
 
