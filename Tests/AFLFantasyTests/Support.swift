@@ -70,30 +70,8 @@ struct HangingValidator: TeamValidator {
 
 /// The lines the plugin's Logger writes once their command has committed, as
 /// `LABEL [SOURCE] LEVEL MESSAGE key=value…`.
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+typealias LogLines = LogRecorder
 
-    var all: [String] { lines.withLock { $0 } }
-
-    func logger(_ label: String) -> Logger {
-        Logger(label: label) { label in Handler(lines: self, label: label) }
-    }
-
-    struct Handler: LogHandler {
-        let lines: LogLines
-        let label: String
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let pairs = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-            let line = "\(label) [\(event.source)] \(event.level) \(event.message)\(pairs)"
-            lines.lines.withLock { $0.append(line) }
-        }
-    }
+extension LogRecorder {
+    var all: [String] { lines.map { "\($0.label) [\($0.source)] \($0.level) \($0.message)\($0.metadataPairs)" } }
 }

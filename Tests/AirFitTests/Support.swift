@@ -77,36 +77,13 @@ func codes(_ error: RPCError?) -> [String: FieldErrorCode] {
     Dictionary((error?.fieldErrors ?? []).map { ($0.field ?? "", $0.code) }, uniquingKeysWith: { first, _ in first })
 }
 
-/// A log handler that keeps every line, so tests can check what is (and is not) logged.
-final class LogRecorder: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var logger: Logger {
-        Logger(label: "AirFit") { _ in RecordingHandler(recorder: self) }
+/// Every line a Logger writes, as `LEVEL MESSAGE ["key=value", …]`, so tests can check what is
+/// (and is not) logged.
+extension LogRecorder {
+    var all: [String] {
+        lines.map { "\($0.level) \($0.message) \($0.allMetadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })" }
     }
-
-    var all: [String] { lines.withLock { $0 } }
-
-    func append(_ line: String) {
-        lines.withLock { $0.append(line) }
-    }
-}
-
-struct RecordingHandler: LogHandler {
-    let recorder: LogRecorder
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-    var metadataProvider: Logger.MetadataProvider?
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        recorder.append("\(event.level) \(event.message) \(merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
-    }
+    var logger: Logger { logger("AirFit") }
 }
 
 /// Analyzers that misbehave in the ways a remote one can.

@@ -17,7 +17,11 @@ final class Journal: Sendable {
 
     /// A Logger whose lines go to the journal as `log LEVEL LABEL [SOURCE] MESSAGE key=value…`.
     func logger(_ label: String) -> Logger {
-        var logger = Logger(label: label) { label in JournalHandler(journal: self, label: label) }
+        var logger = Logger(label: label) { label in
+            RecordingLogHandler(label: label) { line in
+                self.record("log \(line.level) \(line.label) [\(line.source)] \(line.message)\(line.metadataPairs)")
+            }
+        }
         logger.logLevel = .trace
         return logger
     }
@@ -30,22 +34,6 @@ final class Journal: Sendable {
     }
 }
 
-struct JournalHandler: LogHandler {
-    let journal: Journal
-    let label: String
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let pairs = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-        journal.record("log \(event.level) \(label) [\(event.source)] \(event.message)\(pairs)")
-    }
-}
 
 /// A store over the in-memory SQLite one that notes each commit that wrote in the journal, and
 /// whose next commit can be made to fail after the command was decided (a full disk).

@@ -94,36 +94,8 @@ func expectFieldError(
 }
 
 /// Collects what a Logger emits, for the seed's debug lines.
-final class LogCapture: Sendable {
-    struct Line: Sendable {
-        var level: Logger.Level
-        var message: String
-    }
+typealias LogCapture = LogRecorder
 
-    private let storage = Mutex<[Line]>([])
-
-    var lines: [Line] { storage.withLock { $0 } }
-
-    var logger: Logger {
-        Logger(label: "StatLockerTests") { _ in Handler(capture: self) }
-    }
-
-    fileprivate func append(_ line: Line) {
-        storage.withLock { $0.append(line) }
-    }
-
-    struct Handler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            capture.append(Line(level: event.level, message: event.message.description))
-        }
-    }
+extension LogRecorder {
+    var logger: Logger { logger("StatLockerTests") }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PlatformTesting
 import TeePalsGazetteer
 import Testing
 @testable import TeePals

@@ -62,38 +62,10 @@ extension FlowDriver {
     }
 }
 
-/// Records every line a Logger writes (message and metadata), for tests that check what is logged.
-final class LogRecorder: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var all: [String] { lines.withLock { $0 } }
-
-    var logger: Logger {
-        var logger = Logger(label: "TeePals") { _ in RecordingLogHandler(recorder: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    fileprivate func record(_ line: String) {
-        lines.withLock { $0.append(line) }
-    }
-}
-
-struct RecordingLogHandler: LogHandler {
-    let recorder: LogRecorder
-    var metadata: Logger.Metadata = [:]
-    var metadataProvider: Logger.MetadataProvider?
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        recorder.record("\(event.level) \(event.message) \(merged)")
-    }
+/// Every line a Logger writes, as `LEVEL MESSAGE [metadata]`, for tests that check what is logged.
+extension LogRecorder {
+    var all: [String] { lines.map { "\($0.level) \($0.message) \($0.allMetadata)" } }
+    var logger: Logger { logger("TeePals") }
 }
 
 /// A fresh directory under the system's temporary directory.
