@@ -32,9 +32,7 @@ struct Events: AsyncParsableCommand {
 
         func run() async throws {
             let logger = store.bootstrapLogging()
-            if tenantOptions.tenants != nil, !tenantOptions.load().contains(where: { $0.id == tenant }) {
-                throw ValidationError("tenant \(tenant) is not defined in \(tenantOptions.tenants ?? "")")
-            }
+            try tenantOptions.requireDefined(tenant)
             let database = try await store.openStore(logger: logger)
             let events = try await database.recentEvents(tenant: tenant, limit: limit, failedOnly: failed)
             try await database.close()
@@ -60,18 +58,7 @@ struct Events: AsyncParsableCommand {
                     rows.append(head + [delivery.webhook, delivery.state.rawValue, String(delivery.attempts), detail(delivery)])
                 }
             }
-            return leftAligned(["cursor", "event", "type", "user", "occurred", "webhook", "state", "attempts", "detail"], rows)
-        }
-
-        /// Text columns, left-aligned, two spaces apart; no trailing spaces.
-        static func leftAligned(_ header: [String], _ rows: [[String]]) -> [String] {
-            let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-            func line(_ cells: [String]) -> String {
-                cells.enumerated().map { column, cell in
-                    cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
-            }
-            return [line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)
+            return TextTable.lines(["cursor", "event", "type", "user", "occurred", "webhook", "state", "attempts", "detail"], rows)
         }
 
         static func detail(_ delivery: DeliveryStatus) -> String {

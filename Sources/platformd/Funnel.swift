@@ -74,16 +74,8 @@ struct FunnelTable {
         return lines.joined(separator: "\n")
     }
 
+    /// The first column names, the others are figures.
     static func table(_ header: [String], _ rows: [[String]]) -> [String] {
-        let widths = header.indices.map { column in
-            ([header] + rows).map { $0[column].count }.max() ?? 0
-        }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { column, cell in
-                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                    : String(repeating: " ", count: widths[column] - cell.count) + cell
-            }.joined(separator: "  ")
-        }
-        return [line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)
+        TextTable.lines(header, rows, rightAlignedFrom: 1)
     }
 }

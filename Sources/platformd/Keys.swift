@@ -29,9 +29,7 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             let logger = store.bootstrapLogging()
-            if let tenant, tenantOptions.tenants != nil, !tenantOptions.load().contains(where: { $0.id == tenant }) {
-                throw ValidationError("tenant \(tenant) is not defined in \(tenantOptions.tenants ?? "")")
-            }
+            if let tenant { try tenantOptions.requireDefined(tenant) }
             let database = try await store.openStore(logger: logger)
             let (key, secret) = try await Credentials(store: database).createKey(
                 tenant: tenant, name: name ?? (tenant.map { "\($0) key" } ?? "admin key"))

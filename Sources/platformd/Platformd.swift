@@ -81,12 +81,12 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// `--tenants FILE`: the tenants to host instead of the four defaults.
+/// `--tenants FILE`: the tenants to host instead of the defaults.
 struct TenantOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "A tenants file (JSON) to host instead of the four default tenants; see Docs/operations.md.",
+            "A tenants file (JSON) to host instead of the default tenants (one per registered plugin); see Docs/operations.md.",
             valueName: "file"))
     var tenants: String?
 
@@ -108,6 +108,13 @@ struct TenantOptions: ParsableArguments {
             FileHandle.standardError.write(Data("platformd: \(error)\n".utf8))
             Foundation.exit(78)
         }
+    }
+
+    /// With a tenants file, refuses a tenant it does not define (commands that act on one tenant's
+    /// rows); without one, any tenant id is taken as given.
+    func requireDefined(_ tenant: String) throws {
+        guard let tenants, !load().contains(where: { $0.id == tenant }) else { return }
+        throw ValidationError("tenant \(tenant) is not defined in \(tenants)")
     }
 }
 

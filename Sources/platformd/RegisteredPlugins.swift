@@ -16,10 +16,6 @@ enum RegisteredPlugins {
     ]
 
     /// The default tenants: one per plugin, default settings (version 1's set-up).
-    static var all: [any OnboardingPlugin] {
-        defaultTenants.map(\.plugin)
-    }
-
     static var defaultTenants: [HostedTenant] {
         TenantsConfiguration.defaults(registrations, environment: ProcessInfo.processInfo.environment)
     }

@@ -182,7 +182,10 @@ struct SocketTransport: Service {
                     }
                     if let reply {
                         // Waits until the bytes are handed to the socket, so a stop right after never drops them.
-                        try await connection.channel.writeAndFlush(ByteBuffer(bytes: reply + [0x0A])).get()
+                        var buffer = connection.channel.allocator.buffer(capacity: reply.count + 1)
+                        buffer.writeBytes(reply)
+                        buffer.writeInteger(UInt8(0x0A))
+                        try await connection.channel.writeAndFlush(buffer).get()
                     }
                     connection.activity.answered.add(1, ordering: .relaxed)
                 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PlatformCore
+import PlatformTesting
 import Synchronization
 import Testing
 
@@ -84,16 +85,6 @@ final class RecordingTransport: WebhookTransport {
         state.withLock { $0.inFlight -= 1 }
         return answer(attempt)
     }
-}
-
-/// Polls `condition` every 20 ms for up to `seconds`; true once it holds.
-func eventually(_ seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
 }
 
 @Suite struct DeliveryWorkerTests {

@@ -28,7 +28,7 @@ struct IdentifierNamingTests {
     }
 
     @Test func everyPluginNamesStepsInSnakeCaseAndFieldsInLowerCamelCase() {
-        let plugins = RegisteredPlugins.all
+        let plugins = RegisteredPlugins.defaultTenants.map(\.plugin)
         #expect(plugins.count == RegisteredPlugins.registrations.count)
         for plugin in plugins {
             let context = StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: .now)

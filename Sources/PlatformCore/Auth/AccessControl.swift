@@ -23,10 +23,9 @@ public struct AccessControl: Sendable {
     static let open: Set<String> = [PlatformMethod.login.rawValue, PlatformMethod.discover.rawValue]
     /// What a user token may call, for its own tenant and user only. Never `events.list`: a
     /// tenant's events are every user's, for its backend (a tenant key) only.
-    static let userMethods: Set<String> = [
-        "flow.start", "flow.get", "flow.submit", "flow.back", "flow.goto", "flow.search", "flow.describe",
-        "profile.get", "profile.update", "gate.check",
-    ]
+    static let userMethods = Set([
+        PlatformMethod.start, .get, .submit, .back, .goto, .search, .describe, .profileGet, .profileUpdate, .gateCheck,
+    ].map(\.rawValue))
 
     /// Throws the contract's refusal (-32001, -32002 for another user's session, -32007) or returns.
     func admit(_ method: String, _ params: [String: JSONValue], connection: ConnectionState) async throws(RPCError) {

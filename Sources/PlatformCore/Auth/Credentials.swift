@@ -60,7 +60,7 @@ public struct Credentials: Sendable {
     public func revoke(keyID: String) async throws -> Bool { try await store.revokeKey(id: keyID, at: clock()) }
 
     static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Array(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: Array(secret.utf8)))
     }
 
     static func randomToken() -> String {
@@ -73,6 +73,6 @@ public struct Credentials: Sendable {
 
     static func randomHex(_ count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        return Hex.string((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }

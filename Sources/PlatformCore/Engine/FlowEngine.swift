@@ -48,7 +48,7 @@ public struct FlowEngine: Sendable {
 
         /// Identifies the submit without keeping its values: SHA-256 of its canonical JSON.
         public var digest: String {
-            Self.hex(SHA256.hash(data: Array(canonical.serialized().utf8)))
+            Hex.string(SHA256.hash(data: Array(canonical.serialized().utf8)))
         }
 
         /// For a submit with sensitive values (a birthdate has few enough values to search a
@@ -56,18 +56,7 @@ public struct FlowEngine: Sendable {
         public func keyedDigest(key: [UInt8]) -> String {
             let code = HMAC<SHA256>.authenticationCode(
                 for: Array(canonical.serialized().utf8), using: SymmetricKey(data: key))
-            return "hmac:" + Self.hex(code)
-        }
-
-        /// Lowercase hexadecimal, two digits a byte.
-        static func hex(_ bytes: some Sequence<UInt8>) -> String {
-            let digits = Array("0123456789abcdef".utf8)
-            var text: [UInt8] = []
-            for byte in bytes {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0F)])
-            }
-            return String(decoding: text, as: UTF8.self)
+            return "hmac:" + Hex.string(code)
         }
 
         var canonical: JSONValue {

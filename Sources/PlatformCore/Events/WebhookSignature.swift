@@ -17,7 +17,7 @@ public enum WebhookSignature {
         var signed = Array("\(seconds).".utf8)
         signed += body
         let code = HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: secret))
-        return FlowEngine.Submit.hex(code)
+        return Hex.string(code)
     }
 
     /// Whether `value` is a valid signature of `body` made within `tolerance` of `now`: what a

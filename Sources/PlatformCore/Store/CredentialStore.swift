@@ -18,8 +18,6 @@ public struct StoredKey: Sendable, Hashable {
         self.lastUsedAt = lastUsedAt
         self.revokedAt = revokedAt
     }
-
-    public var isAdmin: Bool { tenant == nil }
 }
 
 /// A user token as stored: its hash, whom it is for, when it ends.

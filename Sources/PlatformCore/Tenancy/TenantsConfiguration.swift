@@ -32,7 +32,7 @@ public struct RateLimit: Sendable, Hashable {
     }
 }
 
-/// The tenants a server hosts: the four defaults, or those of a tenants file.
+/// The tenants a server hosts: the defaults (one per registered plugin), or those of a tenants file.
 public enum TenantsConfiguration {
     /// One tenant per registered plugin, under its default id, with default settings.
     public static func defaults(_ registrations: [PluginRegistration], environment: [String: String] = [:]) -> [HostedTenant] {
