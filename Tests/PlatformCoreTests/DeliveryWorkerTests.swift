@@ -92,7 +92,7 @@ final class RecordingTransport: WebhookTransport {
     static let hook = Webhook(url: "http://127.0.0.1:9/hooks", secretEnv: "HOOK", secret: secret, events: Set(PlatformEventType.allCases))
     static let tenants = [HostedTenant(id: "t1", pluginName: "Fixture", plugin: FixturePlugin(), webhooks: [hook])]
     /// Fast retries for tests: the first after 10-20 ms.
-    static let quick = RetryPolicy(base: 0.02, cap: 0.1, window: 3600, timeout: .seconds(2), lease: 5)
+    static let quick = RetryPolicy(base: 0.02, cap: 0.1, timeout: .seconds(2), lease: 5)
 
     /// An in-memory store with `count` events of tenant t1 for the webhook, written now and
     /// delivered for `window` seconds.

@@ -22,8 +22,6 @@ public struct RetryPolicy: Sendable {
     public var base: TimeInterval
     /// The longest delay between two attempts.
     public var cap: TimeInterval
-    /// How long an event's deliveries are retried.
-    public var window: TimeInterval
     /// An attempt with no answer by then counts as failed.
     public var timeout: Duration
     /// How long a host holds a claimed delivery; longer than `timeout`, so a delivery is never
@@ -33,24 +31,18 @@ public struct RetryPolicy: Sendable {
     public var random: @Sendable () -> Double
 
     public init(
-        base: TimeInterval = 1, cap: TimeInterval = 3600, window: TimeInterval = 24 * 3600,
+        base: TimeInterval = 1, cap: TimeInterval = 3600,
         timeout: Duration = .seconds(10), lease: TimeInterval = 30,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.base = base
         self.cap = cap
-        self.window = window
         self.timeout = timeout
         self.lease = lease
         self.random = random
     }
 
     public static let standard = RetryPolicy()
-
-    /// "24 hours", as logs say it.
-    var windowDescription: String {
-        window >= 3600 && window.truncatingRemainder(dividingBy: 3600) == 0 ? "\(Int(window / 3600)) hours" : "\(window) s"
-    }
 
     /// The wait after the `attempts`-th failed attempt (1 for the first): half to all of
     /// `base * 2^(attempts-1)`, capped ("equal jitter", so hosts retrying at once spread out).
@@ -223,7 +215,8 @@ public final class DeliveryWorker: Sendable {
             logger.notice("webhook delivery failed: \(error); retrying", metadata: metadata)
         case .failed(_, _, let error):
             logger.error(
-                "webhook delivery failed for \(policy.windowDescription), giving up (platformd events retry \(claim.eventId) re-queues it): \(error)",
+                // The window is the outbox's (`Platform.deliveryWindow`), fixed when the event was written.
+                "webhook delivery failed until its window closed at \(Timestamp.string(claim.expiresAt)), giving up (platformd events retry \(claim.eventId) re-queues it): \(error)",
                 metadata: metadata)
         }
     }

@@ -190,12 +190,13 @@ public actor MCPServer {
             return Self.toolError("\(refusal). Nothing was done: the onboarding server needs a new login before it can carry on.")
         }
         let result: JSONValue
+        var session: SessionView?
         do {
-            result = try await run(name, arguments)
+            (result, session) = try await run(name, arguments)
         } catch {
             result = await failure(error, tool: name)
         }
-        await noteSchemaChange()
+        await noteSchemaChange(session: session)
         return result
     }
 
@@ -213,12 +214,14 @@ public actor MCPServer {
         var message: String
     }
 
-    func run(_ name: String, _ arguments: [String: JSONValue]) async throws -> JSONValue {
+    /// The tool's result, and the session as the tool left it (what the answer tool's schema
+    /// follows).
+    func run(_ name: String, _ arguments: [String: JSONValue]) async throws -> (JSONValue, SessionView) {
         switch name {
         case "onboarding_status":
             let view = try await currentView()
             logger.info("tool", metadata: ["tool": "\(name)", "step": "\(view.step?.id ?? view.status.rawValue)"])
-            return Self.success(view)
+            return (Self.success(view), view)
         case "onboarding_answer":
             var values: [String: JSONValue] = [:]
             if let given = arguments["values"], !given.isNull {
@@ -234,20 +237,20 @@ public actor MCPServer {
             }
             let view = try await currentView()
             guard !view.status.isFinal, let step = view.step else {
-                return Self.failureResult(
+                return (Self.failureResult(
                     "There is nothing left to answer.\n\n" + OnboardingText.render(view),
-                    code: ErrorCode.invalidState.rawValue, message: "the onboarding has ended", session: view)
+                    code: ErrorCode.invalidState.rawValue, message: "the onboarding has ended", session: view), view)
             }
             let next = try await platform.submit(
                 tenant: tenant, sessionId: view.sessionId,
                 command: FlowEngine.Submit(stepId: step.id, revision: view.revision, action: action, values: values))
             logger.info("tool", metadata: ["tool": "\(name)", "step": "\(step.id)", "now": "\(next.step?.id ?? next.status.rawValue)"])
-            return Self.success(next)
+            return (Self.success(next), next)
         case "onboarding_back":
             let view = try await currentView()
             let next = try await platform.back(tenant: tenant, sessionId: view.sessionId, revision: view.revision)
             logger.info("tool", metadata: ["tool": "\(name)", "now": "\(next.step?.id ?? next.status.rawValue)"])
-            return Self.success(next)
+            return (Self.success(next), next)
         case "onboarding_edit":
             guard let stepId = arguments["stepId"]?.stringValue else {
                 throw ArgumentProblem(message: "stepId is required: the id of an earlier step on the path, e.g. {\"stepId\": \"season_goals\"}.")
@@ -255,7 +258,7 @@ public actor MCPServer {
             let view = try await currentView()
             let next = try await platform.goto(tenant: tenant, sessionId: view.sessionId, stepId: stepId, revision: view.revision)
             logger.info("tool", metadata: ["tool": "\(name)", "now": "\(next.step?.id ?? next.status.rawValue)"])
-            return Self.success(next)
+            return (Self.success(next), next)
         case "onboarding_search":
             guard let field = arguments["field"]?.stringValue, let query = arguments["query"]?.stringValue else {
                 throw ArgumentProblem(message: "field and query are required strings, e.g. {\"field\": \"location\", \"query\": \"austin\"}.")
@@ -271,11 +274,12 @@ public actor MCPServer {
             let view = try await currentView()
             let results = try await platform.search(tenant: tenant, sessionId: view.sessionId, field: field, query: query, limit: limit)
             logger.info("tool", metadata: ["tool": "\(name)", "field": "\(field)", "results": "\(results.results.count)"])
-            return [
+            let result: JSONValue = [
                 "content": [["type": "text", "text": .string(OnboardingText.render(results, field: field, query: query))]],
                 "structuredContent": try JSONValue(encoding: results),
                 "isError": false,
             ]
+            return (result, view)
         default:
             throw RPCError.invalidParams("name", "Unknown tool: \(name)")
         }
@@ -359,9 +363,11 @@ public actor MCPServer {
 
     /// After a tool call: when the answer tool's schema is no longer the one the client listed
     /// (the step changed), queue `notifications/tools/list_changed`, once until it lists again.
-    func noteSchemaChange() async {
+    /// `session` is the session the tool left; after a refusal it is read again.
+    func noteSchemaChange(session: SessionView?) async {
         guard let advertised = advertisedSchema, !changeNotified else { return }
-        let view = try? await platform.get(tenant: tenant, key: .user(userId: userId, flow: flow))
+        var view = session
+        if view == nil { view = try? await platform.get(tenant: tenant, key: .user(userId: userId, flow: flow)) }
         guard AnswerSchema.inputSchema(for: view) != advertised else { return }
         changeNotified = true
         outbox.append(["jsonrpc": "2.0", "method": "notifications/tools/list_changed"])
