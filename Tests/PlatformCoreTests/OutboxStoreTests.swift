@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PlatformCore
+import PlatformTesting
 import Testing
 
 func sampleEvent(

@@ -56,14 +56,6 @@ enum TestPostgres {
     }
 }
 
-enum TemporaryDirectory {
-    static func make() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("platformd-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-}
-
 let epoch = Date(timeIntervalSince1970: 1_795_000_000)
 
 func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", flow: String = "onboarding") -> SessionState {

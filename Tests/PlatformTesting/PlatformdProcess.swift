@@ -355,9 +355,18 @@ private func deliver(_ signal: Int32, to pid: Int32) -> Int32 {
 
 /// A fresh directory under the system's temporary directory, removed after `body`.
 public func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("PlatformTesting-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try TemporaryDirectory.make()
     defer { try? FileManager.default.removeItem(at: directory) }
     return try await body(directory)
+}
+
+/// Fresh directories under the system's temporary directory, for tests that keep them (the
+/// operating system's cleaning removes them); `withTemporaryDirectory` removes its own.
+public enum TemporaryDirectory {
+    public static func make() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("PlatformTesting-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
 }

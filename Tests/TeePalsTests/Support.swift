@@ -68,11 +68,3 @@ extension LogRecorder {
     var logger: Logger { logger("TeePals") }
 }
 
-/// A fresh directory under the system's temporary directory.
-enum TemporaryDirectory {
-    static func make() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("teepals-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-}
