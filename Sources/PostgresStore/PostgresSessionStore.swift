@@ -725,7 +725,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             if limit > 0 {
                 // One statement: the due rows not claimed (skipping those another host is
                 // claiming right now) are leased to this host.
-                for try await (sequence, webhook, tenant, attempts, expires, claimedUntil, id, body) in try await connection.query("""
+                for try await (sequence, webhook, tenant, attempts, expires, id, body) in try await connection.query("""
                     WITH due AS (
                         SELECT event_sequence, webhook_url FROM deliveries
                         WHERE state = 'pending' AND next_attempt_at <= \(time) AND (claimed_until IS NULL OR claimed_until <= \(time))
@@ -734,17 +734,16 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                     ), claimed AS (
                         UPDATE deliveries d SET claimed_until = \(until), claimed_by = \(host)
                         FROM due WHERE d.event_sequence = due.event_sequence AND d.webhook_url = due.webhook_url
-                        RETURNING d.event_sequence, d.webhook_url, d.tenant, d.attempts, d.expires_at, d.claimed_until, d.next_attempt_at
+                        RETURNING d.event_sequence, d.webhook_url, d.tenant, d.attempts, d.expires_at, d.next_attempt_at
                     )
-                    SELECT c.event_sequence, c.webhook_url, c.tenant, c.attempts, c.expires_at, c.claimed_until, o.id, o.body_json
+                    SELECT c.event_sequence, c.webhook_url, c.tenant, c.attempts, c.expires_at, o.id, o.body_json
                     FROM claimed c JOIN outbox o ON o.sequence = c.event_sequence
                     ORDER BY c.next_attempt_at, c.event_sequence
                     """, logger: self.logger
-                ).decode((Int64, String, String, Int64, Double, Double, String, String).self) {
+                ).decode((Int64, String, String, Int64, Double, String, String).self) {
                     claims.append(DeliveryClaim(
                         sequence: sequence, eventId: id, tenant: tenant, webhook: webhook, body: Array(body.utf8),
-                        attempts: Int(attempts), expiresAt: Date(timeIntervalSince1970: expires),
-                        claimedUntil: Date(timeIntervalSince1970: claimedUntil)))
+                        attempts: Int(attempts), expiresAt: Date(timeIntervalSince1970: expires)))
                 }
             }
             let next = try await connection.query("""

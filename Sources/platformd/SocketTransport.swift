@@ -171,7 +171,7 @@ struct SocketTransport: Service {
                     return
                 }
                 let label = "\(registry.nextLabel())"
-                let state = requireLogin ? ConnectionState(nil, label: label) : .trusted(label)
+                let state = ConnectionState.opened(requireLogin: requireLogin, label: label)
                 for try await frame in inbound {
                     let reply: [UInt8]?
                     switch frame {

@@ -23,7 +23,7 @@ struct StdioTransport: Service {
     var notifications: (@Sendable () async -> [[UInt8]])? = nil
 
     func run() async {
-        let connection = requireLogin ? ConnectionState(nil, label: "stdio") : .trusted("stdio")
+        let connection = ConnectionState.opened(requireLogin: requireLogin, label: "stdio")
         let (frames, continuation) = AsyncStream<LineFramer.Frame>.makeStream()
         // A stop wakes the reader through this pipe, so it can take what was already sent first.
         var wake: [Int32] = [0, 0]
@@ -88,7 +88,8 @@ struct StdioTransport: Service {
                 case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
                 }
                 let queued = await notifications?() ?? []
-                guard (queued + (reply.map { [$0] } ?? [])).allSatisfy({ StandardOutput.writeLine($0) }) else {
+                let written = queued.allSatisfy { StandardOutput.writeLine($0) } && (reply.map { StandardOutput.writeLine($0) } ?? true)
+                guard written else {
                     logger.notice("stdout is closed: stopping")
                     break
                 }

@@ -32,6 +32,11 @@ public final class ConnectionState: Sendable {
         ConnectionState(Login(principal: .admin), label: label)
     }
 
+    /// A new connection: logged out where the transport requires a login, else trusted.
+    public static func opened(requireLogin: Bool, label: String) -> ConnectionState {
+        requireLogin ? ConnectionState(nil, label: label) : .trusted(label)
+    }
+
     public var login: Login? {
         get { current.withLock { $0 } }
         set { current.withLock { $0 = newValue } }

@@ -60,8 +60,8 @@ public struct ProfileCommit: Sendable {
 
 // MARK: - deliveries
 
-/// One delivery (an event to one webhook) claimed by a host: it holds the claim until
-/// `claimedUntil`, and no other host takes it before then.
+/// One delivery (an event to one webhook) claimed by a host: it holds the claim for the
+/// worker's lease, and no other host takes it before then.
 public struct DeliveryClaim: Sendable, Hashable {
     public var sequence: Int64
     public var eventId: String
@@ -73,11 +73,10 @@ public struct DeliveryClaim: Sendable, Hashable {
     public var attempts: Int
     /// After this, a failed attempt marks the delivery failed instead of scheduling another.
     public var expiresAt: Date
-    public var claimedUntil: Date
 
     public init(
         sequence: Int64, eventId: String, tenant: String, webhook: String, body: [UInt8], attempts: Int,
-        expiresAt: Date, claimedUntil: Date
+        expiresAt: Date
     ) {
         self.sequence = sequence
         self.eventId = eventId
@@ -86,7 +85,6 @@ public struct DeliveryClaim: Sendable, Hashable {
         self.body = body
         self.attempts = attempts
         self.expiresAt = expiresAt
-        self.claimedUntil = claimedUntil
     }
 }
 

@@ -105,16 +105,14 @@ extension SQLiteSessionStore: DeliveryStore {
                         """, arguments: [time + lease, host, candidate.sequence, candidate.webhook, time, time])
                     guard db.changesCount == 1 else { continue }
                     guard let row = try Row.fetchOne(db, sql: """
-                        SELECT d.event_sequence, d.webhook_url, d.tenant, d.attempts, d.expires_at, d.claimed_until,
-                               o.id, o.body_json
+                        SELECT d.event_sequence, d.webhook_url, d.tenant, d.attempts, d.expires_at, o.id, o.body_json
                         FROM deliveries d JOIN outbox o ON o.sequence = d.event_sequence
                         WHERE d.event_sequence = ? AND d.webhook_url = ?
                         """, arguments: [candidate.sequence, candidate.webhook]) else { continue }
                     claimed.append(DeliveryClaim(
                         sequence: row["event_sequence"], eventId: row["id"], tenant: row["tenant"],
                         webhook: row["webhook_url"], body: Array((row["body_json"] as String).utf8),
-                        attempts: row["attempts"], expiresAt: Date(timeIntervalSince1970: row["expires_at"]),
-                        claimedUntil: Date(timeIntervalSince1970: row["claimed_until"])))
+                        attempts: row["attempts"], expiresAt: Date(timeIntervalSince1970: row["expires_at"])))
                 }
                 return claimed
             }
