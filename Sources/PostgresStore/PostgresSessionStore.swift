@@ -490,38 +490,31 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             answers[step] = try JSONValue.parse(values).objectValue ?? [:]
             if let computedJSON { computed[step] = try JSONValue.parse(computedJSON) }
         }
-        let progress = try JSONValue.parse(try row["progress_json"].decode(String.self))
+        let text = try SessionTextColumns(
+            user: try row["user_json"].decode(String.self), path: try row["path_json"].decode(String.self),
+            progress: try row["progress_json"].decode(String.self), completion: try row["completion_json"].decode(String?.self),
+            rejection: try row["rejection_json"].decode(String?.self)
+        ).decoded()
         return SessionState(
             id: id, tenant: try row["tenant"].decode(String.self), userId: try row["user_id"].decode(String.self),
             flow: try row["flow"].decode(String.self),
             status: SessionStatus(rawValue: try row["status"].decode(String.self)) ?? .active,
             revision: Int(try row["revision"].decode(Int64.self)),
-            user: try JSONValue.parse(try row["user_json"].decode(String.self)).decode(UserDetails.self),
-            path: try JSONValue.parse(try row["path_json"].decode(String.self)).arrayValue?.compactMap(\.stringValue) ?? [],
+            user: text.user, path: text.path,
             answers: answers, computed: computed,
-            skipped: Set(progress["skipped"]?.arrayValue?.compactMap(\.stringValue) ?? []),
-            stepErrors: try progress["stepErrors"]?.decode([String: [FieldError]].self) ?? [:],
-            secondsSpent: (progress["secondsSpent"]?.objectValue ?? [:]).compactMapValues(\.doubleValue),
+            skipped: text.skipped, stepErrors: text.stepErrors, secondsSpent: text.secondsSpent,
             arrivedAt: Date(timeIntervalSince1970: try row["arrived_at"].decode(Double.self)),
             lastSubmitDigest: try row["last_submit_digest"].decode(String?.self),
-            completion: try row["completion_json"].decode(String?.self).map { try JSONValue.parse($0).decode(CompletionView.self) },
-            rejection: try row["rejection_json"].decode(String?.self).map { try JSONValue.parse($0).decode(Rejection.self) },
+            completion: text.completion, rejection: text.rejection,
             createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
             updatedAt: Date(timeIntervalSince1970: try row["updated_at"].decode(Double.self))
         )
     }
 
     func save(_ connection: PostgresConnection, _ state: SessionState, replacing old: SessionState?) async throws {
-        let progress: JSONValue = [
-            "skipped": .array(state.skipped.sorted().map(JSONValue.string)),
-            "stepErrors": try JSONValue(encoding: state.stepErrors),
-            "secondsSpent": .object(state.secondsSpent.mapValues(JSONValue.double)),
-        ]
-        let userJSON = try JSONValue(encoding: state.user).serialized()
-        let pathJSON = JSONValue.array(state.path.map(JSONValue.string)).serialized()
-        let progressJSON = progress.serialized()
-        let completionJSON = try state.completion.map { try JSONValue(encoding: $0).serialized() }
-        let rejectionJSON = try state.rejection.map { try JSONValue(encoding: $0).serialized() }
+        let text = try SessionTextColumns(state)
+        let (userJSON, pathJSON, progressJSON) = (text.user, text.path, text.progress)
+        let (completionJSON, rejectionJSON) = (text.completion, text.rejection)
         let revision = Int64(state.revision)
         let arrived = state.arrivedAt.timeIntervalSince1970
         let created = state.createdAt.timeIntervalSince1970

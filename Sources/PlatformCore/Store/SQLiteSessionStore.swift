@@ -284,37 +284,26 @@ public final class SQLiteSessionStore: SessionStore {
             answers[step] = try JSONValue.parse(answer[1] as String).objectValue ?? [:]
             if let text: String = answer[2] { computed[step] = try JSONValue.parse(text) }
         }
-        let progress = try JSONValue.parse(row[8] as String)
+        let text = try SessionTextColumns(user: row[6], path: row[7], progress: row[8], completion: row[11], rejection: row[12]).decoded()
         return SessionState(
             id: id, tenant: row[1], userId: row[2], flow: row[3],
             status: SessionStatus(rawValue: row[4]) ?? .active,
             revision: row[5],
-            user: try StoredJSON.user(JSONValue.parse(row[6] as String)),
-            path: try JSONValue.parse(row[7] as String).arrayValue?.compactMap(\.stringValue) ?? [],
+            user: text.user, path: text.path,
             answers: answers, computed: computed,
-            skipped: Set(progress["skipped"]?.arrayValue?.compactMap(\.stringValue) ?? []),
-            stepErrors: try progress["stepErrors"].map(StoredJSON.stepErrors) ?? [:],
-            secondsSpent: (progress["secondsSpent"]?.objectValue ?? [:]).compactMapValues(\.doubleValue),
+            skipped: text.skipped, stepErrors: text.stepErrors, secondsSpent: text.secondsSpent,
             arrivedAt: Date(timeIntervalSince1970: row[9]),
             lastSubmitDigest: row[10],
-            completion: try (row[11] as String?).map { try JSONValue.parse($0).decode(CompletionView.self) },
-            rejection: try (row[12] as String?).map { try JSONValue.parse($0).decode(Rejection.self) },
+            completion: text.completion, rejection: text.rejection,
             createdAt: Date(timeIntervalSince1970: row[13]),
             updatedAt: Date(timeIntervalSince1970: row[14])
         )
     }
 
     static func save(_ db: Database, _ state: SessionState, replacing old: SessionState?) throws {
-        let progress: JSONValue = [
-            "skipped": .array(state.skipped.sorted().map(JSONValue.string)),
-            "stepErrors": StoredJSON.value(of: state.stepErrors),
-            "secondsSpent": .object(state.secondsSpent.mapValues(JSONValue.double)),
-        ]
-        let progressJSON = progress.serialized()
-        let userJSON = StoredJSON.value(of: state.user).serialized()
-        let pathJSON = JSONValue.array(state.path.map(JSONValue.string)).serialized()
-        let completionJSON = try state.completion.map { try JSONValue(encoding: $0).serialized() }
-        let rejectionJSON = try state.rejection.map { try JSONValue(encoding: $0).serialized() }
+        let text = try SessionTextColumns(state)
+        let (userJSON, pathJSON, progressJSON) = (text.user, text.path, text.progress)
+        let (completionJSON, rejectionJSON) = (text.completion, text.rejection)
         if old == nil {
             try db.cachedStatement(sql: """
                 INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
