@@ -537,21 +537,17 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 """, logger: logger).collect().count
             guard changed == 1 else { throw StoreDefect("session \(state.id) is not in tenant \(state.tenant)") }
         }
-        // Only the steps whose answers changed are written, so unchanged rows are not rewritten.
-        let steps = Set(state.answers.keys).union(state.computed.keys)
-        let oldSteps = Set(old?.answers.keys ?? [:].keys).union(old?.computed.keys ?? [:].keys)
-        for step in oldSteps.subtracting(steps).sorted() {
+        let answers = AnswerRowChanges(state, replacing: old)
+        for step in answers.removed {
             _ = try await connection.query(
                 "DELETE FROM answers WHERE tenant = \(state.tenant) AND session_id = \(state.id) AND step_id = \(step)",
                 logger: logger
             ).collect()
         }
-        for step in steps.sorted() where old?.answers[step] != state.answers[step] || old?.computed[step] != state.computed[step] {
-            let values = JSONValue.object(state.answers[step] ?? [:]).serialized()
-            let computed = state.computed[step]?.serialized()
+        for row in answers.upserted {
             _ = try await connection.query("""
                 INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json)
-                VALUES (\(state.id), \(state.tenant), \(step), \(values), \(computed))
+                VALUES (\(state.id), \(state.tenant), \(row.step), \(row.values), \(row.computed))
                 ON CONFLICT (session_id, step_id) DO UPDATE SET
                     values_json = excluded.values_json, computed_json = excluded.computed_json
                 """, logger: logger).collect()

@@ -23,15 +23,17 @@ import Testing
                             state.userId = "u\(index)"
                             state.tenant = "t"
                             state.flow = "f"
-                            // Every seventh write fails after writing: its savepoint must roll back.
                             return (SessionCommit(state: state, events: []), ())
                         }
+                        // Every seventh user's second write fails inside the transaction after
+                        // writing its session row (its two outbox events share an id): its
+                        // savepoint must roll back.
                         if index % 7 == 0 {
                             try await store.updateSession(tenant: "t", key: .user(userId: "u\(index)", flow: "f")) { old -> (SessionCommit?, Void) in
                                 guard var state = old else { throw Refused() }
                                 state.revision += 1
-                                _ = SessionCommit(state: state, events: [])
-                                throw Refused()
+                                let event = sampleEvent("e\(index)", tenant: "t", user: "u\(index)", session: state.id)
+                                return (SessionCommit(state: state, events: [], outbox: [event, event]), ())
                             }
                         }
                         return (index, true)

@@ -41,9 +41,8 @@ extension SQLiteSessionStore: DeliveryStore {
 
     /// Writes an event and its pending deliveries, due at once; called inside the transaction
     /// that writes the change the event reports.
-    static func insert(_ db: Database, _ item: OutboxEvent) throws {
+    static func insert(_ db: Database, _ item: OutboxEvent, body: String) throws {
         let event = item.event
-        let body = try JSONValue(encoding: event).serialized()
         // Cached: every completion writes one (a statement prepared per call went through
         // SQLite's parser and GRDB's authorizer each time).
         try db.cachedStatement(sql: """

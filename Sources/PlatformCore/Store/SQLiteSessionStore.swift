@@ -11,6 +11,8 @@ public final class SQLiteSessionStore: SessionStore {
     let writer: any DatabaseWriter
     /// Session and profile writes go through group commit.
     let committer: GroupCommitter
+    /// What this process last committed per session, so a command on a session in use reads nothing first.
+    let recent = RecentSessions()
     /// Whether the database is a file with a WAL that must be truncated after an erasure.
     let hasWAL: Bool
     /// An erasure whose WAL truncation could not run yet (a reader held an old snapshot).
@@ -28,6 +30,10 @@ public final class SQLiteSessionStore: SessionStore {
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
+            // Group commit gives every request a savepoint; its journal (the original pages a
+            // savepoint may roll back to) otherwise spills to a temporary file past 64 KiB, and
+            // those writes were most of the writer's I/O.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         configuration.busyMode = .timeout(busyTimeout)
@@ -168,6 +174,10 @@ public final class SQLiteSessionStore: SessionStore {
             try db.execute(sql: "CREATE INDEX events_by_flow_session ON events (tenant, flow, session_id, id)")
         }
         registerOutboxTables(&migrator)
+        migrator.registerMigration("v4-session-write-count") { db in
+            // Counts the row's writes, for the optimistic check in `updateSession`.
+            try db.execute(sql: "ALTER TABLE sessions ADD COLUMN write_count INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 
@@ -177,31 +187,94 @@ public final class SQLiteSessionStore: SessionStore {
         try await writer.read { db in try Self.fetchSession(db, tenant: tenant, key: key) }
     }
 
+    /// Optimistic on a file database: the body runs outside the one writer, on the state this
+    /// process last committed for the session (`recent`) or else on a snapshot read, and group
+    /// commit's serial transaction holds only the check that the row's write count is unchanged
+    /// and the writes, their JSON encoded beforehand. When another write changed the session in
+    /// between, or the body ran on a remembered state and did not commit (an error, a replay:
+    /// answers a client sees must come from the stored row), the body runs again inside the
+    /// transaction on the latest state; so a body may run twice, its first result dropped. An
+    /// in-memory database has one connection for reads and writes, so there the body always runs
+    /// inside the transaction.
     public func updateSession<Result: Sendable>(
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result {
-        let (result, erased) = try await committer.write { db -> (Result, Bool) in
-            let old = try Self.fetchSession(db, tenant: tenant, key: key)
-            let (commit, result) = try body(old)
-            guard let commit else { return (result, false) }
-            precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
-            try Self.save(db, commit.state, replacing: old)
-            for event in commit.events { try Self.insert(db, event, of: commit.state) }
-            if let profile = commit.profile {
-                try Self.save(db, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
-            }
-            for event in commit.outbox {
-                precondition(event.event.tenant == tenant, "an event must stay in its tenant")
-                try Self.insert(db, event)
-            }
-            let erased = commit.state.status == .rejected && old?.status != .rejected
-            return (result, erased)
+        let outcome: (Result, erased: Bool)
+        if let pool = writer as? DatabasePool,
+            let optimistic = try await updateOptimistically(pool, tenant: tenant, key: key, body)
+        {
+            outcome = optimistic
+        } else {
+            outcome = try await updateInTransaction(tenant: tenant, key: key, body)
         }
-        if hasWAL && (erased || truncationPending.withLock { $0 }) {
+        if hasWAL && (outcome.erased || truncationPending.withLock { $0 }) {
             await truncateWAL()
         }
-        return result
+        return outcome.0
+    }
+
+    /// The optimistic attempt; nil when the body must run inside the transaction instead.
+    func updateOptimistically<Result: Sendable>(
+        _ pool: DatabasePool, tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> (Result, erased: Bool)? {
+        let remembered: RecentSessions.Entry? = if case .id(let id) = key { recent.entry(tenant: tenant, id: id) } else { nil }
+        let snapshot = try remembered ?? Self.snapshot(pool, tenant: tenant, key: key)
+        let ran: (commit: SessionCommit?, result: Result)
+        do {
+            ran = try body(snapshot?.state)
+        } catch where remembered != nil {
+            return nil
+        }
+        guard let commit = ran.commit else { return remembered == nil ? (ran.result, false) : nil }
+        let prepared = try PreparedSessionCommit(commit, replacing: snapshot?.state)
+        let erased = try await committer.write { db -> Bool? in
+            guard try Self.writeCount(db, tenant: tenant, key: key) == snapshot?.writeCount else { return nil }
+            return try Self.apply(db, prepared, tenant: tenant)
+        }
+        guard let erased else { return nil }
+        recent.remember(commit.state, writeCount: snapshot.map { $0.writeCount + 1 } ?? 0)
+        return (ran.result, erased)
+    }
+
+    /// Not async, so that GRDB's synchronous read is the one called: an asynchronous read costs
+    /// two thread hand-offs, a synchronous one a short wait on this thread.
+    static func snapshot(_ pool: DatabasePool, tenant: String, key: SessionKey) throws -> RecentSessions.Entry? {
+        try pool.read { db in try fetchStoredSession(db, tenant: tenant, key: key) }
+    }
+
+    /// Reads the latest state and runs `body` on it inside the write transaction.
+    func updateInTransaction<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> (Result, erased: Bool) {
+        let (result, erased, saved) = try await committer.write { db -> (Result, Bool, RecentSessions.Entry?) in
+            let old = try Self.fetchStoredSession(db, tenant: tenant, key: key)
+            let (commit, result) = try body(old?.state)
+            guard let commit else { return (result, false, nil) }
+            let erased = try Self.apply(db, PreparedSessionCommit(commit, replacing: old?.state), tenant: tenant)
+            return (result, erased, RecentSessions.Entry(state: commit.state, writeCount: old.map { $0.writeCount + 1 } ?? 0))
+        }
+        if let saved { recent.remember(saved.state, writeCount: saved.writeCount) }
+        return (result, erased)
+    }
+
+    /// Writes one command's commit; true when it rejected the session (its erased answers' old
+    /// pages must then leave the WAL).
+    static func apply(_ db: Database, _ prepared: PreparedSessionCommit, tenant: String) throws -> Bool {
+        let commit = prepared.commit
+        precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
+        try save(db, prepared)
+        for event in commit.events { try insert(db, event, of: commit.state) }
+        if let profile = commit.profile {
+            try save(db, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
+        }
+        for (event, body) in zip(commit.outbox, prepared.outboxBodies) {
+            precondition(event.event.tenant == tenant, "an event must stay in its tenant")
+            try insert(db, event, body: body)
+        }
+        return prepared.rejects
     }
 
     /// Old page versions of erased rows live on in the WAL until it is checkpointed and truncated.
@@ -255,12 +328,30 @@ public final class SQLiteSessionStore: SessionStore {
     /// name costs a scan of the row's column names on every read.
     static let sessionColumns = """
         id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json, arrived_at,
-        last_submit_digest, completion_json, rejection_json, created_at, updated_at
+        last_submit_digest, completion_json, rejection_json, created_at, updated_at, write_count
         """
     static let sessionByID = "SELECT \(sessionColumns) FROM sessions WHERE tenant = ? AND id = ?"
     static let sessionByUser = "SELECT \(sessionColumns) FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?"
 
     static func fetchSession(_ db: Database, tenant: String, key: SessionKey) throws -> SessionState? {
+        try fetchStoredSession(db, tenant: tenant, key: key)?.state
+    }
+
+    /// How many times the session row was written: an optimistic update commits only if this is
+    /// unchanged since its snapshot. The revision cannot serve, as some writes keep it (a resume
+    /// that merges new user details).
+    static func writeCount(_ db: Database, tenant: String, key: SessionKey) throws -> Int? {
+        switch key {
+        case .id(let id):
+            try Int.fetchOne(try db.cachedStatement(sql: "SELECT write_count FROM sessions WHERE tenant = ? AND id = ?"), arguments: [tenant, id])
+        case .user(let userId, let flow):
+            try Int.fetchOne(
+                try db.cachedStatement(sql: "SELECT write_count FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?"),
+                arguments: [tenant, userId, flow])
+        }
+    }
+
+    static func fetchStoredSession(_ db: Database, tenant: String, key: SessionKey) throws -> RecentSessions.Entry? {
         let row: Row?
         switch key {
         case .id(let id):
@@ -285,7 +376,7 @@ public final class SQLiteSessionStore: SessionStore {
             if let text: String = answer[2] { computed[step] = try JSONValue.parse(text) }
         }
         let text = try SessionTextColumns(user: row[6], path: row[7], progress: row[8], completion: row[11], rejection: row[12]).decoded()
-        return SessionState(
+        let state = SessionState(
             id: id, tenant: row[1], userId: row[2], flow: row[3],
             status: SessionStatus(rawValue: row[4]) ?? .active,
             revision: row[5],
@@ -298,13 +389,15 @@ public final class SQLiteSessionStore: SessionStore {
             createdAt: Date(timeIntervalSince1970: row[13]),
             updatedAt: Date(timeIntervalSince1970: row[14])
         )
+        return RecentSessions.Entry(state: state, writeCount: row[15])
     }
 
-    static func save(_ db: Database, _ state: SessionState, replacing old: SessionState?) throws {
-        let text = try SessionTextColumns(state)
+    static func save(_ db: Database, _ prepared: PreparedSessionCommit) throws {
+        let state = prepared.commit.state
+        let text = prepared.text
         let (userJSON, pathJSON, progressJSON) = (text.user, text.path, text.progress)
         let (completionJSON, rejectionJSON) = (text.completion, text.rejection)
-        if old == nil {
+        if prepared.isNew {
             try db.cachedStatement(sql: """
                 INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
                     progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at)
@@ -316,7 +409,7 @@ public final class SQLiteSessionStore: SessionStore {
                 ])
         } else {
             try db.cachedStatement(sql: """
-                UPDATE sessions SET status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
+                UPDATE sessions SET write_count = write_count + 1, status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
                     arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?
                 WHERE tenant = ? AND id = ?
                 """).execute(arguments: [
@@ -327,22 +420,16 @@ public final class SQLiteSessionStore: SessionStore {
             guard db.changesCount == 1 else { throw DatabaseError(message: "session \(state.id) is not in tenant \(state.tenant)") }
         }
 
-        // Only the steps whose answers changed are written, so unchanged rows are not rewritten.
-        let steps = Set(state.answers.keys).union(state.computed.keys)
-        let oldSteps = Set(old?.answers.keys ?? [:].keys).union(old?.computed.keys ?? [:].keys)
-        for step in oldSteps.subtracting(steps) {
+        for step in prepared.answers.removed {
             try db.cachedStatement(
                 sql: "DELETE FROM answers WHERE tenant = ? AND session_id = ? AND step_id = ?").execute(arguments: [state.tenant, state.id, step])
         }
-        for step in steps where old?.answers[step] != state.answers[step] || old?.computed[step] != state.computed[step] {
+        for row in prepared.answers.upserted {
             try db.cachedStatement(sql: """
                 INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (session_id, step_id) DO UPDATE SET
                     values_json = excluded.values_json, computed_json = excluded.computed_json
-                """).execute(arguments: [
-                    state.id, state.tenant, step, JSONValue.object(state.answers[step] ?? [:]).serialized(),
-                    state.computed[step]?.serialized(),
-                ])
+                """).execute(arguments: [state.id, state.tenant, row.step, row.values, row.computed])
         }
     }
 
@@ -374,7 +461,7 @@ public final class SQLiteSessionStore: SessionStore {
                 try Self.save(db, profile, keepingOtherRecords: false, at: time)
                 for event in commit.outbox {
                     precondition(event.event.tenant == tenant, "an event must stay in its tenant")
-                    try Self.insert(db, event)
+                    try Self.insert(db, event, body: PreparedSessionCommit.body(of: event))
                 }
             }
             return result

@@ -4,7 +4,7 @@ import Foundation
 /// `completion_json`, `rejection_json`), written and read the same way by every store, so the
 /// SQLite and PostgreSQL rows hold the same text and neither goes through Foundation's coders
 /// for the columns every command reads and writes.
-package struct SessionTextColumns {
+package struct SessionTextColumns: Sendable {
     package var user: String
     package var path: String
     package var progress: String

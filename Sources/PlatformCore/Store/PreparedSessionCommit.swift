@@ -1,0 +1,26 @@
+/// A session commit with everything it writes already encoded, so the store's one write
+/// transaction (which every other write waits for) only executes statements.
+struct PreparedSessionCommit: Sendable {
+    let commit: SessionCommit
+    /// No row for the session yet: it is inserted, not updated.
+    let isNew: Bool
+    /// The commit rejects a session that was not rejected, erasing its answers.
+    let rejects: Bool
+    let text: SessionTextColumns
+    let answers: AnswerRowChanges
+    /// The outbox events' bodies, in the commit's order.
+    let outboxBodies: [String]
+
+    init(_ commit: SessionCommit, replacing old: SessionState?) throws {
+        self.commit = commit
+        isNew = old == nil
+        rejects = commit.state.status == .rejected && old?.status != .rejected
+        text = try SessionTextColumns(commit.state)
+        answers = AnswerRowChanges(commit.state, replacing: old)
+        outboxBodies = try commit.outbox.map(Self.body(of:))
+    }
+
+    static func body(of event: OutboxEvent) throws -> String {
+        try JSONValue(encoding: event.event).serialized()
+    }
+}

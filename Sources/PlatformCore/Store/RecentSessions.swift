@@ -1,0 +1,58 @@
+import Synchronization
+
+/// The states this process last committed, with the row's write count then, so a command on a
+/// session in use needs no read before it runs. An entry is only a guess: a write from
+/// elsewhere makes it stale, and the writer's check of the write count then sends the command
+/// down the path that reads the row inside the transaction. Rejected sessions are not kept
+/// (their answers were erased). Two generations bound it: when the newer one fills, the older
+/// one is dropped, so an entry in use stays and the rest age out.
+final class RecentSessions: Sendable {
+    struct Entry: Sendable {
+        var state: SessionState
+        var writeCount: Int
+    }
+
+    private struct Generations {
+        var newer: [String: Entry] = [:]
+        var older: [String: Entry] = [:]
+    }
+
+    private let generations = Mutex(Generations())
+    /// Entries per generation.
+    let capacity: Int
+
+    init(capacity: Int = 512) {
+        self.capacity = capacity
+    }
+
+    func entry(tenant: String, id: String) -> Entry? {
+        generations.withLock { generations in
+            guard let entry = generations.newer[id] ?? generations.older[id], entry.state.tenant == tenant else { return nil }
+            return entry
+        }
+    }
+
+    /// Keeps a committed state unless a later write of the same row is already kept.
+    func remember(_ state: SessionState, writeCount: Int) {
+        generations.withLock { generations in
+            if state.status == .rejected {
+                generations.newer[state.id] = nil
+                generations.older[state.id] = nil
+                return
+            }
+            if let kept = generations.newer[state.id] ?? generations.older[state.id], kept.writeCount > writeCount { return }
+            if generations.newer.count >= capacity, generations.newer[state.id] == nil {
+                generations.older = generations.newer
+                generations.newer = [:]
+            }
+            generations.newer[state.id] = Entry(state: state, writeCount: writeCount)
+        }
+    }
+
+    func forget(id: String) {
+        generations.withLock { generations in
+            generations.newer[id] = nil
+            generations.older[id] = nil
+        }
+    }
+}
