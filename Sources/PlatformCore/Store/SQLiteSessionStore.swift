@@ -13,6 +13,8 @@ public final class SQLiteSessionStore: SessionStore {
     let committer: GroupCommitter
     /// What this process last committed per session, so a command on a session in use reads nothing first.
     let recent = RecentSessions()
+    /// Copies the WAL into the database file off the writer (files only).
+    let checkpointer: WALCheckpointer?
     /// Whether the database is a file with a WAL that must be truncated after an erasure.
     let hasWAL: Bool
     /// An erasure whose WAL truncation could not run yet (a reader held an old snapshot).
@@ -47,10 +49,21 @@ public final class SQLiteSessionStore: SessionStore {
             hasWAL = true
             // GRDB sets NORMAL when it turns WAL on, after prepareDatabase: every reply waits for
             // a durable commit, so the writer goes back to FULL.
-            try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerThreshold)")
+            }
         }
         try Self.migrate(writer)
-        committer = GroupCommitter(writer: writer)
+        let committer = GroupCommitter(writer: writer)
+        self.committer = committer
+        if hasWAL {
+            let checkpointer = try WALCheckpointer(path: path, configuration: configuration)
+            checkpointer.start(writes: { committer.counts.withLock { $0.transactions } }, logger: logger)
+            self.checkpointer = checkpointer
+        } else {
+            checkpointer = nil
+        }
     }
 
     /// Opens the pool, waiting while another process holds the lock its set-up needs. Turning a
@@ -95,7 +108,7 @@ public final class SQLiteSessionStore: SessionStore {
     static func isMigrationRace(_ error: DatabaseError) -> Bool {
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED: true
-        default: error.message?.contains("already exists") == true
+        default: error.message.map { $0.contains("already exists") || $0.contains("duplicate column name") } == true
         }
     }
 
@@ -556,6 +569,7 @@ public final class SQLiteSessionStore: SessionStore {
             pending?.cancel()
             pending = nil
         }
+        await checkpointer?.stop()
         if hasWAL { _ = await attemptTruncation() }
         try writer.close()
     }

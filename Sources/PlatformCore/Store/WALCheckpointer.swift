@@ -1,0 +1,60 @@
+import GRDB
+import Logging
+import Synchronization
+
+/// Copies committed pages from the WAL back into the database file on a connection of its own,
+/// a short while after writes, so the writer never does it. SQLite's automatic checkpoint runs
+/// in the connection that commits, after the commit: every write waiting for group commit then
+/// also waited for a thousand pages to be read back, written and synced. A passive checkpoint
+/// takes no lock a writer or reader needs; once it has copied everything, the next write starts
+/// the WAL again from its beginning. The writer keeps a far higher automatic threshold as a
+/// safety net, should this fall behind.
+final class WALCheckpointer: Sendable {
+    /// How long after a write the pages are copied; writes meanwhile share one checkpoint, so a
+    /// page written by many of them is copied once.
+    static let delay: Duration = .milliseconds(50)
+    /// The writer's own automatic checkpoint threshold, in pages.
+    static let writerThreshold = 20_000
+
+    private let connection: DatabaseQueue
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+
+    init(path: String, configuration: Configuration) throws {
+        connection = try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// Checkpoints after each change of `writes` (transactions committed) until stopped.
+    func start(writes: @escaping @Sendable () -> Int, logger: Logger) {
+        let connection = connection
+        loop.withLock { loop in
+            loop = Task.detached {
+                var checkpointed = writes()
+                var failing = false
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.delay)
+                    let now = writes()
+                    guard now != checkpointed else { continue }
+                    do {
+                        _ = try await connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
+                        checkpointed = now
+                        if failing { logger.info("WAL checkpoints run again") }
+                        failing = false
+                    } catch {
+                        if !failing { logger.warning("WAL checkpoint failed, retrying after the next write: \(error)") }
+                        failing = true
+                    }
+                }
+            }
+        }
+    }
+
+    func stop() async {
+        let task = loop.withLock { loop in
+            defer { loop = nil }
+            return loop
+        }
+        task?.cancel()
+        await task?.value
+        try? connection.close()
+    }
+}
