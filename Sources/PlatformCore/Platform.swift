@@ -49,6 +49,9 @@ public final class Platform: Sendable {
 
     /// The server's ids: random UUIDs, lowercase.
     public static let randomID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+    /// Session ids and plugins' ids: time-ordered UUIDs (version 7), lowercase, so the rows of
+    /// sessions in progress cluster in the store's indexes.
+    public static let timeOrderedID: @Sendable () -> String = { TimeOrderedID.make() }
 
     /// Hosts the tenants. A definition error (two tenants with one id, two flows with one id, a
     /// field id used twice in a flow, progress or edges naming unknown steps) stops the server at
@@ -65,7 +68,7 @@ public final class Platform: Sendable {
     public init(
         tenants hosted: [HostedTenant], store: any SessionStore,
         clock: @escaping @Sendable () -> Date = { Date() },
-        newID: @escaping @Sendable () -> String = Platform.randomID,
+        newID: @escaping @Sendable () -> String = Platform.timeOrderedID,
         eventID: @escaping @Sendable () -> String = { "evt_" + Platform.randomID() },
         logger: Logger = Logger(label: "platformd"),
         pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }

@@ -67,3 +67,26 @@ import Testing
         }
     }
 }
+
+/// Session ids sort by the time they were drawn (so sessions in progress share index pages) and
+/// stay well-formed, unguessable UUIDs.
+@Suite struct TimeOrderedIDTests {
+    @Test func idsDrawnLaterSortAfterAndCarryVersionSevenWithRandomBits() throws {
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let ids = (0..<200).map { TimeOrderedID.make(at: start.addingTimeInterval(Double($0) / 100)) }
+        #expect(ids == ids.sorted())
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            let uuid = try #require(UUID(uuidString: id), "\(id)")
+            #expect(id == id.lowercased())
+            #expect(uuid.uuid.6 >> 4 == 7, "version: \(id)")
+            #expect(uuid.uuid.8 >> 6 == 0b10, "variant: \(id)")
+        }
+        // Two ids of the same millisecond differ in their random bits.
+        let sameMoment = Set((0..<100).map { _ in TimeOrderedID.make(at: start) })
+        #expect(sameMoment.count == 100)
+        // The leading 48 bits are the milliseconds since 1970.
+        let hex = ids[0].replacingOccurrences(of: "-", with: "").prefix(12)
+        #expect(UInt64(hex, radix: 16) == 1_790_000_000_000)
+    }
+}

@@ -108,7 +108,12 @@ public final class SQLiteSessionStore: SessionStore {
     static func isMigrationRace(_ error: DatabaseError) -> Bool {
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED: true
-        default: error.message.map { $0.contains("already exists") || $0.contains("duplicate column name") } == true
+        default:
+            // A migration with nothing to fail on (DROP INDEX IF EXISTS) is caught when the
+            // loser records it as applied a second time.
+            error.message.map {
+                $0.contains("already exists") || $0.contains("duplicate column name") || $0.contains("grdb_migrations")
+            } == true
         }
     }
 
@@ -190,6 +195,11 @@ public final class SQLiteSessionStore: SessionStore {
         migrator.registerMigration("v4-session-write-count") { db in
             // Counts the row's writes, for the optimistic check in `updateSession`.
             try db.execute(sql: "ALTER TABLE sessions ADD COLUMN write_count INTEGER NOT NULL DEFAULT 0")
+        }
+        migrator.registerMigration("v5-drop-events-by-session") { db in
+            // No query reads a session's events alone (the funnel reads them along
+            // events_by_flow_session), and every event written paid for this index's page.
+            try db.execute(sql: "DROP INDEX IF EXISTS events_by_session")
         }
         return migrator
     }

@@ -39,6 +39,10 @@ final class WALCheckpointer: Sendable {
                         checkpointed = now
                         if failing { logger.info("WAL checkpoints run again") }
                         failing = false
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                        // Another connection (another process on the same file) is checkpointing
+                        // or recovering the WAL: the pages get copied either way.
+                        checkpointed = now
                     } catch {
                         if !failing { logger.warning("WAL checkpoint failed, retrying after the next write: \(error)") }
                         failing = true
