@@ -172,6 +172,8 @@ struct SocketTransport: Service {
                 }
                 let label = "\(registry.nextLabel())"
                 let state = ConnectionState.opened(requireLogin: requireLogin, label: label)
+                // The last reply handed to NIO and not waited for.
+                var unconfirmed: EventLoopFuture<Void>?
                 for try await frame in inbound {
                     let reply: [UInt8]?
                     switch frame {
@@ -181,14 +183,25 @@ struct SocketTransport: Service {
                     case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
                     }
                     if let reply {
-                        // Waits until the bytes are handed to the socket, so a stop right after never drops them.
                         var buffer = connection.channel.allocator.buffer(capacity: reply.count + 1)
                         buffer.writeBytes(reply)
                         buffer.writeInteger(UInt8(0x0A))
-                        try await connection.channel.writeAndFlush(buffer).get()
+                        let written = connection.channel.eventLoop.makePromise(of: Void.self)
+                        connection.channel.writeAndFlush(buffer, promise: written)
+                        // A client that does not read its replies stops being read (its replies
+                        // wait in NIO past the high-water mark); one that reads is not waited for,
+                        // which would cost a thread hand-off per request.
+                        if connection.channel.isWritable {
+                            unconfirmed = written.futureResult
+                        } else {
+                            try await written.futureResult.get()
+                            unconfirmed = nil
+                        }
                     }
                     connection.activity.answered.add(1, ordering: .relaxed)
                 }
+                // Waits until the last reply is handed to the socket, so a stop right after never drops it.
+                try await unconfirmed?.get()
             }
         } catch {
             logger.debug("connection ended: \(error)")
