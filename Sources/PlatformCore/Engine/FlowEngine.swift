@@ -147,7 +147,12 @@ public struct FlowEngine: Sendable {
         _ state: SessionState, _ command: Submit, workResult: JSONValue? = nil, now: Date,
         newID: @escaping @Sendable () -> String
     ) throws(FlowError) -> SubmitResult {
-        let digest = self.digest(of: command, in: state, now: now)
+        // One buffer for the command: what the plugin logs is returned only with an applied transition.
+        let effects = CommandEffects(label: logLabel, newID: newID)
+        let context = self.context(state, now: now, effects: effects)
+        // The named step's fields, built once: the digest, the validation and the answer kept use them.
+        let fields = flow.step(command.stepId)?.fields(in: context) ?? []
+        let digest = Self.digest(of: command, fields: fields)
         if state.lastSubmitDigest == digest {
             return .applied(Transition(state: state, events: [], profile: nil, changed: false))
         }
@@ -155,9 +160,6 @@ public struct FlowEngine: Sendable {
         guard !state.status.isFinal, let current = state.currentStep, let step = flow.step(current) else {
             throw .invalidState("the session is \(state.status.rawValue)", session: view())
         }
-        // One buffer for the command: what the plugin logs is returned only with an applied transition.
-        let effects = CommandEffects(label: logLabel, newID: newID)
-        let context = self.context(state, now: now, effects: effects)
         let offered = step.copy(in: context).actions.map(\.id)
         guard let action = SubmitAction(rawValue: command.action), offered.contains(command.action) else {
             switch command.action {
@@ -191,13 +193,13 @@ public struct FlowEngine: Sendable {
             next.computed[current] = nil
             next.skipped.insert(current)
         case .continue:
-            let clean = try validated(command.values, step: step, context: context, state: state, now: now)
+            let clean = try validated(command.values, step: step, fields: fields, context: context, state: state, now: now)
             if let work = step.work(for: clean, in: context), workResult == nil {
                 return .needsWork(work)
             }
             next.computed[current] = workResult
             next.skipped.remove(current)
-            let sensitive = step.fields(in: context).filter(\.sensitive).map(\.id)
+            let sensitive = fields.filter(\.sensitive).map(\.id)
             next.answers[current] = step.stored(clean, in: self.context(next, now: now, effects: effects))
                 .filter { !sensitive.contains($0.key) }
             values = clean
@@ -214,17 +216,16 @@ public struct FlowEngine: Sendable {
         return .applied(transition)
     }
 
-    func digest(of command: Submit, in state: SessionState, now: Date) -> String {
-        let fields = flow.step(command.stepId)?.fields(in: context(state, now: now)) ?? []
+    static func digest(of command: Submit, fields: [FieldSpec]) -> String {
         let sensitive = fields.contains { $0.sensitive && command.values[$0.id] != nil }
         return sensitive ? command.keyedDigest(key: Self.processDigestKey) : command.digest
     }
 
-    /// The visible fields' normalised values, or every reason they were refused.
+    /// The visible fields' normalised values, or every reason they were refused; `specs` are the step's fields in `context`.
     func validated(
-        _ values: [String: JSONValue], step: any FlowStep, context: StepContext, state: SessionState, now: Date
+        _ values: [String: JSONValue], step: any FlowStep, fields specs: [FieldSpec], context: StepContext, state: SessionState,
+        now: Date
     ) throws(FlowError) -> [String: JSONValue] {
-        let specs = step.fields(in: context)
         // A field the client left out keeps the answer the step showed (walking forward again
         // after a goto), so clients need not resend what they prefilled; an explicit null
         // still clears it. The server never fills in `defaultValue`: that is the client's prefill.

@@ -63,18 +63,7 @@ final class GroupCommitter: Sendable {
     private func commit(_ batch: [Job]) async {
         do {
             let outcomes: [Outcome] = try await writer.write { db in
-                batch.map { job in
-                    do {
-                        var finish: (@Sendable () -> Void)?
-                        try db.inSavepoint {
-                            finish = try job.run(db)
-                            return .commit
-                        }
-                        return .succeeded(finish ?? {})
-                    } catch {
-                        return .failed(error)
-                    }
-                }
+                try batch.map { job in try Self.inSavepoint(db, job) }
             }
             counts.withLock { $0.transactions += 1; $0.writes += batch.count }
             // Durable now: answer everyone, in arrival order.
@@ -87,6 +76,24 @@ final class GroupCommitter: Sendable {
         } catch {
             // The commit itself failed: nothing of this batch is saved.
             for job in batch { job.fail(error) }
+        }
+    }
+
+    /// Runs one job in a savepoint of its own. The three statements are prepared once
+    /// (`Database.inSavepoint` compiles its SQL on every call, through the parser and GRDB's
+    /// authorizer, twice per write). Throws only when the transaction itself is lost (SQLite
+    /// rolled it back after an I/O error or a full disk): then nothing of the batch can commit.
+    static func inSavepoint(_ db: Database, _ job: Job) throws -> Outcome {
+        try db.cachedStatement(sql: "SAVEPOINT job").execute()
+        do {
+            let finish = try job.run(db)
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT job").execute()
+            return .succeeded(finish)
+        } catch {
+            guard db.isInsideTransaction else { throw error }
+            try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT job").execute()
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT job").execute()
+            return .failed(error)
         }
     }
 
