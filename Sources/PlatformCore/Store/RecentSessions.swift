@@ -12,9 +12,16 @@ final class RecentSessions: Sendable {
         var writeCount: Int
     }
 
+    /// Boxed, so moving an entry in and out of the dictionaries copies one reference, not the
+    /// state's dozen fields.
+    private final class Kept: Sendable {
+        let entry: Entry
+        init(_ entry: Entry) { self.entry = entry }
+    }
+
     private struct Generations {
-        var newer: [String: Entry] = [:]
-        var older: [String: Entry] = [:]
+        var newer: [String: Kept] = [:]
+        var older: [String: Kept] = [:]
     }
 
     private let generations = Mutex(Generations())
@@ -26,33 +33,26 @@ final class RecentSessions: Sendable {
     }
 
     func entry(tenant: String, id: String) -> Entry? {
-        generations.withLock { generations in
-            guard let entry = generations.newer[id] ?? generations.older[id], entry.state.tenant == tenant else { return nil }
-            return entry
-        }
+        let kept = generations.withLock { $0.newer[id] ?? $0.older[id] }
+        guard let entry = kept?.entry, entry.state.tenant == tenant else { return nil }
+        return entry
     }
 
     /// Keeps a committed state unless a later write of the same row is already kept.
     func remember(_ state: SessionState, writeCount: Int) {
+        let fresh = Kept(Entry(state: state, writeCount: writeCount))
         generations.withLock { generations in
             if state.status == .rejected {
                 generations.newer[state.id] = nil
                 generations.older[state.id] = nil
                 return
             }
-            if let kept = generations.newer[state.id] ?? generations.older[state.id], kept.writeCount > writeCount { return }
+            if let kept = generations.newer[state.id] ?? generations.older[state.id], kept.entry.writeCount > writeCount { return }
             if generations.newer.count >= capacity, generations.newer[state.id] == nil {
                 generations.older = generations.newer
                 generations.newer = [:]
             }
-            generations.newer[state.id] = Entry(state: state, writeCount: writeCount)
-        }
-    }
-
-    func forget(id: String) {
-        generations.withLock { generations in
-            generations.newer[id] = nil
-            generations.older[id] = nil
+            generations.newer[state.id] = fresh
         }
     }
 }
