@@ -238,18 +238,18 @@ public final class Platform: Sendable {
                             ? SessionCommit(
                                 state: transition.state, events: transition.events, profile: transition.profile, outbox: outbox)
                             : nil
-                        return (commit, .applied(transition.state, now: now, logs: transition.logs, wroteEvents: !outbox.isEmpty))
+                        return (commit, .applied(transition.state, now: now, logs: transition.logs, queuedDeliveries: outbox.contains { !$0.webhooks.isEmpty }))
                     case .needsWork(let work):
                         return (nil, .work(work))
                     }
                 }
             }
             switch outcome {
-            case .applied(let state, let now, let logs, let wroteEvents):
+            case .applied(let state, let now, let logs, let queuedDeliveries):
                 // The transaction has committed: only now are the plugin's lines true, and its
                 // events ready to deliver.
                 write(logs)
-                if wroteEvents { outboxSignal.wake() }
+                if queuedDeliveries { outboxSignal.wake() }
                 // Built after the commit, off the store's one writer (every write waits for it).
                 guard let engine = registered.engines[state.flow] else { throw .notFound("session \(sessionId)") }
                 return engine.view(state, now: now)
@@ -262,7 +262,7 @@ public final class Platform: Sendable {
 
     enum SubmitOutcome: Sendable {
         /// The state the command left, to render once committed.
-        case applied(SessionState, now: Date, logs: [PluginLogLine], wroteEvents: Bool)
+        case applied(SessionState, now: Date, logs: [PluginLogLine], queuedDeliveries: Bool)
         case work(StepWork)
     }
 
@@ -345,7 +345,7 @@ public final class Platform: Sendable {
         let editable = Dictionary(plugin.editableFields.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let validator = registered.validator
         let now = clock()
-        let (updated, logs, wroteEvents) = try await storing {
+        let (updated, logs, queuedDeliveries) = try await storing {
             try await store.updateProfile(tenant: tenant, userId: userId, at: now) { profile -> (ProfileCommit?, (Profile, [PluginLogLine], Bool)) in
                 guard var profile else { throw FlowError.notFound("profile of user \(userId): onboarding is not complete") }
                 var clean: [String: JSONValue] = [:]
@@ -378,11 +378,11 @@ public final class Platform: Sendable {
                         .profileUpdated, of: registered, userId: userId, sessionId: nil, at: now,
                         data: ["records": .object(profile.records)]),
                 ]
-                return (ProfileCommit(profile: profile, outbox: outbox), (profile, context.logLines, !outbox.isEmpty))
+                return (ProfileCommit(profile: profile, outbox: outbox), (profile, context.logLines, outbox.contains { !$0.webhooks.isEmpty }))
             }
         }
         write(logs)
-        if wroteEvents { outboxSignal.wake() }
+        if queuedDeliveries { outboxSignal.wake() }
         return updated
     }
 

@@ -81,13 +81,14 @@ extension SQLiteSessionStore: DeliveryStore {
 
     public func claimDeliveries(now: Date, limit: Int, lease: TimeInterval, host: String) async throws -> ClaimedDeliveries {
         let time = now.timeIntervalSince1970
-        // Looked for with a read, so an idle poll never takes the write lock.
+        // Looked for with a read, so an idle poll never takes the write lock; the statements are
+        // cached, as a poll runs every second.
         let candidates = try await writer.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(try db.cachedStatement(sql: """
                 SELECT event_sequence, webhook_url FROM deliveries
                 WHERE state = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
                 ORDER BY next_attempt_at, event_sequence LIMIT ?
-                """, arguments: [time, time, max(0, limit)]
+                """), arguments: [time, time, max(0, limit)]
             ).map { (sequence: $0["event_sequence"] as Int64, webhook: $0["webhook_url"] as String) }
         }
         var claims: [DeliveryClaim] = []
@@ -119,10 +120,10 @@ extension SQLiteSessionStore: DeliveryStore {
         // The next delivery to fall due that this host does not hold: its next attempt, or the
         // end of another host's lease on it.
         let nextDue = try await writer.read { db in
-            try Double.fetchOne(db, sql: """
+            try Double.fetchOne(try db.cachedStatement(sql: """
                 SELECT MIN(MAX(next_attempt_at, COALESCE(claimed_until, 0))) FROM deliveries
                 WHERE state = 'pending' AND NOT (claimed_by IS ? AND claimed_until > ?)
-                """, arguments: [host, time])
+                """), arguments: [host, time])
         }
         return ClaimedDeliveries(claims: claims, nextDue: nextDue.map(Date.init(timeIntervalSince1970:)))
     }
