@@ -68,6 +68,60 @@ import Testing
     }
 }
 
+extension OptimisticUpdateTests {
+    /// Two stores (processes) on one file update one session at one revision at the same
+    /// moment, many times: each time exactly one commits, the other then sees the winner's revision.
+    @Test func twoStoresRacingOneRevisionHaveOneWinner() async throws {
+        try await withTemporaryDirectory { directory in
+            let a = try openStore(directory)
+            let b = try openStore(directory)
+            let initial = { var state = sampleState(); state.revision = 0; return state }()
+            try await a.updateSession(tenant: "t1", key: .id(initial.id)) { _ in (SessionCommit(state: initial, events: []), ()) }
+            let rounds = 50
+            for revision in 0..<rounds {
+                @Sendable func attempt(_ store: SQLiteSessionStore) async throws -> Bool {
+                    try await store.updateSession(tenant: "t1", key: .id(initial.id)) { current -> (SessionCommit?, Bool) in
+                        guard var next = current, next.revision == revision else { return (nil, false) }
+                        next.revision = revision + 1
+                        return (SessionCommit(state: next, events: []), true)
+                    }
+                }
+                async let first = attempt(a)
+                async let second = attempt(b)
+                let (wonA, wonB) = try await (first, second)
+                #expect(wonA != wonB, "round \(revision): exactly one store commits")
+            }
+            #expect(try await a.session(tenant: "t1", key: .id(initial.id))?.revision == rounds)
+            try await a.close()
+            try await b.close()
+        }
+    }
+
+    /// Two stores starting the same user's session at once create one session, and both get it.
+    @Test func twoStoresStartingOneUserCreateOneSession() async throws {
+        try await withTemporaryDirectory { directory in
+            let a = try openStore(directory)
+            let b = try openStore(directory)
+            for round in 0..<20 {
+                @Sendable func start(_ store: SQLiteSessionStore, _ id: String) async throws -> String {
+                    try await store.updateSession(tenant: "t1", key: .user(userId: "u\(round)", flow: "onboarding")) { current in
+                        if let current { return (nil, current.id) }
+                        let created = sampleState(id: id, user: "u\(round)")
+                        return (SessionCommit(state: created, events: []), created.id)
+                    }
+                }
+                async let first = start(a, "a\(round)")
+                async let second = start(b, "b\(round)")
+                let (idA, idB) = try await (first, second)
+                #expect(idA == idB, "round \(round)")
+                #expect(try await a.session(tenant: "t1", key: .user(userId: "u\(round)", flow: "onboarding"))?.id == idA)
+            }
+            try await a.close()
+            try await b.close()
+        }
+    }
+}
+
 /// Session ids sort by the time they were drawn (so sessions in progress share index pages) and
 /// stay well-formed, unguessable UUIDs.
 @Suite struct TimeOrderedIDTests {

@@ -2,8 +2,9 @@
 /// transaction (which every other write waits for) only executes statements.
 struct PreparedSessionCommit: Sendable {
     let commit: SessionCommit
-    /// No row for the session yet: it is inserted, not updated.
-    let isNew: Bool
+    /// The write count of the row it replaces (the row is updated only if it still has it), or
+    /// nil for a new session (inserted).
+    let replacedWriteCount: Int?
     /// The commit rejects a session that was not rejected, erasing its answers.
     let rejects: Bool
     let text: SessionTextColumns
@@ -11,9 +12,10 @@ struct PreparedSessionCommit: Sendable {
     /// The outbox events' bodies, in the commit's order.
     let outboxBodies: [String]
 
-    init(_ commit: SessionCommit, replacing old: SessionState?) throws {
+    init(_ commit: SessionCommit, replacing stored: RecentSessions.Entry?) throws {
+        let old = stored?.state
         self.commit = commit
-        isNew = old == nil
+        replacedWriteCount = stored?.writeCount
         rejects = commit.state.status == .rejected && old?.status != .rejected
         text = try SessionTextColumns(commit.state)
         answers = AnswerRowChanges(commit.state, replacing: old)

@@ -193,7 +193,9 @@ public final class SQLiteSessionStore: SessionStore {
         }
         registerOutboxTables(&migrator)
         migrator.registerMigration("v4-session-write-count") { db in
-            // Counts the row's writes, for the optimistic check in `updateSession`.
+            // Counts the row's writes: an optimistic update commits only if this is unchanged
+            // since its snapshot. The revision cannot serve, as some writes keep it (a resume
+            // that merges new user details).
             try db.execute(sql: "ALTER TABLE sessions ADD COLUMN write_count INTEGER NOT NULL DEFAULT 0")
         }
         migrator.registerMigration("v5-drop-events-by-session") { db in
@@ -251,11 +253,8 @@ public final class SQLiteSessionStore: SessionStore {
             return nil
         }
         guard let commit = ran.commit else { return remembered == nil ? (ran.result, false) : nil }
-        let prepared = try PreparedSessionCommit(commit, replacing: snapshot?.state)
-        let erased = try await committer.write { db -> Bool? in
-            guard try Self.writeCount(db, tenant: tenant, key: key) == snapshot?.writeCount else { return nil }
-            return try Self.apply(db, prepared, tenant: tenant)
-        }
+        let prepared = try PreparedSessionCommit(commit, replacing: snapshot)
+        let erased = try await committer.write { db in try Self.apply(db, prepared, tenant: tenant) }
         guard let erased else { return nil }
         recent.remember(commit.state, writeCount: snapshot.map { $0.writeCount + 1 } ?? 0)
         return (ran.result, erased)
@@ -276,19 +275,23 @@ public final class SQLiteSessionStore: SessionStore {
             let old = try Self.fetchStoredSession(db, tenant: tenant, key: key)
             let (commit, result) = try body(old?.state)
             guard let commit else { return (result, false, nil) }
-            let erased = try Self.apply(db, PreparedSessionCommit(commit, replacing: old?.state), tenant: tenant)
+            // Read inside this transaction, the row cannot have changed since.
+            guard let erased = try Self.apply(db, PreparedSessionCommit(commit, replacing: old), tenant: tenant) else {
+                throw DatabaseError(message: "session \(commit.state.id) is not in tenant \(tenant)")
+            }
             return (result, erased, RecentSessions.Entry(state: commit.state, writeCount: old.map { $0.writeCount + 1 } ?? 0))
         }
         if let saved { recent.remember(saved.state, writeCount: saved.writeCount) }
         return (result, erased)
     }
 
-    /// Writes one command's commit; true when it rejected the session (its erased answers' old
-    /// pages must then leave the WAL).
-    static func apply(_ db: Database, _ prepared: PreparedSessionCommit, tenant: String) throws -> Bool {
+    /// Writes one command's commit if the session row is still the one it replaces (nil, with
+    /// nothing written, when another write came first); true when it rejected the session (its
+    /// erased answers' old pages must then leave the WAL).
+    static func apply(_ db: Database, _ prepared: PreparedSessionCommit, tenant: String) throws -> Bool? {
         let commit = prepared.commit
         precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
-        try save(db, prepared)
+        guard try save(db, prepared) else { return nil }
         for event in commit.events { try insert(db, event, of: commit.state) }
         if let profile = commit.profile {
             try save(db, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
@@ -360,20 +363,6 @@ public final class SQLiteSessionStore: SessionStore {
         try fetchStoredSession(db, tenant: tenant, key: key)?.state
     }
 
-    /// How many times the session row was written: an optimistic update commits only if this is
-    /// unchanged since its snapshot. The revision cannot serve, as some writes keep it (a resume
-    /// that merges new user details).
-    static func writeCount(_ db: Database, tenant: String, key: SessionKey) throws -> Int? {
-        switch key {
-        case .id(let id):
-            try Int.fetchOne(try db.cachedStatement(sql: "SELECT write_count FROM sessions WHERE tenant = ? AND id = ?"), arguments: [tenant, id])
-        case .user(let userId, let flow):
-            try Int.fetchOne(
-                try db.cachedStatement(sql: "SELECT write_count FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?"),
-                arguments: [tenant, userId, flow])
-        }
-    }
-
     static func fetchStoredSession(_ db: Database, tenant: String, key: SessionKey) throws -> RecentSessions.Entry? {
         let row: Row?
         switch key {
@@ -415,13 +404,27 @@ public final class SQLiteSessionStore: SessionStore {
         return RecentSessions.Entry(state: state, writeCount: row[15])
     }
 
-    static func save(_ db: Database, _ prepared: PreparedSessionCommit) throws {
+    /// Writes the session row and its answers; false, writing nothing, when the row is not the
+    /// one the commit replaces (its write count moved on, or a new session's user already has one).
+    static func save(_ db: Database, _ prepared: PreparedSessionCommit) throws -> Bool {
         let state = prepared.commit.state
         let text = prepared.text
         let (userJSON, pathJSON, progressJSON) = (text.user, text.path, text.progress)
         let (completionJSON, rejectionJSON) = (text.completion, text.rejection)
-        if prepared.isNew {
+        if let writeCount = prepared.replacedWriteCount {
             try db.cachedStatement(sql: """
+                UPDATE sessions SET write_count = write_count + 1, status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
+                    arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?
+                WHERE tenant = ? AND id = ? AND write_count = ?
+                """).execute(arguments: [
+                    state.status.rawValue, state.revision, userJSON, pathJSON, progressJSON,
+                    state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
+                    rejectionJSON, state.updatedAt.timeIntervalSince1970, state.tenant, state.id, writeCount,
+                ])
+            guard db.changesCount == 1 else { return false }
+        } else {
+            do {
+                try db.cachedStatement(sql: """
                 INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
                     progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -430,17 +433,9 @@ public final class SQLiteSessionStore: SessionStore {
                     userJSON, pathJSON, progressJSON, state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest,
                     completionJSON, rejectionJSON, state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
                 ])
-        } else {
-            try db.cachedStatement(sql: """
-                UPDATE sessions SET write_count = write_count + 1, status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
-                    arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?
-                WHERE tenant = ? AND id = ?
-                """).execute(arguments: [
-                    state.status.rawValue, state.revision, userJSON, pathJSON, progressJSON,
-                    state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
-                    rejectionJSON, state.updatedAt.timeIntervalSince1970, state.tenant, state.id,
-                ])
-            guard db.changesCount == 1 else { throw DatabaseError(message: "session \(state.id) is not in tenant \(state.tenant)") }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                return false
+            }
         }
 
         for step in prepared.answers.removed {
@@ -454,6 +449,7 @@ public final class SQLiteSessionStore: SessionStore {
                     values_json = excluded.values_json, computed_json = excluded.computed_json
                 """).execute(arguments: [state.id, state.tenant, row.step, row.values, row.computed])
         }
+        return true
     }
 
     static func insert(_ db: Database, _ event: FlowEvent, of state: SessionState) throws {
