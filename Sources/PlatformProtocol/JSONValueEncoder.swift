@@ -10,7 +10,11 @@ struct JSONValueEncoder {
         return root.value
     }
 
-    static func encode<Value: Encodable>(_ value: Value, into node: Node, codingPath: [any CodingKey]) throws {
+    /// `codingPath` is built only for a value that encodes itself: scalars, most of what is
+    /// encoded, never read it, and building it allocated an array per member.
+    static func encode<Value: Encodable>(
+        _ value: Value, into node: Node, codingPath: @autoclosure () -> [any CodingKey]
+    ) throws {
         switch value {
         case let json as JSONValue: node.kind = json
         case let date as Date: node.kind = .string(Timestamp.string(date))
@@ -18,7 +22,7 @@ struct JSONValueEncoder {
         case let bool as Bool: node.kind = .bool(bool)
         case let int as Int: node.kind = .int(Int64(int))
         case let double as Double: node.kind = Self.number(double)
-        default: try value.encode(to: NodeEncoder(node: node, codingPath: codingPath))
+        default: try value.encode(to: NodeEncoder(node: node, codingPath: codingPath()))
         }
     }
 
