@@ -362,7 +362,7 @@ final class LoadDriver: @unchecked Sendable {
             var offset = 0
             while offset < request.count {
                 let written = request[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                guard written > 0 else { throw ValidationError("send failed: errno \(errno)") }
+                guard written > 0 else { throw CommandFailure("send failed: errno \(errno)") }
                 offset += written
             }
             sentAt = ContinuousClock.now
@@ -391,7 +391,7 @@ final class LoadDriver: @unchecked Sendable {
         }
         guard result == 0 else {
             close(descriptor)
-            throw ValidationError("cannot connect to \(path): errno \(errno)")
+            throw CommandFailure("cannot connect to \(path): errno \(errno)")
         }
         return descriptor
     }
@@ -449,7 +449,7 @@ final class ChildServer {
         for _ in 0..<1000 where !FileManager.default.fileExists(atPath: socket) {
             Thread.sleep(forTimeInterval: 0.01)
         }
-        guard FileManager.default.fileExists(atPath: socket) else { throw ValidationError("the server did not start") }
+        guard FileManager.default.fileExists(atPath: socket) else { throw CommandFailure("the server did not start") }
     }
 
     func stop() {

@@ -92,7 +92,7 @@ struct Events: AsyncParsableCommand {
             let count = try await database.requeueFailed(
                 eventId: id, now: now, deliverUntil: now.addingTimeInterval(Platform.deliveryWindow))
             try await database.close()
-            guard count > 0 else { throw ValidationError("no failed delivery of an event with the id \(id)") }
+            guard count > 0 else { throw CommandRefusal.exit("no failed delivery of an event with the id \(id)") }
             logger.info("event re-queued", metadata: ["event": "\(id)", "deliveries": "\(count)"])
             StandardOutput.writeLine("re-queued \(count) deliver\(count == 1 ? "y" : "ies") of \(id)")
         }

@@ -15,6 +15,11 @@ struct Funnel: AsyncParsableCommand {
     @Option(help: "Only sessions started before this ISO 8601 time.") var until: String?
     @Flag(help: "Print the analytics.funnel JSON instead of a table.") var json = false
 
+    func validate() throws {
+        _ = try since.map { try Self.parse($0, "--since") }
+        _ = try until.map { try Self.parse($0, "--until") }
+    }
+
     func run() async throws {
         let logger = store.bootstrapLogging()
         let sinceDate = try since.map { try Self.parse($0, "--since") }
@@ -29,7 +34,7 @@ struct Funnel: AsyncParsableCommand {
         try await platform.close()
         switch result {
         case .success(let funnel): StandardOutput.writeLine(json ? try JSONValue(encoding: funnel).serialized() : FunnelTable(funnel).text)
-        case .failure(let error): throw ValidationError(RPCError(error).message)
+        case .failure(let error): throw CommandRefusal.exit(RPCError(error).message)
         }
     }
 

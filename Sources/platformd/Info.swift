@@ -30,7 +30,7 @@ struct Describe: AsyncParsableCommand {
         let description: FlowDescription
         switch Result(catching: { () throws(FlowError) in try platform.describe(tenant: tenant, flow: flow) }) {
         case .success(let value): description = value
-        case .failure(let error): throw ValidationError(RPCError(error).message)
+        case .failure(let error): throw CommandRefusal.exit(RPCError(error).message)
         }
         switch format {
         case .json: StandardOutput.writeLine(try JSONValue(encoding: description).serialized())

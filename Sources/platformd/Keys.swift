@@ -71,7 +71,7 @@ struct Keys: AsyncParsableCommand {
             let database = try await store.openStore(logger: logger)
             let revoked = try await Credentials(store: database).revoke(keyID: id)
             try await database.close()
-            guard revoked else { throw ValidationError("no active key has the id \(id)") }
+            guard revoked else { throw CommandRefusal.exit("no active key has the id \(id)") }
             logger.info("key revoked", metadata: ["key": "\(id)"])
         }
     }

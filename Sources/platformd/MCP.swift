@@ -78,14 +78,14 @@ struct MCP: AsyncParsableCommand {
         let logger = store.bootstrapLogging()
         let hosted = tenantOptions.load()
         guard hosted.contains(where: { $0.id == tenant }) else {
-            throw ValidationError("tenant \(tenant) is not hosted (tenants: \(hosted.map(\.id).joined(separator: ", ")))")
+            throw CommandRefusal.exit("tenant \(tenant) is not hosted (tenants: \(hosted.map(\.id).joined(separator: ", ")))")
         }
         let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger)
         do {
             _ = try platform.describe(tenant: tenant, flow: flow)
         } catch {
             try? await platform.close()
-            throw ValidationError(RPCError(error).message)
+            throw CommandRefusal.exit(RPCError(error).message)
         }
 
         var authorize: (@Sendable () async -> String?)?

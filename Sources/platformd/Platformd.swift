@@ -57,14 +57,14 @@ struct StoreOptions: ParsableArguments {
     /// code 69 and one stderr line saying where and why.
     func openStore(logger: Logger) async throws -> any PlatformStore {
         guard PostgresSessionStore.isURL(db) else { return try SQLiteSessionStore(path: db) }
-        guard dbPoolSize >= 1 else { throw ValidationError("--db-pool-size must be at least 1") }
+        guard dbPoolSize >= 1 else { throw CommandRefusal.exit("--db-pool-size must be at least 1") }
         do {
             return try await PostgresSessionStore.connect(url: db, options: .init(poolSize: dbPoolSize), logger: logger)
         } catch let error as PostgresSessionStore.Unreachable {
             FileHandle.standardError.write(Data("platformd: \(error)\n".utf8))
             Foundation.exit(Self.unreachableExitCode)
         } catch let error as PostgresSessionStore.InvalidURL {
-            throw ValidationError("--db: \(error)")
+            throw CommandRefusal.exit("--db: \(error)")
         }
     }
 
@@ -114,7 +114,7 @@ struct TenantOptions: ParsableArguments {
     /// rows); without one, any tenant id is taken as given.
     func requireDefined(_ tenant: String) throws {
         guard let tenants, !load().contains(where: { $0.id == tenant }) else { return }
-        throw ValidationError("tenant \(tenant) is not defined in \(tenants)")
+        throw CommandRefusal.exit("tenant \(tenant) is not defined in \(tenants)")
     }
 }
 

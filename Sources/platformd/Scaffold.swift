@@ -44,20 +44,20 @@ struct Scaffold: ParsableCommand {
                 (source, base.appendingPathComponent(example.renamed(source.relativePath, name: name, tenant: tenantID)))
             }
             for (_, target) in copies where files.fileExists(atPath: target.path) {
-                throw ValidationError("\(target.path) exists already; nothing was written")
+                throw CommandRefusal.exit("\(target.path) exists already; nothing was written")
             }
             let manifest = base.appendingPathComponent("Package.swift")
             let registry = base.appendingPathComponent("Sources/platformd/RegisteredPlugins.swift")
             var manifestText = try String(contentsOf: manifest, encoding: .utf8)
             var registryText = try String(contentsOf: registry, encoding: .utf8)
             guard !manifestText.contains("\"\(name)\"") else {
-                throw ValidationError("Package.swift names \(name) already; choose another name")
+                throw CommandRefusal.exit("Package.swift names \(name) already; choose another name")
             }
             guard let list = manifestText.range(of: "let plugins = [") else {
-                throw ValidationError("Package.swift has no `let plugins = [` line to add \(name) to")
+                throw CommandRefusal.exit("Package.swift has no `let plugins = [` line to add \(name) to")
             }
             guard let registrations = registryText.range(of: "static let registrations: [PluginRegistration] = [\n") else {
-                throw ValidationError("RegisteredPlugins.swift has no registrations list to add \(name) to")
+                throw CommandRefusal.exit("RegisteredPlugins.swift has no registrations list to add \(name) to")
             }
             manifestText.insert(contentsOf: "\"\(name)\", ", at: list.upperBound)
             registryText.insert(contentsOf: "        \(name)Plugin.registration,\n", at: registrations.upperBound)
@@ -97,13 +97,13 @@ struct ScaffoldExample {
 
     func files() throws -> [File] {
         guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
-            throw ValidationError("\(directory.path) is missing: run from the package root or give --root")
+            throw CommandRefusal.exit("\(directory.path) is missing: run from the package root or give --root")
         }
         let prefix = directory.standardizedFileURL.path + "/"
         let found = walker.compactMap { $0 as? URL }
             .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
             .map { File(url: $0, relativePath: String($0.standardizedFileURL.path.dropFirst(prefix.count))) }
-        guard !found.isEmpty else { throw ValidationError("\(directory.path) holds no files") }
+        guard !found.isEmpty else { throw CommandRefusal.exit("\(directory.path) holds no files") }
         return found.sorted { $0.relativePath < $1.relativePath }
     }
 
