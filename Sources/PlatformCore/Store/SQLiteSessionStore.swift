@@ -331,12 +331,16 @@ public final class SQLiteSessionStore: SessionStore {
     /// One truncating checkpoint; true when it ran.
     func attemptTruncation() async -> Bool {
         do {
-            try await writer.writeWithoutTransaction { db in
-                // A truncating checkpoint waits for readers of old snapshots; it must not hold
-                // the writer for the usual busy timeout, so it waits briefly and retries later.
-                try db.execute(sql: "PRAGMA busy_timeout = 200")
-                defer { try? db.execute(sql: "PRAGMA busy_timeout = 10000") }
-                _ = try db.checkpoint(.truncate)
+            if let checkpointer {
+                try await checkpointer.truncate()
+            } else {
+                try await writer.writeWithoutTransaction { db in
+                    // A truncating checkpoint waits for readers of old snapshots; it must not hold
+                    // the writer for the usual busy timeout, so it waits briefly and retries later.
+                    try db.execute(sql: "PRAGMA busy_timeout = 200")
+                    defer { try? db.execute(sql: "PRAGMA busy_timeout = 10000") }
+                    _ = try db.checkpoint(.truncate)
+                }
             }
             truncationPending.withLock { $0 = false }
             return true
@@ -577,6 +581,7 @@ public final class SQLiteSessionStore: SessionStore {
         }
         await checkpointer?.stop()
         if hasWAL { _ = await attemptTruncation() }
+        checkpointer?.close()
         try writer.close()
     }
 }

@@ -52,6 +52,19 @@ final class WALCheckpointer: Sendable {
         }
     }
 
+    /// A truncating checkpoint (an erasure's old page versions must leave the WAL), on this
+    /// connection so that it never runs beside a passive one (which made it fail as busy). It
+    /// waits briefly for the writer and for readers of old snapshots, then fails; the store
+    /// retries it later.
+    func truncate() async throws {
+        _ = try await connection.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA busy_timeout = 200")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = 10000") }
+            return try db.checkpoint(.truncate)
+        }
+    }
+
+    /// Ends the checkpoints after writes; `truncate()` still works until `close()`.
     func stop() async {
         let task = loop.withLock { loop in
             defer { loop = nil }
@@ -59,6 +72,9 @@ final class WALCheckpointer: Sendable {
         }
         task?.cancel()
         await task?.value
+    }
+
+    func close() {
         try? connection.close()
     }
 }
