@@ -86,7 +86,7 @@ struct TenantOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "A tenants file (JSON) to host instead of the default tenants (one per registered plugin); see Docs/operations.md.",
+            "A tenants file (JSON; YAML when it ends in .yaml or .yml) to host instead of the default tenants (one per registered plugin); see Docs/operations.md.",
             valueName: "file"))
     var tenants: String?
 
@@ -99,11 +99,18 @@ struct TenantOptions: ParsableArguments {
             guard let data = FileManager.default.contents(atPath: tenants) else {
                 throw ConfigurationError(file: tenants, tenant: nil, key: nil, reason: "cannot be read (missing, or not a readable file)")
             }
-            if tenants.hasSuffix(".yaml") || tenants.hasSuffix(".yml") {
-                throw ConfigurationError(file: tenants, tenant: nil, key: nil, reason: "YAML is not supported yet; write the file as JSON")
+            guard tenants.hasSuffix(".yaml") || tenants.hasSuffix(".yml") else {
+                return try TenantsConfiguration.parse(
+                    Array(data), file: tenants, registrations: RegisteredPlugins.registrations, environment: environment)
+            }
+            let document: JSONValue
+            do throws(YAMLDocument.Problem) {
+                document = try YAMLDocument.json(String(decoding: data, as: UTF8.self))
+            } catch {
+                throw ConfigurationError(file: tenants, tenant: nil, key: nil, reason: error.description)
             }
             return try TenantsConfiguration.parse(
-                Array(data), file: tenants, registrations: RegisteredPlugins.registrations, environment: environment)
+                document, file: tenants, registrations: RegisteredPlugins.registrations, environment: environment)
         } catch {
             FileHandle.standardError.write(Data("platformd: \(error)\n".utf8))
             Foundation.exit(78)

@@ -101,11 +101,11 @@ extension FlowDriver {
 /// way every unusable file is: exit code 78, nothing on stdout, and one line on stderr naming the
 /// file, the `tenant` and the `key` (when given) and saying `reason`.
 public func expectTenantsFileRefused(
-    _ file: String, tenant: String?, key: String?, reason: String,
+    _ file: String, tenant: String?, key: String?, reason: String, fileName: String = "tenants.json",
     sourceLocation: SourceLocation = #_sourceLocation
 ) async throws {
     try await withTemporaryDirectory { directory in
-        let url = directory.appendingPathComponent("tenants.json")
+        let url = directory.appendingPathComponent(fileName)
         try Data(file.utf8).write(to: url)
         let path = url.path
         try await PlatformdProcess.with(["serve", "--db", ":memory:", "--tenants", path]) { server in

@@ -48,16 +48,24 @@ public enum TenantsConfiguration {
     public static func parse(
         _ bytes: [UInt8], file: String, registrations: [PluginRegistration], environment: [String: String] = [:]
     ) throws(ConfigurationError) -> [HostedTenant] {
-        func fail(_ tenant: String?, _ key: String?, _ reason: String) -> ConfigurationError {
-            ConfigurationError(file: file, tenant: tenant, key: key, reason: reason)
-        }
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)
         } catch {
-            throw fail(nil, nil, "invalid JSON: \(error)")
+            throw ConfigurationError(file: file, tenant: nil, key: nil, reason: "invalid JSON: \(error)")
         }
-        guard let object = root.objectValue else { throw fail(nil, nil, "must be a JSON object with a \"tenants\" array") }
+        return try parse(root, file: file, registrations: registrations, environment: environment)
+    }
+
+    /// The tenants of a tenants file's document, however it was written (JSON, or YAML read
+    /// into the same values), every tenant, key and value checked.
+    public static func parse(
+        _ root: JSONValue, file: String, registrations: [PluginRegistration], environment: [String: String] = [:]
+    ) throws(ConfigurationError) -> [HostedTenant] {
+        func fail(_ tenant: String?, _ key: String?, _ reason: String) -> ConfigurationError {
+            ConfigurationError(file: file, tenant: tenant, key: key, reason: reason)
+        }
+        guard let object = root.objectValue else { throw fail(nil, nil, "must be an object with a \"tenants\" array") }
         if let unknown = object.keys.sorted().first(where: { $0 != "tenants" }) {
             throw fail(nil, unknown, "unknown key (the file has only \"tenants\")")
         }
