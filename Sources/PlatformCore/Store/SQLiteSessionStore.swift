@@ -59,7 +59,7 @@ public final class SQLiteSessionStore: SessionStore {
         self.committer = committer
         if hasWAL {
             let checkpointer = try WALCheckpointer(path: path, configuration: configuration)
-            checkpointer.start(writes: { committer.counts.withLock { $0.transactions } }, logger: logger)
+            checkpointer.start(writes: { [weak committer] in committer?.counts.withLock { $0.transactions } }, logger: logger)
             self.checkpointer = checkpointer
         } else {
             checkpointer = nil

@@ -23,8 +23,9 @@ final class WALCheckpointer: Sendable {
         connection = try DatabaseQueue(path: path, configuration: configuration)
     }
 
-    /// Checkpoints after each change of `writes` (transactions committed) until stopped.
-    func start(writes: @escaping @Sendable () -> Int, logger: Logger) {
+    /// Checkpoints after each change of `writes` (transactions committed) until stopped, or
+    /// until `writes` answers nil (its store is gone without being closed).
+    func start(writes: @escaping @Sendable () -> Int?, logger: Logger) {
         let connection = connection
         loop.withLock { loop in
             loop = Task.detached {
@@ -32,7 +33,7 @@ final class WALCheckpointer: Sendable {
                 var failing = false
                 while !Task.isCancelled {
                     try? await Task.sleep(for: Self.delay)
-                    let now = writes()
+                    guard let now = writes() else { return }
                     guard now != checkpointed else { continue }
                     do {
                         _ = try await connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
