@@ -172,40 +172,53 @@ struct SocketTransport: Service {
                 }
                 let label = "\(registry.nextLabel())"
                 let state = ConnectionState.opened(requireLogin: requireLogin, label: label)
-                // The last reply handed to NIO and not waited for.
-                var unconfirmed: EventLoopFuture<Void>?
-                for try await frame in inbound {
-                    let reply: [UInt8]?
-                    switch frame {
-                    case .line(let line):
-                        logger.trace("handling a \(line.count)-byte line", metadata: ["connection": "\(label)"])
-                        reply = await server.replyBytes(to: line, connection: state)
-                    case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
-                    }
-                    if let reply {
-                        var buffer = connection.channel.allocator.buffer(capacity: reply.count + 1)
-                        buffer.writeBytes(reply)
-                        buffer.writeInteger(UInt8(0x0A))
-                        let written = connection.channel.eventLoop.makePromise(of: Void.self)
-                        connection.channel.writeAndFlush(buffer, promise: written)
-                        // A client that does not read its replies stops being read (its replies
-                        // wait in NIO past the high-water mark); one that reads is not waited for,
-                        // which would cost a thread hand-off per request.
-                        if connection.channel.isWritable {
-                            unconfirmed = written.futureResult
-                        } else {
-                            try await written.futureResult.get()
-                            unconfirmed = nil
-                        }
-                    }
-                    connection.activity.answered.add(1, ordering: .relaxed)
-                }
-                // Waits until the last reply is handed to the socket, so a stop right after never drops it.
-                try await unconfirmed?.get()
+                try await answer(inbound, on: connection, state: state, label: label)
             }
         } catch {
             logger.debug("connection ended: \(error)")
         }
+    }
+
+    /// Answers a connection's lines in order, each reply handed to NIO as it is made. Replies are
+    /// not waited for while the channel is writable (that would cost a thread hand-off per
+    /// request); a client that does not read its replies stops being read (past NIO's
+    /// high-water mark the write is waited for). The last reply is waited for before returning,
+    /// also when reading ended in an error, so closing the connection never drops one.
+    func answer(
+        _ inbound: NIOAsyncChannelInboundStream<LineFramer.Frame>, on connection: Connection, state: ConnectionState, label: String
+    ) async throws {
+        var unconfirmed: EventLoopFuture<Void>?
+        do {
+            for try await frame in inbound {
+                // A write failed (the client is gone): what it sent since is not run.
+                guard connection.channel.isActive else { break }
+                let reply: [UInt8]?
+                switch frame {
+                case .line(let line):
+                    logger.trace("handling a \(line.count)-byte line", metadata: ["connection": "\(label)"])
+                    reply = await server.replyBytes(to: line, connection: state)
+                case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
+                }
+                if let reply {
+                    var buffer = connection.channel.allocator.buffer(capacity: reply.count + 1)
+                    buffer.writeBytes(reply)
+                    buffer.writeInteger(UInt8(0x0A))
+                    let written = connection.channel.eventLoop.makePromise(of: Void.self)
+                    connection.channel.writeAndFlush(buffer, promise: written)
+                    if connection.channel.isWritable {
+                        unconfirmed = written.futureResult
+                    } else {
+                        try await written.futureResult.get()
+                        unconfirmed = nil
+                    }
+                }
+                connection.activity.answered.add(1, ordering: .relaxed)
+            }
+        } catch {
+            try? await unconfirmed?.get()
+            throw error
+        }
+        try await unconfirmed?.get()
     }
 
     func describe(_ address: SocketAddress?) -> String {

@@ -2,19 +2,32 @@ import PlatformCore
 import Yams
 
 /// A YAML tenants file read into the values a JSON one holds, so one checker (with its messages
-/// naming tenant and key) serves both. Plain scalars take YAML's core types (`16` an integer,
-/// `2.5` a number, `true`, `null`); quoted ones stay strings; aliases stand for what they name.
-/// What YAML can say and JSON cannot (a non-string key, a non-finite number) is refused with
-/// its line and column.
+/// naming tenant and key) serves both. Plain scalars are typed by YAML 1.2's core schema: `16`
+/// an integer (`0777` too, in decimal), `2.5` a number, `true`/`false`, `null`/`~`; everything
+/// else, `yes`, `no`, `on`, `NO` (a country) or `12:30` included, stays a string, as do quoted
+/// scalars (YAML 1.1's resolver, Yams' default, would make `NO` false). Aliases stand for what
+/// they name. What YAML can say and JSON cannot (a list or mapping as a key, `.inf`, `.nan`) is
+/// refused with its line and column.
 enum YAMLDocument {
     struct Problem: Error, CustomStringConvertible {
         var description: String
     }
 
+    static let coreSchema: Resolver = {
+        // swiftlint:disable force_try
+        Resolver.basic
+            .appending(try! Resolver.Rule(.null, "^(?:~|null|Null|NULL|)$"))
+            .appending(try! Resolver.Rule(.bool, "^(?:true|True|TRUE|false|False|FALSE)$"))
+            .appending(try! Resolver.Rule(.int, "^[-+]?[0-9]+$"))
+            .appending(try! Resolver.Rule(
+                .float, "^(?:[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$"))
+        // swiftlint:enable force_try
+    }()
+
     static func json(_ text: String) throws(Problem) -> JSONValue {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try Yams.compose(yaml: text, coreSchema)
         } catch {
             // libyaml's message spans lines (the offending line, a caret); the refusal is one line.
             let words = "\(error)".split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -27,19 +40,21 @@ enum YAMLDocument {
     static func value(of node: Node) throws(Problem) -> JSONValue {
         switch node {
         case .scalar(let scalar):
+            let text = scalar.string
             switch Tag.Name(rawValue: node.tag.rawValue) {
             case .null: return .null
-            case .bool:
-                guard let bool = node.bool else { throw problem("not a boolean", at: node) }
-                return .bool(bool)
+            case .bool: return .bool(text.lowercased() == "true")
             case .int:
-                guard let int = node.int else { throw problem("an integer out of range", at: node) }
-                return .int(Int64(int))
+                let digits = text.hasPrefix("+") ? String(text.dropFirst()) : text
+                guard let int = Int64(digits) else { throw problem("an integer out of range", at: node) }
+                return .int(int)
             case .float:
-                guard let double = node.float, double.isFinite else { throw problem("not a finite number", at: node) }
+                guard let double = Double(text.hasPrefix("+") ? String(text.dropFirst()) : text), double.isFinite else {
+                    throw problem("not a finite number", at: node)
+                }
                 return .double(double)
             default:
-                return .string(scalar.string)
+                return .string(text)
             }
         case .sequence(let sequence):
             var items: [JSONValue] = []
@@ -48,7 +63,7 @@ enum YAMLDocument {
         case .mapping(let mapping):
             var members: [String: JSONValue] = [:]
             for (key, item) in mapping {
-                guard case .scalar(let name) = key else { throw problem("a key that is not a string", at: key) }
+                guard case .scalar(let name) = key else { throw problem("a key that is a list or a mapping", at: key) }
                 members[name.string] = try value(of: item)
             }
             return .object(members)

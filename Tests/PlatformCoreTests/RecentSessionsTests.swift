@@ -36,6 +36,15 @@ import Testing
         #expect(recent.entry(tenant: "t1", id: "s1") == nil)
     }
 
+    /// Two commands of one batch resume in any order: the state before the rejection, remembered
+    /// after it, must not bring the erased answers back.
+    @Test func aStateOlderThanTheRejectionIsNotKeptAfterIt() {
+        let recent = RecentSessions()
+        recent.remember(state("s1", status: .rejected), writeCount: 5)
+        recent.remember(state("s1"), writeCount: 4)
+        #expect(recent.entry(tenant: "t1", id: "s1") == nil)
+    }
+
     @Test func itHoldsAtMostTwoGenerationsAndKeepsTheNewest() {
         let recent = RecentSessions(capacity: 4)
         for index in 0..<50 { recent.remember(state("s\(index)"), writeCount: 0) }

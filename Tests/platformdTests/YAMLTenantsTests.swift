@@ -68,8 +68,19 @@ struct YAMLTenantsTests {
         // An alias stands for what it names: here a second tenant with the first one's id.
         ("tenants:\n  - &t { id: x, plugin: \(Hosted.plugin) }\n  - *t\n", "x", "id", "another tenant"),
         ("", nil, nil, "empty"),
+        ("tenants:\n  - id: x\n    plugin: \(Hosted.plugin)\n    limits: { requestsPerSecond: .inf }\n", nil, nil, "not a finite number"),
     ] as [(String, String?, String?, String)])
     func aBadYAMLFileIsRefusedLikeAJSONOne(file: String, tenant: String?, key: String?, reason: String) async throws {
         try await expectTenantsFileRefused(file, tenant: tenant, key: key, reason: reason, fileName: "tenants.yaml")
+    }
+
+    /// YAML 1.2's core types: `no` is a string (a tenant may be called that), not YAML 1.1's false.
+    @Test func wordsYAML11TookForBooleansStayStrings() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = try TenancyTests.write("tenants:\n  - id: no\n    plugin: \(Hosted.plugin)\n", in: directory, name: "tenants.yaml")
+            let result = try await info(path)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.hasPrefix("no\t"), "\(result.stdout)")
+        }
     }
 }

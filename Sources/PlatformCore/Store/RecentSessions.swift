@@ -1,11 +1,13 @@
 import Synchronization
 
-/// The states this process last committed, with the row's write count then, so a command on a
-/// session in use needs no read before it runs. An entry is only a guess: a write from
-/// elsewhere makes it stale, and the writer's check of the write count then sends the command
-/// down the path that reads the row inside the transaction. Rejected sessions are not kept
-/// (their answers were erased). Two generations bound it: when the newer one fills, the older
-/// one is dropped, so an entry in use stays and the rest age out.
+/// The states this process last committed or read inside a write transaction, with the row's
+/// write count then, so a command on a session in use needs no read before it runs. An entry
+/// is only a guess: a write from elsewhere makes it stale, and the writer's check of the write
+/// count then sends the command down the path that reads the row inside the transaction (which
+/// refreshes the entry). A rejected session keeps only a tombstone, its write count without its
+/// state (its answers were erased): an earlier state of it remembered late (two commands of one
+/// batch resume in any order) is then refused as older. Two generations bound it: when the newer
+/// one fills, the older one is dropped, so an entry in use stays and the rest age out.
 final class RecentSessions: Sendable {
     struct Entry: Sendable {
         var state: SessionState
@@ -13,10 +15,14 @@ final class RecentSessions: Sendable {
     }
 
     /// Boxed, so moving an entry in and out of the dictionaries copies one reference, not the
-    /// state's dozen fields.
+    /// state's dozen fields. `entry` is nil for a rejected session.
     private final class Kept: Sendable {
-        let entry: Entry
-        init(_ entry: Entry) { self.entry = entry }
+        let entry: Entry?
+        let writeCount: Int
+        init(_ entry: Entry?, writeCount: Int) {
+            self.entry = entry
+            self.writeCount = writeCount
+        }
     }
 
     private struct Generations {
@@ -38,20 +44,18 @@ final class RecentSessions: Sendable {
         return entry
     }
 
-    /// Keeps a committed state unless a later write of the same row is already kept.
+    /// Keeps a committed state (a tombstone for a rejected one) unless a later write of the same
+    /// row is already kept.
     func remember(_ state: SessionState, writeCount: Int) {
-        let fresh = Kept(Entry(state: state, writeCount: writeCount))
+        let entry = state.status == .rejected ? nil : Entry(state: state, writeCount: writeCount)
+        let fresh = Kept(entry, writeCount: writeCount)
         generations.withLock { generations in
-            if state.status == .rejected {
-                generations.newer[state.id] = nil
-                generations.older[state.id] = nil
-                return
-            }
-            if let kept = generations.newer[state.id] ?? generations.older[state.id], kept.entry.writeCount > writeCount { return }
+            if let kept = generations.newer[state.id] ?? generations.older[state.id], kept.writeCount > writeCount { return }
             if generations.newer.count >= capacity, generations.newer[state.id] == nil {
                 generations.older = generations.newer
                 generations.newer = [:]
             }
+            generations.older[state.id] = nil
             generations.newer[state.id] = fresh
         }
     }

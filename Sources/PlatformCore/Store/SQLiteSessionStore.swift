@@ -274,7 +274,9 @@ public final class SQLiteSessionStore: SessionStore {
         let (result, erased, saved) = try await committer.write { db -> (Result, Bool, RecentSessions.Entry?) in
             let old = try Self.fetchStoredSession(db, tenant: tenant, key: key)
             let (commit, result) = try body(old?.state)
-            guard let commit else { return (result, false, nil) }
+            // Read inside the write transaction, `old` is the stored row: what to remember when
+            // nothing is written (a stale entry is refreshed).
+            guard let commit else { return (result, false, old) }
             // Read inside this transaction, the row cannot have changed since.
             guard let erased = try Self.apply(db, PreparedSessionCommit(commit, replacing: old), tenant: tenant) else {
                 throw DatabaseError(message: "session \(commit.state.id) is not in tenant \(tenant)")
@@ -310,6 +312,10 @@ public final class SQLiteSessionStore: SessionStore {
     /// other write ever comes.
     func truncateWAL() async {
         guard !(await attemptTruncation()) else { return }
+        scheduleTruncationRetry()
+    }
+
+    func scheduleTruncationRetry() {
         retrier.withLock { pending in
             guard pending == nil else { return }
             pending = Task { [weak self] in
@@ -323,25 +329,22 @@ public final class SQLiteSessionStore: SessionStore {
                     }
                     delay = min(delay * 2, .seconds(2))
                 }
-                self?.retrier.withLock { $0 = nil }
+                guard let self, !Task.isCancelled else { return }
+                self.retrier.withLock { $0 = nil }
+                // An erasure whose own attempt failed while this one was finishing found a
+                // retrier still here and left it to this one.
+                if self.truncationPending.withLock({ $0 }) { self.scheduleTruncationRetry() }
             }
         }
     }
 
-    /// One truncating checkpoint; true when it ran.
+    /// One truncating checkpoint; true when it ran. It holds the writer's queue, so no group
+    /// commit takes the WAL's write lock meanwhile, and runs on the checkpointer's connection,
+    /// so never beside a passive checkpoint; it waits briefly for readers of old snapshots.
     func attemptTruncation() async -> Bool {
+        guard let checkpointer else { return true }
         do {
-            if let checkpointer {
-                try await checkpointer.truncate()
-            } else {
-                try await writer.writeWithoutTransaction { db in
-                    // A truncating checkpoint waits for readers of old snapshots; it must not hold
-                    // the writer for the usual busy timeout, so it waits briefly and retries later.
-                    try db.execute(sql: "PRAGMA busy_timeout = 200")
-                    defer { try? db.execute(sql: "PRAGMA busy_timeout = 10000") }
-                    _ = try db.checkpoint(.truncate)
-                }
-            }
+            try await writer.writeWithoutTransaction { _ in try checkpointer.truncate() }
             truncationPending.withLock { $0 = false }
             return true
         } catch {

@@ -54,11 +54,10 @@ final class WALCheckpointer: Sendable {
     }
 
     /// A truncating checkpoint (an erasure's old page versions must leave the WAL), on this
-    /// connection so that it never runs beside a passive one (which made it fail as busy). It
-    /// waits briefly for the writer and for readers of old snapshots, then fails; the store
-    /// retries it later.
-    func truncate() async throws {
-        _ = try await connection.writeWithoutTransaction { db in
+    /// connection so that it never runs beside a passive one. It waits at most 200 ms for readers
+    /// of old snapshots, then fails; the store retries it later.
+    func truncate() throws {
+        _ = try connection.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA busy_timeout = 200")
             defer { try? db.execute(sql: "PRAGMA busy_timeout = 10000") }
             return try db.checkpoint(.truncate)

@@ -33,9 +33,20 @@ public struct OpenAICompatibleGoalAnalyzer: GoalAnalyzer {
         self.configuration = configuration
     }
 
+    /// One session for every analysis: on Linux a session per request (each with its own curl
+    /// multi-handle and queue) now and then never started its request when several ran at once,
+    /// and the analysis then fell back after its whole timeout.
+    /// Shared by every tenant and user, so it keeps nothing between requests: no cookies, no cache.
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        return URLSession(configuration: configuration)
+    }()
+
     public func analyze(_ request: GoalAnalysisRequest) async throws -> StructuredGoal {
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
+        let session = Self.session
         let data: Data
         let response: URLResponse
         do {
