@@ -8,10 +8,7 @@ import Testing
 @Suite("platformd mcp: AFL Fantasy")
 struct MCPTests {
     @Test func answerSchemasAcceptAWalk() async throws {
-        guard await Python.has("jsonschema") else {
-            print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
-            return
-        }
+        guard await Python.has("jsonschema", package: "jsonschema") else { return }
         let (status, output) = try await Python.checkMCPAnswerSchemas(["aflfantasy": [
             [:], [:], ["hasExistingTeam": false],
             ["completedItems": ["visit_website", "sign_in", "pick_squad", "save_team", "find_team_id"]],

@@ -8,10 +8,7 @@ import Testing
 @Suite("platformd mcp: AirFit")
 struct MCPTests {
     @Test func answerSchemasAcceptAWalk() async throws {
-        guard await Python.has("jsonschema") else {
-            print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
-            return
-        }
+        guard await Python.has("jsonschema", package: "jsonschema") else { return }
         let (status, output) = try await Python.checkMCPAnswerSchemas(["airfit": [
             [:], ["lifeSnapshot": ["frequentTravel", "prefersEvening"]],
             ["aspirationPreset": "describe_own", "aspirationText": "Lose 10 pounds by summer"],

@@ -35,6 +35,16 @@ public enum Python {
         (try? await run(["-c", "import \(module)"]))?.status == 0
     }
 
+    /// Whether `python3` can import `module` (of the pip package `package`); when it cannot, prints
+    /// the line saying why the calling test is skipped.
+    public static func has(_ module: String, package: String) async -> Bool {
+        guard await has(module) else {
+            print("skipped: python3 with the \(package) package is not available (pip install \(package))")
+            return false
+        }
+        return true
+    }
+
     /// A script of PlatformTesting's `Scripts` folder.
     public static func script(_ name: String) -> URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/\(name)")

@@ -140,10 +140,7 @@ struct MCPTests {
     /// The answer tool's schema accepts each answer of a walk with padded text, a club team and a
     /// custom goal, and every tool's input schema is valid JSON Schema (checked by jsonschema).
     @Test func answerSchemasAcceptARichWalk() async throws {
-        guard await Python.has("jsonschema") else {
-            print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
-            return
-        }
+        guard await Python.has("jsonschema", package: "jsonschema") else { return }
         let (status, output) = try await Python.checkMCPAnswerSchemas(["statlocker": [
             ["sport": "lacrosse"], [:], ["teamGender": "girls"], ["gradYear": 2026, "level": "JV"], ["position": "Midfield"],
             ["hsTeamName": " Duxbury High School ", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
@@ -159,10 +156,7 @@ struct MCPTests {
     /// walk StatLocker with one wrong answer, one back and one edit, read the resources and the
     /// prompt (Scripts/mcp_client_walk.py). Skipped, saying so, where the package is missing.
     @Test func theOfficialPythonSDKWalksStatLocker() async throws {
-        guard await Python.has("mcp.client.stdio") else {
-            print("skipped: python3 with the mcp package is not available (pip install mcp)")
-            return
-        }
+        guard await Python.has("mcp.client.stdio", package: "mcp") else { return }
         let binary = try #require(PlatformdProcess.binaryURL)
         try await withTemporaryDirectory { directory in
             let db = directory.appendingPathComponent("python.sqlite").path

@@ -42,10 +42,7 @@ struct MCPTests {
     }
 
     @Test func answerSchemasAcceptAWalk() async throws {
-        guard await Python.has("jsonschema") else {
-            print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
-            return
-        }
+        guard await Python.has("jsonschema", package: "jsonschema") else { return }
         let (status, output) = try await Python.checkMCPAnswerSchemas(["teepals": [
             ["nickname": "Sam"], ["birthdate": "1991-08-17"], ["location": "4671654"], ["gender": "prefer_not_to_say"],
         ]])

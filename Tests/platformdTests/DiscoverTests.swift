@@ -29,10 +29,7 @@ struct DiscoverTests {
     /// an empty submit, a stale submit, a gate, a profile before completion, a funnel) checked by
     /// jsonschema, the reference validator, against the document the same server published.
     @Test func realRepliesOfEveryTenantValidateWithJsonschema() async throws {
-        guard await Python.has("jsonschema") else {
-            print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
-            return
-        }
+        guard await Python.has("jsonschema", package: "jsonschema") else { return }
         try await withTemporaryDirectory { directory in
             var samples: [JSONValue] = []
             let document = try await PlatformdProcess.withServer { server -> JSONValue in

@@ -233,10 +233,7 @@ struct MCPTests {
     /// Each plugin's target runs the same check with its own, richer answers. Skipped, saying so,
     /// where jsonschema is missing.
     @Test func answerSchemasAreValidAndAcceptEveryWalksAnswers() async throws {
-        guard await Python.has("jsonschema") else {
-            print("skipped: python3 with the jsonschema package is not available (pip install jsonschema)")
-            return
-        }
+        guard await Python.has("jsonschema", package: "jsonschema") else { return }
         var walks: [String: [[String: JSONValue]]] = [:]
         try await PlatformdProcess.withServer { server in
             for tenant in Hosted.tenants {

@@ -22,6 +22,11 @@ struct PreparedSessionCommit: Sendable {
         outboxBodies = try commit.outbox.map(Self.body(of:))
     }
 
+    /// The row as this commit leaves it: its state, and the write count its write gives it.
+    var written: RecentSessions.Entry {
+        RecentSessions.Entry(state: commit.state, writeCount: replacedWriteCount.map { $0 + 1 } ?? 0)
+    }
+
     static func body(of event: OutboxEvent) throws -> String {
         try JSONValue(encoding: event.event).serialized()
     }

@@ -46,6 +46,10 @@ final class RecentSessions: Sendable {
 
     /// Keeps a committed state (a tombstone for a rejected one) unless a later write of the same
     /// row is already kept.
+    func remember(_ row: Entry) {
+        remember(row.state, writeCount: row.writeCount)
+    }
+
     func remember(_ state: SessionState, writeCount: Int) {
         let entry = state.status == .rejected ? nil : Entry(state: state, writeCount: writeCount)
         let fresh = Kept(entry, writeCount: writeCount)

@@ -13,10 +13,9 @@ public final class SQLiteSessionStore: SessionStore {
     let committer: GroupCommitter
     /// What this process last committed per session, so a command on a session in use reads nothing first.
     let recent = RecentSessions()
-    /// Copies the WAL into the database file off the writer (files only).
+    /// Copies the WAL into the database file off the writer, and truncates it after an erasure
+    /// (files only: nil for an in-memory database, which has no WAL).
     let checkpointer: WALCheckpointer?
-    /// Whether the database is a file with a WAL that must be truncated after an erasure.
-    let hasWAL: Bool
     /// An erasure whose WAL truncation could not run yet (a reader held an old snapshot).
     let truncationPending = Mutex(false)
     /// The timer that retries a postponed truncation.
@@ -41,12 +40,10 @@ public final class SQLiteSessionStore: SessionStore {
         configuration.busyMode = .timeout(busyTimeout)
         if path == Self.memoryPath {
             writer = try DatabaseQueue(configuration: configuration)
-            hasWAL = false
         } else {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             writer = try Self.openPool(path: path, configuration: configuration, patience: busyTimeout)
-            hasWAL = true
             // GRDB sets NORMAL when it turns WAL on, after prepareDatabase: every reply waits for
             // a durable commit, so the writer goes back to FULL.
             try writer.writeWithoutTransaction { db in
@@ -57,7 +54,7 @@ public final class SQLiteSessionStore: SessionStore {
         try Self.migrate(writer)
         let committer = GroupCommitter(writer: writer)
         self.committer = committer
-        if hasWAL {
+        if path != Self.memoryPath {
             let checkpointer = try WALCheckpointer(path: path, configuration: configuration)
             checkpointer.start(writes: { [weak committer] in committer?.counts.withLock { $0.transactions } }, logger: logger)
             self.checkpointer = checkpointer
@@ -209,7 +206,7 @@ public final class SQLiteSessionStore: SessionStore {
     // MARK: - sessions
 
     public func session(tenant: String, key: SessionKey) async throws -> SessionState? {
-        try await writer.read { db in try Self.fetchSession(db, tenant: tenant, key: key) }
+        try await writer.read { db in try Self.fetchStoredSession(db, tenant: tenant, key: key)?.state }
     }
 
     /// Optimistic on a file database: the body runs outside the one writer, on the state this
@@ -233,7 +230,7 @@ public final class SQLiteSessionStore: SessionStore {
         } else {
             outcome = try await updateInTransaction(tenant: tenant, key: key, body)
         }
-        if hasWAL && (outcome.erased || truncationPending.withLock { $0 }) {
+        if checkpointer != nil && (outcome.erased || truncationPending.withLock { $0 }) {
             await truncateWAL()
         }
         return outcome.0
@@ -256,7 +253,7 @@ public final class SQLiteSessionStore: SessionStore {
         let prepared = try PreparedSessionCommit(commit, replacing: snapshot)
         let erased = try await committer.write { db in try Self.apply(db, prepared, tenant: tenant) }
         guard let erased else { return nil }
-        recent.remember(commit.state, writeCount: snapshot.map { $0.writeCount + 1 } ?? 0)
+        recent.remember(prepared.written)
         return (ran.result, erased)
     }
 
@@ -278,12 +275,13 @@ public final class SQLiteSessionStore: SessionStore {
             // nothing is written (a stale entry is refreshed).
             guard let commit else { return (result, false, old) }
             // Read inside this transaction, the row cannot have changed since.
-            guard let erased = try Self.apply(db, PreparedSessionCommit(commit, replacing: old), tenant: tenant) else {
+            let prepared = try PreparedSessionCommit(commit, replacing: old)
+            guard let erased = try Self.apply(db, prepared, tenant: tenant) else {
                 throw DatabaseError(message: "session \(commit.state.id) is not in tenant \(tenant)")
             }
-            return (result, erased, RecentSessions.Entry(state: commit.state, writeCount: old.map { $0.writeCount + 1 } ?? 0))
+            return (result, erased, prepared.written)
         }
-        if let saved { recent.remember(saved.state, writeCount: saved.writeCount) }
+        if let saved { recent.remember(saved) }
         return (result, erased)
     }
 
@@ -365,10 +363,6 @@ public final class SQLiteSessionStore: SessionStore {
         """
     static let sessionByID = "SELECT \(sessionColumns) FROM sessions WHERE tenant = ? AND id = ?"
     static let sessionByUser = "SELECT \(sessionColumns) FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?"
-
-    static func fetchSession(_ db: Database, tenant: String, key: SessionKey) throws -> SessionState? {
-        try fetchStoredSession(db, tenant: tenant, key: key)?.state
-    }
 
     static func fetchStoredSession(_ db: Database, tenant: String, key: SessionKey) throws -> RecentSessions.Entry? {
         let row: Row?
@@ -583,7 +577,7 @@ public final class SQLiteSessionStore: SessionStore {
             pending = nil
         }
         await checkpointer?.stop()
-        if hasWAL { _ = await attemptTruncation() }
+        if checkpointer != nil { _ = await attemptTruncation() }
         checkpointer?.close()
         try writer.close()
     }
