@@ -123,9 +123,15 @@ public final class Platform: Sendable {
     /// The tenant. Its plugin's preparation starts on its first request and runs in the
     /// background; only the calls that need it (search) wait for it.
     func tenant(_ id: String) async throws(FlowError) -> Tenant {
-        guard let tenant = tenants[id] else { throw .notFound("tenant \(id)") }
+        guard let tenant = tenants[id] else { throw unknownTenant(id) }
         _ = preparation(of: tenant.plugin)
         return tenant
+    }
+
+    /// -32002 for a tenant this server does not host, with the ids it does, so a client that
+    /// wrote `"StatLocker"` for `"statlocker"` is told what to write.
+    func unknownTenant(_ id: String) -> FlowError {
+        .unknownTenant(id, hosted: tenantIDs)
     }
 
     /// The user a session belongs to, or nil when the tenant has no such session.
@@ -145,12 +151,7 @@ public final class Platform: Sendable {
             if let task = started[kind] { return task }
             let task = Task {
                 // A thread of its own: loading may take seconds and must not hold a pool thread.
-                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    Thread {
-                        plugin.prepare()
-                        done.resume()
-                    }.start()
-                }
+                await BlockingWork.run("platformd.plugin.prepare") { plugin.prepare() }
             }
             started[kind] = task
             return task
@@ -324,7 +325,7 @@ public final class Platform: Sendable {
     }
 
     public func describe(tenant: String, flow: String) throws(FlowError) -> FlowDescription {
-        guard let registered = tenants[tenant] else { throw .notFound("tenant \(tenant)") }
+        guard let registered = tenants[tenant] else { throw unknownTenant(tenant) }
         let engine = try registered.engine(flow)
         var description = FlowDiagram(flow: engine.flow, plugin: engine.plugin).description
         description.tenant = tenant

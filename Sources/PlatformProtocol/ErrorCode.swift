@@ -71,12 +71,18 @@ public struct RPCErrorObject: Sendable, Hashable, Codable {
         public var errors: [FieldError]?
         public var session: SessionView?
         public var retryAfterMs: Int?
+        /// With -32002 for a tenant that is not hosted: the ids that are.
+        public var tenants: [String]?
 
-        public init(param: String? = nil, errors: [FieldError]? = nil, session: SessionView? = nil, retryAfterMs: Int? = nil) {
+        public init(
+            param: String? = nil, errors: [FieldError]? = nil, session: SessionView? = nil, retryAfterMs: Int? = nil,
+            tenants: [String]? = nil
+        ) {
             self.param = param
             self.errors = errors
             self.session = session
             self.retryAfterMs = retryAfterMs
+            self.tenants = tenants
         }
     }
 

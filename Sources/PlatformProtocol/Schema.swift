@@ -168,6 +168,7 @@ enum Schema {
             "ErrorData": object([
                 "param": string, "errors": array(ref("FieldError")), "session": ref("SessionView"),
                 "retryAfterMs": integer(minimum: 0),
+                "tenants": array(ref("TenantId")),
             ], required: [], closed: false, description: "The data of the contract's errors."),
             "Error": object([
                 "code": ["type": "integer"], "message": string, "data": ref("ErrorData"),

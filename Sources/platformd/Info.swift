@@ -26,7 +26,7 @@ struct Describe: AsyncParsableCommand {
     @Option(help: "json or mermaid.") var format: Format = .json
 
     func run() async throws {
-        let platform = Platform(tenants: tenantOptions.load(), store: try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath))
+        let platform = Platform(tenants: tenantOptions.load(), store: try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath))
         let description: FlowDescription
         switch Result(catching: { () throws(FlowError) in try platform.describe(tenant: tenant, flow: flow) }) {
         case .success(let value): description = value

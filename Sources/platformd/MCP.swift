@@ -80,7 +80,7 @@ struct MCP: AsyncParsableCommand {
         guard hosted.contains(where: { $0.id == tenant }) else {
             throw CommandRefusal.exit("tenant \(tenant) is not hosted (tenants: \(hosted.map(\.id).joined(separator: ", ")))")
         }
-        let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger)
+        let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger, access: .createIfMissing)
         do {
             _ = try platform.describe(tenant: tenant, flow: flow)
         } catch {

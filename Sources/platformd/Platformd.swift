@@ -52,11 +52,31 @@ struct StoreOptions: ParsableArguments {
     /// Exit code when the database cannot be reached at start-up (EX_UNAVAILABLE).
     static let unreachableExitCode: Int32 = 69
 
+    /// Exit code when a command that reads a database is given a SQLite path that does not exist
+    /// (EX_NOINPUT).
+    static let missingDatabaseExitCode: Int32 = 66
+
+    /// How a command treats a SQLite path that does not exist yet.
+    enum Access {
+        /// `serve` and `mcp`: created and migrated on first use.
+        case createIfMissing
+        /// Every other command: refused (exit 66), so a mistyped path is not taken for an empty
+        /// database and answered with zeros.
+        case existingOnly
+    }
+
     /// The one place `--db` is opened: a SQLite file (or memory), or a PostgreSQL URL. A
     /// PostgreSQL server that cannot be reached (or refuses the login) ends the process with exit
-    /// code 69 and one stderr line saying where and why.
-    func openStore(logger: Logger) async throws -> any PlatformStore {
-        guard PostgresSessionStore.isURL(db) else { return try SQLiteSessionStore(path: db) }
+    /// code 69 and one stderr line saying where and why; with `.existingOnly`, a SQLite file that
+    /// does not exist ends it with exit code 66 and one line naming the path.
+    func openStore(logger: Logger, access: Access = .existingOnly) async throws -> any PlatformStore {
+        guard PostgresSessionStore.isURL(db) else {
+            if access == .existingOnly, db != SQLiteSessionStore.memoryPath, !FileManager.default.fileExists(atPath: db) {
+                FileHandle.standardError.write(Data("platformd: no database at \(db) (--db); only serve and mcp create one\n".utf8))
+                throw ExitCode(Self.missingDatabaseExitCode)
+            }
+            return try await SQLiteSessionStore.open(path: db, logger: logger)
+        }
         guard dbPoolSize >= 1 else { throw CommandRefusal.exit("--db-pool-size must be at least 1") }
         do {
             return try await PostgresSessionStore.connect(url: db, options: .init(poolSize: dbPoolSize), logger: logger)
@@ -75,8 +95,8 @@ struct StoreOptions: ParsableArguments {
         return components.string ?? "postgres"
     }
 
-    func openPlatform(tenants: [HostedTenant], logger: Logger) async throws -> (Platform, any PlatformStore) {
-        let store = try await openStore(logger: logger)
+    func openPlatform(tenants: [HostedTenant], logger: Logger, access: Access = .existingOnly) async throws -> (Platform, any PlatformStore) {
+        let store = try await openStore(logger: logger, access: access)
         return (Platform(tenants: tenants, store: store, logger: logger), store)
     }
 }

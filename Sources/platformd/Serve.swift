@@ -56,8 +56,14 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Longest accepted line in bytes; a longer line gets error -32006 and is skipped.")
     var maxLineBytes: Int = 1 << 20
 
+    @Option(help: ArgumentHelp(
+        "Most bytes held for lines not yet whole, over all socket connections together; past it the connections holding the largest partial lines are closed first. Default: 64 MiB.",
+        valueName: "bytes"))
+    var maxBufferedBytes: Int = PartialLineBudget.defaultLimit
+
     func validate() throws {
         guard maxLineBytes > 0 else { throw ValidationError("--max-line-bytes must be positive") }
+        guard maxBufferedBytes > 0 else { throw ValidationError("--max-buffered-bytes must be positive") }
         guard [stdio, unix != nil, tcp != nil].filter({ $0 }).count <= 1 else {
             throw ValidationError("choose one transport: --stdio, --unix or --tcp")
         }
@@ -94,7 +100,7 @@ struct Serve: AsyncParsableCommand {
         let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let logger = store.bootstrapLogging()
         let hosted = tenantOptions.load()
-        let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger)
+        let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger, access: .createIfMissing)
         let server = platform.rpcServer(credentials: Credentials(store: database))
         let tenants = platform.tenantIDs.joined(separator: ", ")
         let transport: any Service
@@ -104,7 +110,8 @@ struct Serve: AsyncParsableCommand {
             logger.info("serving \(tenants), database \(store.databaseName), auth \(mode.rawValue)")
             let limits = SocketTransport.Limits(
                 maxLineBytes: maxLineBytes, maxConnections: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger),
-                idleTimeout: .seconds(Int64(idleTimeout)), lineTimeout: .seconds(Int64(lineTimeout)))
+                idleTimeout: .seconds(Int64(idleTimeout)), lineTimeout: .seconds(Int64(lineTimeout)),
+                maxBufferedBytes: maxBufferedBytes)
             transport = SocketTransport(
                 server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, logger: logger)
             name = endpoint.description

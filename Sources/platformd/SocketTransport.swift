@@ -61,6 +61,8 @@ struct SocketTransport: Service {
         var idleTimeout: TimeAmount = .seconds(300)
         /// A connection still sending one line after this long is closed (a slow-drip client).
         var lineTimeout: TimeAmount = .seconds(60)
+        /// The bytes held for partial lines over all connections together.
+        var maxBufferedBytes = PartialLineBudget.defaultLimit
     }
 
     var maxLineBytes: Int { limits.maxLineBytes }
@@ -86,16 +88,18 @@ struct SocketTransport: Service {
         let limit = maxLineBytes
         let idle = limits.idleTimeout
         let lineTimeout = limits.lineTimeout
+        let budget = PartialLineBudget(limit: limits.maxBufferedBytes, logger: logger)
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 let activity = ReadActivity(lineTimeout: lineTimeout)
                 try channel.pipeline.syncOperations.addHandler(activity)
                 try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idle))
                 try channel.pipeline.syncOperations.addHandler(CloseWhenIdle())
-                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limit)))
+                try channel.pipeline.syncOperations.addHandler(
+                    ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limit, budget: budget)))
                 try channel.pipeline.syncOperations.addHandler(FrameCounter(activity))
                 let async = try NIOAsyncChannel<LineFramer.Frame, ByteBuffer>(wrappingChannelSynchronously: channel)
-                return Connection(channel: channel, async: async, activity: activity)
+                return Connection(channel: channel, async: async, activity: activity, budget: budget)
             }
         }
         let listener: NIOAsyncChannel<Connection, Never>
@@ -135,29 +139,42 @@ struct SocketTransport: Service {
         if case .unix(let path) = endpoint { UnixSocketFile.remove(path) }
     }
 
+    /// A quiet connection is asked for one more read before its input closes: a connection whose
+    /// reads were paused (its handler was behind) may have bytes in the kernel that no read has
+    /// fetched yet, though its client sent them before the signal. The read runs on the event
+    /// loop before the next check, so a check that still finds it quiet found nothing there.
     static func closeInputWhenQuiet(_ channel: any Channel, _ activity: ReadActivity, deadline: NIODeadline) {
-        @Sendable func check() {
+        @Sendable func check(asked: Bool) {
             if activity.isQuiet(for: quietPeriod) {
+                guard asked else {
+                    channel.read()
+                    channel.eventLoop.scheduleTask(in: .milliseconds(20)) { check(asked: true) }
+                    return
+                }
                 channel.close(mode: .input).whenFailure { _ in channel.close(promise: nil) }
                 channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
             } else if NIODeadline.now() >= deadline {
                 channel.close(promise: nil)
             } else {
-                channel.eventLoop.scheduleTask(in: .milliseconds(50)) { check() }
+                channel.eventLoop.scheduleTask(in: .milliseconds(50)) { check(asked: false) }
             }
         }
-        channel.eventLoop.execute { check() }
+        channel.eventLoop.execute { check(asked: false) }
     }
 
     struct Connection: Sendable {
         let channel: any Channel
         let async: NIOAsyncChannel<LineFramer.Frame, ByteBuffer>
         let activity: ReadActivity
+        let budget: PartialLineBudget
     }
 
     func serve(_ connection: Connection, registry: ConnectionRegistry) async {
         let id = ObjectIdentifier(connection.channel)
-        defer { registry.remove(id) }
+        defer {
+            registry.remove(id)
+            connection.budget.release(connection.channel)
+        }
         do {
             try await connection.async.executeThenClose { inbound, _ in
                 switch registry.add(id, connection.channel, connection.activity, limit: limits.maxConnections) {
@@ -372,16 +389,33 @@ struct LineFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = LineFramer.Frame
 
     var scanner: LineFramer.Scanner
+    /// Where the bytes a partial line holds are counted, over all connections.
+    let budget: PartialLineBudget?
+    /// What this connection last reported to `budget`, so a connection whose lines arrive whole
+    /// (holding nothing, again and again) never takes the budget's lock.
+    var reported = 0
 
-    init(maxLineBytes: Int) {
+    init(maxLineBytes: Int, budget: PartialLineBudget? = nil) {
         scanner = LineFramer.Scanner(maxLineBytes: maxLineBytes)
+        self.budget = budget
     }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let step = buffer.withUnsafeReadableBytes { scanner.next($0) }
-        if case .needMore = step { return .needMoreData }
+        if case .needMore = step {
+            // The buffer's capacity, not only its readable bytes: that is what the process keeps.
+            report(buffer.readableBytes > 0 ? buffer.capacity : 0, on: context.channel)
+            return .needMoreData
+        }
         if let frame = Self.take(step, from: &buffer) { context.fireChannelRead(wrapInboundOut(frame)) }
+        if buffer.readableBytes == 0 { report(0, on: context.channel) }
         return .continue
+    }
+
+    mutating func report(_ bytes: Int, on channel: any Channel) {
+        guard let budget, bytes != reported else { return }
+        reported = bytes
+        budget.hold(bytes, on: channel)
     }
 
     mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
@@ -392,6 +426,8 @@ struct LineFrameDecoder: ByteToMessageDecoder {
         {
             context.fireChannelRead(wrapInboundOut(frame))
         }
+        // The connection's buffer goes with it.
+        if seenEOF { report(0, on: context.channel) }
         return .needMoreData
     }
 

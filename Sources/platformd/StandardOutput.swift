@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,5 +26,21 @@ enum StandardOutput {
 extension StandardOutput {
     static func writeLine(_ text: String) {
         writeLine(Array(text.utf8))
+    }
+}
+
+/// stdout for a server's replies: a client that stops reading fills the pipe and `write(2)`
+/// parks the writing thread, so replies are written on a serial queue of their own, never on a
+/// cooperative thread; the request loop awaits each write, which keeps replies in order and
+/// stops reading a client that does not read.
+final class ReplyWriter: Sendable {
+    private let queue = DispatchQueue(label: "platformd.stdout")
+
+    /// Writes each line and its newline, in order; false when stdout can no longer be written.
+    func write(_ lines: [[UInt8]]) async -> Bool {
+        guard !lines.isEmpty else { return true }
+        return await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: lines.allSatisfy { StandardOutput.writeLine($0) }) }
+        }
     }
 }

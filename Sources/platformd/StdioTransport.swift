@@ -79,6 +79,7 @@ struct StdioTransport: Service {
             continuation.finish()
         }
         reader.start()
+        let output = ReplyWriter()
         await withGracefulShutdownHandler {
             for await frame in frames {
                 defer { room.signal() }
@@ -88,8 +89,7 @@ struct StdioTransport: Service {
                 case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
                 }
                 let queued = await notifications?() ?? []
-                let written = queued.allSatisfy { StandardOutput.writeLine($0) } && (reply.map { StandardOutput.writeLine($0) } ?? true)
-                guard written else {
+                guard await output.write(reply.map { queued + [$0] } ?? queued) else {
                     logger.notice("stdout is closed: stopping")
                     break
                 }

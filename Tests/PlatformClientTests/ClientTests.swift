@@ -82,6 +82,7 @@ struct ClientTests {
         let db = directory.appendingPathComponent("platformd.sqlite").path
         let tenants = try Hosted.tenants()
         let tenant = tenants[0]
+        try await PlatformdProcess.createDatabase(db)
         let secret = try await PlatformdServer.command(["keys", "create", "--tenant", tenant, "--db", db])
         #expect(secret.hasPrefix("pdk_"))
         try await PlatformdServer.with(.tcp, arguments: ["--db", db]) { server in

@@ -110,6 +110,19 @@ public final class PlatformdProcess: Sendable {
         try await with(["serve", "--db", ":memory:"] + extra, body)
     }
 
+    /// Creates and migrates a SQLite database at `path` the way an operator does: a `serve` that
+    /// finds stdin closed and exits. (Only `serve` and `mcp` create a database; the other
+    /// commands refuse a path that does not exist.)
+    public static func createDatabase(_ path: String) async throws {
+        try await with(["serve", "--db", path]) { server in
+            try server.closeStdin()
+            let exit = try await server.waitForExit()
+            guard exit == Exit(status: 0, signaled: false) else {
+                throw Failure(description: "serve --db \(path) to create the database: \(exit)\n\(server.stderrText)")
+            }
+        }
+    }
+
     /// The executable built next to the test bundle (`.build/<triple>/debug/platformd`).
     public static let binaryURL: URL? = locateBinary()
 

@@ -109,4 +109,10 @@ public final class SocketClient {
         guard let line = try readLine() else { throw Failure(description: "connection closed while waiting for a reply") }
         return try JSONValue.parse(line)
     }
+
+    /// Sends one line and reads the next reply.
+    public func request(_ line: String) throws -> JSONValue {
+        try send(line)
+        return try readReply()
+    }
 }

@@ -15,6 +15,7 @@ struct AuthTests {
     }
 
     static func createKey(_ db: String, _ scope: [String]) async throws -> String {
+        if !FileManager.default.fileExists(atPath: db) { try await PlatformdProcess.createDatabase(db) }
         let created = try await command(["keys", "create", "--db", db] + scope)
         #expect(created.status == 0, "\(created.stderr)")
         let lines = created.stdout.split(separator: "\n")

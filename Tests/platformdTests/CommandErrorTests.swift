@@ -1,4 +1,5 @@
 import Foundation
+import PlatformCore
 import PlatformTesting
 import Testing
 
@@ -10,6 +11,7 @@ struct CommandErrorTests {
     @Test func revokingAKeyThatDoesNotExistIsOneLineWithoutUsage() async throws {
         try await withTemporaryDirectory { directory in
             let db = directory.appendingPathComponent("keys.sqlite").path
+            try await PlatformdProcess.createDatabase(db)
             let result = try await AuthTests.command(["keys", "revoke", "key_nope", "--db", db])
             #expect(result.status == 64)
             #expect(result.stderr.contains("Error: no active key has the id key_nope"), "\(result.stderr)")
@@ -31,5 +33,53 @@ struct CommandErrorTests {
         #expect(result.status == 64)
         #expect(result.stderr.contains("--since must be an ISO 8601 time"), "\(result.stderr)")
         #expect(result.stderr.contains("Usage: platformd funnel"), "\(result.stderr)")
+    }
+}
+
+/// A command that reads a database refuses a SQLite path that does not exist (exit 66, the path
+/// named) instead of creating an empty one and reporting zeros; only `serve` and `mcp` create one.
+@Suite("platformd: a database path that does not exist")
+struct MissingDatabaseTests {
+    static let readers: [[String]] = [
+        ["funnel", Hosted.tenant], ["funnel", Hosted.tenant, "--json"], ["keys", "list"], ["keys", "create", "--tenant", Hosted.tenant],
+        ["keys", "revoke", "key_nope"], ["events", Hosted.tenant], ["events", "retry", "evt_nope"],
+    ]
+
+    @Test(arguments: readers)
+    func aCommandThatReadsADatabaseRefusesAMissingPath(command: [String]) async throws {
+        try await withTemporaryDirectory { directory in
+            let db = directory.appendingPathComponent("typo.sqlite").path
+            let result = try await AuthTests.command(command + ["--db", db])
+            #expect(result.status == 66, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains(db), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: db), "\(command) created \(db)")
+        }
+    }
+
+    @Test func serveCreatesTheDatabaseAndThenTheOthersReadIt() async throws {
+        try await withTemporaryDirectory { directory in
+            let db = directory.appendingPathComponent("new.sqlite").path
+            try await PlatformdProcess.createDatabase(db)
+            #expect(FileManager.default.fileExists(atPath: db))
+            let listed = try await AuthTests.command(["keys", "list", "--db", db])
+            #expect(listed.status == 0, "\(listed.stderr)")
+        }
+    }
+}
+
+/// A request naming a tenant that is not hosted is -32002 with `data.tenants`, the hosted ids, so
+/// a client that wrote the plugin's name for its tenant id is told what to write.
+@Suite("An unknown tenant names the hosted ones")
+struct UnknownTenantTests {
+    @Test(arguments: ["flow.start", "flow.get", "flow.describe", "analytics.funnel", "events.list", "profile.get"])
+    func anUnknownTenantIsNotFoundWithTheHostedIDs(method: String) async throws {
+        try await PlatformdProcess.withServer { server in
+            let params: JSONValue = ["tenant": .string(Hosted.plugin), "userId": "u1", "sessionId": "s1"]
+            let reply = try await server.call(method, params)
+            #expect(reply["error"]?["code"] == -32002, "\(reply.serialized())")
+            #expect(reply["error"]?["data"]?["tenants"] == .array(Hosted.tenants.map(JSONValue.string)), "\(reply.serialized())")
+        }
     }
 }

@@ -146,7 +146,7 @@ public struct AccessControl: Sendable {
         guard (60...86_400).contains(ttl) else {
             throw RPCError.invalidParams("ttlSeconds", "ttlSeconds must be between 60 and 86400")
         }
-        guard platform.tenants[tenant] != nil else { throw RPCError(FlowError.notFound("tenant \(tenant)")) }
+        guard platform.tenants[tenant] != nil else { throw RPCError(platform.unknownTenant(tenant)) }
         do {
             let minted = try await credentials.mintToken(tenant: tenant, userId: userId, ttl: TimeInterval(ttl))
             logger.info("user token minted", metadata: ["tenant": "\(tenant)", "user": "\(userId)", "ttlSeconds": "\(ttl)"])

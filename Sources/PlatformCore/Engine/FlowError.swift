@@ -3,6 +3,8 @@
 public enum FlowError: Error, Sendable, Hashable {
     /// No such tenant, flow, session, user or profile (another tenant's session included).
     case notFound(String)
+    /// The request names a tenant this server does not host; `hosted` are the ids it does.
+    case unknownTenant(String, hosted: [String])
     /// The command names a stale revision or step; `session` is the current one.
     case conflict(String, session: SessionView)
     /// Nothing was saved; every invalid field is listed.

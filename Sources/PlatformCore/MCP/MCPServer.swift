@@ -319,6 +319,9 @@ public actor MCPServer {
                 code: wire.code, message: wire.message, session: session)
         case .notFound(let what):
             return Self.toolError("Not found: \(what).", code: wire.code, message: wire.message)
+        case .unknownTenant(let tenant, let hosted):
+            return Self.toolError(
+                "Not found: tenant \(tenant) (hosted: \(hosted.joined(separator: ", "))).", code: wire.code, message: wire.message)
         case .invalidArgument(let name, let reason):
             return Self.toolError("\(Self.sentence(reason)) (argument \(name))", code: wire.code, message: wire.message)
         case .unavailable:

@@ -23,6 +23,7 @@ public struct RPCError: Error, Sendable, Hashable {
     public init(_ error: FlowError) {
         switch error {
         case .notFound(let what): self.init(.notFound, what)
+        case .unknownTenant(let tenant, let hosted): self.init(.notFound, "tenant \(tenant)", data: .init(tenants: hosted))
         case .conflict(let reason, let session): self.init(.conflict, reason, data: .init(session: session))
         case .validationFailed(let errors, let session): self.init(.validationFailed, data: .init(errors: errors, session: session))
         case .invalidState(let reason, let session): self.init(.invalidState, reason, data: .init(session: session))

@@ -22,7 +22,17 @@ public final class SQLiteSessionStore: SessionStore {
     let retrier = Mutex<Task<Void, Never>?>(nil)
     let logger: Logger
 
-    /// Opens (creating and migrating when needed) the database at `path`, or an in-memory one for ":memory:".
+    /// `init(path:busyTimeout:logger:)` on a thread of its own: opening waits for file locks
+    /// (another process creating the same file) and runs the migrations synchronously, which an
+    /// async caller must never do on the cooperative pool.
+    public static func open(
+        path: String, busyTimeout: TimeInterval = 10, logger: Logger = Logger(label: "platformd.store")
+    ) async throws -> SQLiteSessionStore {
+        try await BlockingWork.run("platformd.store.open") { try SQLiteSessionStore(path: path, busyTimeout: busyTimeout, logger: logger) }
+    }
+
+    /// Opens (creating and migrating when needed) the database at `path`, or an in-memory one for
+    /// ":memory:". Synchronous: from async code use `open(path:busyTimeout:logger:)`.
     /// - Parameter busyTimeout: how long a write waits for a lock another process holds before
     ///   the request is answered -32008 (unavailable).
     public init(path: String, busyTimeout: TimeInterval = 10, logger: Logger = Logger(label: "platformd.store")) throws {
@@ -242,7 +252,7 @@ public final class SQLiteSessionStore: SessionStore {
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> (Result, erased: Bool)? {
         let remembered: RecentSessions.Entry? = if case .id(let id) = key { recent.entry(tenant: tenant, id: id) } else { nil }
-        let snapshot = try remembered ?? Self.snapshot(pool, tenant: tenant, key: key)
+        let snapshot = if let remembered { remembered } else { try await Self.snapshot(pool, tenant: tenant, key: key) }
         let ran: (commit: SessionCommit?, result: Result)
         do {
             ran = try body(snapshot?.state)
@@ -257,10 +267,12 @@ public final class SQLiteSessionStore: SessionStore {
         return (ran.result, erased)
     }
 
-    /// Not async, so that GRDB's synchronous read is the one called: an asynchronous read costs
-    /// two thread hand-offs, a synchronous one a short wait on this thread.
-    static func snapshot(_ pool: DatabasePool, tenant: String, key: SessionKey) throws -> RecentSessions.Entry? {
-        try pool.read { db in try fetchStoredSession(db, tenant: tenant, key: key) }
+    /// GRDB's asynchronous read: the caller's task is suspended while a reader connection is free
+    /// and the read runs on that reader's queue. (A synchronous read here once parked cooperative
+    /// threads waiting for a reader that only a suspended read's task, needing one of those very
+    /// threads to resume, would give back: under pipelined reads and writes the server stopped.)
+    static func snapshot(_ pool: DatabasePool, tenant: String, key: SessionKey) async throws -> RecentSessions.Entry? {
+        try await pool.read { db in try fetchStoredSession(db, tenant: tenant, key: key) }
     }
 
     /// Reads the latest state and runs `body` on it inside the write transaction.
@@ -578,7 +590,10 @@ public final class SQLiteSessionStore: SessionStore {
         }
         await checkpointer?.stop()
         if checkpointer != nil { _ = await attemptTruncation() }
-        checkpointer?.close()
-        try writer.close()
+        // Closing waits for every reader connection to be returned: on a thread of its own.
+        try await BlockingWork.run("platformd.store.close") { [writer, checkpointer] in
+            checkpointer?.close()
+            try writer.close()
+        }
     }
 }

@@ -40,6 +40,9 @@ final class WALCheckpointer: Sendable {
                         checkpointed = now
                         if failing { logger.info("WAL checkpoints run again") }
                         failing = false
+                    } catch where Task.isCancelled || error is CancellationError {
+                        // Stopping (the store closes): not a failure; close() truncates the WAL.
+                        return
                     } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
                         // Another connection (another process on the same file) is checkpointing
                         // or recovering the WAL: the pages get copied either way.
