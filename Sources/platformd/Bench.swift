@@ -21,7 +21,10 @@ struct Bench: AsyncParsableCommand {
             to one-row durable SQLite commits/s measured in the same directory. A progress line goes to stderr.
             """)
 
-    @Option(help: "Concurrent connections.") var connections = 16
+    @Option(help: "Concurrent connections walking users.") var connections = 16
+    @Option(help: "More connections that each start one session, then keep --depth flow.get requests of it in flight (pipelined reads beside the walks).")
+    var pipelined = 0
+    @Option(help: "Requests each pipelined connection keeps in flight.") var depth = 16
     @Option(help: "How long to drive load, in seconds.") var seconds = 10.0
     @Option(help: "Completed sessions to store first (in bulk), to compare costs at 1 k and 1 M.") var preload = 0
     @Option(help: "Where to put the temporary socket and database (default: a new directory under /tmp).") var directory: String?
@@ -29,6 +32,8 @@ struct Bench: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...1024).contains(connections) else { throw ValidationError("--connections must be 1-1024") }
+        guard (0...1024).contains(pipelined) else { throw ValidationError("--pipelined must be 0-1024") }
+        guard (1...1024).contains(depth) else { throw ValidationError("--depth must be 1-1024") }
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
         guard preload >= 0 else { throw ValidationError("--preload must not be negative") }
     }
@@ -41,58 +46,75 @@ struct Bench: AsyncParsableCommand {
         let socket = base.appendingPathComponent("bench.sock").path
 
         progress("measuring raw one-row commits (WAL, synchronous=FULL) for 2 s")
-        let rawCommits = try SQLiteBench.rawCommitsPerSecond(in: base, seconds: 2)
+        let rawCommits = try await BlockingWork.run { try SQLiteBench.rawCommitsPerSecond(in: base, seconds: 2) }
 
         if preload > 0 {
             progress("storing \(preload) completed sessions")
-            let store = try SQLiteSessionStore(path: db)
+            let store = try await SQLiteSessionStore.open(path: db)
             try await store.preloadCompletedSessions(count: preload, tenant: "statlocker", flow: "onboarding", at: Date())
             try await store.close()
         }
 
-        let server = try ChildServer(arguments: ["serve", "--db", db, "--unix", socket, "--log-level", "warning"], socket: socket)
+        let server = try await BlockingWork.run {
+            try ChildServer(arguments: ["serve", "--db", db, "--unix", socket, "--log-level", "warning"], socket: socket)
+        }
         defer { server.stop() }
         let cpuBefore = server.cpuMicroseconds()
 
         let recorder = LatencyRecorder()
+        let reads = LatencyRecorder()
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         let started = ContinuousClock.now
         // One thread drives every connection (poll over their sockets), so the load generator
         // costs the 2-core machine little: 32 blocking client threads and full parses of every
         // reply took about as much CPU as the server itself and skewed what the server could do.
-        let driver = try LoadDriver(socket: socket, connections: connections)
+        let driver = try LoadDriver(socket: socket, connections: connections, pipelined: pipelined, depth: depth)
         Thread {
-            driver.run(until: deadline, recorder: recorder)
+            driver.run(until: deadline, recorder: recorder, reads: reads)
         }.start()
-        while recorder.finished < connections {
+        while recorder.finished + reads.finished < connections + pipelined {
             try await Task.sleep(for: .milliseconds(recorder.finished > 0 || ContinuousClock.now >= deadline ? 20 : 1000))
             let elapsed = (ContinuousClock.now - started).seconds
             if recorder.finished == 0 {
-                progress(String(format: "%.0f s: %d requests, %.0f/s", elapsed, recorder.count, Double(recorder.count) / max(elapsed, 0.001)))
+                let count = recorder.count + reads.count
+                progress(String(format: "%.0f s: %d requests, %.0f/s", elapsed, count, Double(count) / max(elapsed, 0.001)))
             }
         }
-        let elapsed = ((recorder.lastFinish ?? ContinuousClock.now) - started).seconds
+        let elapsed = ([recorder.lastFinish, reads.lastFinish].compactMap { $0 }.max() ?? ContinuousClock.now) - started
+        let seconds = elapsed.seconds
         let cpu = server.cpuMicroseconds() - cpuBefore
         let rss = server.residentKiB()
         let latencies = recorder.sorted()
+        let readLatencies = reads.sorted()
+        // Requests/s and the commit ratio count the walks (each a durable write but the start of
+        // an existing user); CPU per request counts every request the server answered.
         let requests = latencies.count
-        let rate = Double(requests) / elapsed
-        func percentile(_ fraction: Double) -> Double {
+        let rate = Double(requests) / seconds
+        func percentile(_ fraction: Double, of latencies: [Double] = latencies) -> Double {
             guard !latencies.isEmpty else { return 0 }
             return latencies[min(latencies.count - 1, Int((Double(latencies.count) * fraction).rounded(.down)))] * 1000
         }
-        let result: [(String, JSONValue)] = [
-            ("connections", .int(Int64(connections))), ("seconds", .double(elapsed.rounded(to: 2))),
+        var result: [(String, JSONValue)] = [
+            ("connections", .int(Int64(connections))), ("seconds", .double(seconds.rounded(to: 2))),
             ("preloadedSessions", .int(Int64(preload))), ("requests", .int(Int64(requests))),
             ("failures", .int(Int64(driver.failures.load(ordering: .relaxed)))),
             ("requestsPerSecond", .double(rate.rounded(to: 1))),
             ("p50Ms", .double(percentile(0.5).rounded(to: 3))), ("p99Ms", .double(percentile(0.99).rounded(to: 3))),
             ("p999Ms", .double(percentile(0.999).rounded(to: 3))),
-            ("serverCpuMicrosecondsPerRequest", .double((Double(cpu) / Double(max(requests, 1))).rounded(to: 1))),
+            ("serverCpuMicrosecondsPerRequest", .double((Double(cpu) / Double(max(requests + readLatencies.count, 1))).rounded(to: 1))),
             ("serverResidentMiB", .double((Double(rss) / 1024).rounded(to: 1))),
             ("rawCommitsPerSecond", .double(rawCommits.rounded(to: 1))),
             ("ackedToRawCommitRatio", .double((rate / max(rawCommits, 1)).rounded(to: 3))),
         ]
+        if pipelined > 0 {
+            result += [
+                ("pipelinedConnections", .int(Int64(pipelined))), ("depth", .int(Int64(depth))),
+                ("reads", .int(Int64(readLatencies.count))),
+                ("readsPerSecond", .double((Double(readLatencies.count) / seconds).rounded(to: 1))),
+                ("readP50Ms", .double(percentile(0.5, of: readLatencies).rounded(to: 3))),
+                ("readP99Ms", .double(percentile(0.99, of: readLatencies).rounded(to: 3))),
+            ]
+        }
         if json {
             StandardOutput.writeLine(JSONValue.object(Dictionary(uniqueKeysWithValues: result)).serialized())
         } else {
@@ -348,24 +370,56 @@ final class LoadDriver: @unchecked Sendable {
         var buffer: [UInt8] = []
         var sentAt = ContinuousClock.now
         var done = false
+        /// A pipelined reader's depth (nil for a walker), the session it reads, and when each
+        /// request in flight was sent, oldest first.
+        let depth: Int?
+        var readSession: String?
+        var inFlight: [ContinuousClock.Instant] = []
 
-        init(descriptor: Int32, walk: StatLockerWalk) {
+        init(descriptor: Int32, walk: StatLockerWalk, depth: Int? = nil) {
             self.descriptor = descriptor
             self.walk = walk
+            self.depth = depth
             buffer.reserveCapacity(1 << 17)
         }
 
         deinit { close(descriptor) }
 
         func send() throws {
-            let request = walk.nextRequest()
+            try write(walk.nextRequest())
+            sentAt = ContinuousClock.now
+        }
+
+        /// Tops a pipelined reader up to its depth: the start of its session first, alone.
+        func sendReads() throws {
+            guard let depth else { return }
+            guard let session = readSession else {
+                if inFlight.isEmpty {
+                    try write(walk.nextRequest())
+                    inFlight.append(ContinuousClock.now)
+                }
+                return
+            }
+            var batch: [UInt8] = []
+            while inFlight.count < depth {
+                walk.requestID += 1
+                let request: JSONValue = [
+                    "jsonrpc": "2.0", "id": .int(walk.requestID), "method": "flow.get",
+                    "params": ["tenant": "statlocker", "sessionId": .string(session)],
+                ]
+                batch += request.serializedBytes() + [0x0A]
+                inFlight.append(ContinuousClock.now)
+            }
+            if !batch.isEmpty { try write(batch) }
+        }
+
+        func write(_ request: [UInt8]) throws {
             var offset = 0
             while offset < request.count {
                 let written = request[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 guard written > 0 else { throw CommandFailure("send failed: errno \(errno)") }
                 offset += written
             }
-            sentAt = ContinuousClock.now
         }
     }
 
@@ -373,9 +427,11 @@ final class LoadDriver: @unchecked Sendable {
     /// Error replies and lost connections.
     let failures = Atomic<Int>(0)
 
-    init(socket path: String, connections count: Int) throws {
+    init(socket path: String, connections count: Int, pipelined: Int = 0, depth: Int = 16) throws {
         connections = try (0..<count).map { number in
             Connection(descriptor: try Self.connect(path), walk: StatLockerWalk(prefix: "c\(number)"))
+        } + (0..<pipelined).map { number in
+            Connection(descriptor: try Self.connect(path), walk: StatLockerWalk(prefix: "r\(number)"), depth: depth)
         }
     }
 
@@ -396,14 +452,16 @@ final class LoadDriver: @unchecked Sendable {
         return descriptor
     }
 
-    func run(until deadline: ContinuousClock.Instant, recorder: LatencyRecorder) {
+    func run(until deadline: ContinuousClock.Instant, recorder: LatencyRecorder, reads: LatencyRecorder = LatencyRecorder()) {
         func fail(_ connection: Connection) {
             failures.add(1, ordering: .relaxed)
             connection.done = true
-            recorder.finish()
+            (connection.depth == nil ? recorder : reads).finish()
         }
         for connection in connections {
-            do { try connection.send() } catch { fail(connection) }
+            do {
+                if connection.depth == nil { try connection.send() } else { try connection.sendReads() }
+            } catch { fail(connection) }
         }
         var polled = connections.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -414,6 +472,10 @@ final class LoadDriver: @unchecked Sendable {
                 let count = chunk.withUnsafeMutableBytes { recv(connection.descriptor, $0.baseAddress, $0.count, 0) }
                 guard count > 0 else { fail(connection); continue }
                 connection.buffer.append(contentsOf: chunk[0..<count])
+                if connection.depth != nil {
+                    takeReads(connection, until: deadline, reads: reads, fail: fail)
+                    continue
+                }
                 // One request in flight: a whole reply is the line up to the first newline.
                 guard let newline = connection.buffer.firstIndex(of: 0x0A) else { continue }
                 recorder.record(ContinuousClock.now - connection.sentAt)
@@ -433,10 +495,45 @@ final class LoadDriver: @unchecked Sendable {
         }
         for connection in connections where !connection.done { fail(connection) }
     }
+
+    /// A pipelined reader's replies: every whole line is one answered read; past the deadline it
+    /// sends no more and is done once its last reply is in.
+    func takeReads(
+        _ connection: Connection, until deadline: ContinuousClock.Instant, reads: LatencyRecorder, fail: (Connection) -> Void
+    ) {
+        var start = connection.buffer.startIndex
+        while let newline = connection.buffer[start...].firstIndex(of: 0x0A) {
+            let line = connection.buffer[start..<newline]
+            start = newline + 1
+            guard !connection.inFlight.isEmpty else { continue }
+            let sentAt = connection.inFlight.removeFirst()
+            if connection.readSession == nil {
+                // The start of its session: not a read.
+                guard let reply = try? ReplySummary(line: line), let id = reply.sessionId else {
+                    fail(connection)
+                    return
+                }
+                connection.readSession = id
+                continue
+            }
+            reads.record(ContinuousClock.now - sentAt)
+            if line.starts(with: Array(#"{"error""#.utf8)) { failures.add(1, ordering: .relaxed) }
+        }
+        connection.buffer.removeSubrange(..<start)
+        if ContinuousClock.now >= deadline {
+            if connection.inFlight.isEmpty {
+                connection.done = true
+                reads.finish()
+            }
+        } else {
+            do { try connection.sendReads() } catch { fail(connection) }
+        }
+    }
 }
 
-/// This binary's server, started as a child process.
-final class ChildServer {
+/// This binary's server, started as a child process. Unchecked: it is made on a thread of its own
+/// (its start waits for the socket) and then used by the bench's one task.
+final class ChildServer: @unchecked Sendable {
     let process = Process()
 
     init(arguments: [String], socket: String) throws {

@@ -41,6 +41,28 @@ struct BenchCommandTests {
     }
 }
 
+extension BenchCommandTests {
+    /// `--pipelined`: readers that keep `--depth` flow.get requests in flight beside the walkers
+    /// (the mix that once stalled the server) are all answered, and reported on their own.
+    @Test func pipelinedReadersRunBesideTheWalks() async throws {
+        try await withTemporaryDirectory { directory in
+            let report = try await PlatformdProcess.with([
+                "bench", "--connections", "2", "--pipelined", "2", "--depth", "8", "--seconds", "1", "--json", "--directory", directory.path,
+            ]) { process in
+                let exit = try await process.waitForExit(timeout: .seconds(120))
+                #expect(exit.status == 0, "\(process.stderrText)")
+                return try JSONValue.parse(Array(process.stdoutBytes.prefix { $0 != 0x0A }))
+            }
+            #expect(report["failures"] == 0, "\(report.serialized())")
+            #expect(report["pipelinedConnections"] == 2)
+            #expect(report["depth"] == 8)
+            #expect((report["reads"]?.intValue ?? 0) > 16, "\(report.serialized())")
+            #expect((report["requests"]?.intValue ?? 0) > 0, "the walks went on beside the reads")
+            #expect((report["readP99Ms"]?.doubleValue ?? 0) > 0)
+        }
+    }
+}
+
 /// The bench reads only what its walk needs of each reply; what it reads must be what the reply
 /// says, escapes included, and an error reply must count as one.
 @Suite("platformd bench reply skimming")

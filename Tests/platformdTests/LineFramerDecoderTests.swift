@@ -73,3 +73,47 @@ import Testing
         }
     }
 }
+
+/// What the decoder reports to the partial-line budget, and whom the budget closes.
+@Suite struct PartialLineBudgetAccountingTests {
+    let budget = PartialLineBudget(limit: 1 << 20, logger: .init(label: "test"))
+
+    /// A connected channel (an embedded channel is active once connected, and closing ends that).
+    func connection() throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(LineFrameDecoder(maxLineBytes: 1 << 20, budget: budget)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 7070)).wait()
+        return channel
+    }
+
+    @Test func aPartialLineIsHeldUntilItsNewlineAndWholeLinesHoldNothing() throws {
+        let channel = try connection()
+        try channel.writeInbound(ByteBuffer(bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#.utf8) + [0x0A]))
+        #expect(budget.total == 0)
+        try channel.writeInbound(ByteBuffer(bytes: [UInt8](repeating: 0x20, count: 10_000)))
+        #expect(budget.total >= 10_000, "a partial line's buffer is counted by its capacity")
+        try channel.writeInbound(ByteBuffer(bytes: [0x0A]))
+        #expect(budget.total == 0, "the line is whole: nothing held")
+        _ = try channel.finish(acceptAlreadyClosed: true)
+    }
+
+    @Test func overTheLimitTheLargestHoldersAreClosedAndForgotten() throws {
+        let small = try connection()
+        let large = try connection()
+        let larger = try connection()
+        try small.writeInbound(ByteBuffer(bytes: [UInt8](repeating: 0x20, count: 1000)))
+        try large.writeInbound(ByteBuffer(bytes: [UInt8](repeating: 0x20, count: 400_000)))
+        #expect(small.isActive && large.isActive)
+        try larger.writeInbound(ByteBuffer(bytes: [UInt8](repeating: 0x20, count: 700_000)))
+        // Over 1 MiB together: the largest goes first, and that is enough.
+        #expect(!larger.isActive)
+        #expect(small.isActive && large.isActive)
+        #expect(budget.total < 1 << 20)
+        // What a closed connection reports afterwards is not counted again.
+        budget.hold(5_000_000, on: larger)
+        #expect(budget.total < 1 << 20)
+        budget.release(larger)
+        budget.release(large)
+        budget.release(small)
+        #expect(budget.total == 0)
+    }
+}
