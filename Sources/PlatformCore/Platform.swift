@@ -28,6 +28,8 @@ public final class Platform: Sendable {
     /// Signalled after every commit that wrote a completion event, so the delivery worker
     /// delivers it at once.
     public let outboxSignal = OutboxSignal()
+    /// The order in which this database's hosts first served flow versions.
+    let flowRegistry = FlowRegistry()
     /// How long a completion event's deliveries are retried.
     public static let deliveryWindow: TimeInterval = 24 * 3600
 
@@ -37,7 +39,10 @@ public final class Platform: Sendable {
         let plugin: any OnboardingPlugin
         /// Flow ids in the plugin's order.
         let flowIDs: [String]
+        /// The newest version of each flow, by flow id.
         let engines: [String: FlowEngine]
+        /// Older versions still served, by flow id.
+        let olderEngines: [String: [FlowEngine]]
         let validator: FieldValidator
         let webhooks: [Webhook]
 
@@ -82,11 +87,21 @@ public final class Platform: Sendable {
             let flows = plugin.flows
             precondition(Set(flows.map(\.id)).count == flows.count, "tenant \(entry.id) has two flows with one id")
             let context = StepContext(tenant: entry.id, displayName: plugin.defaultDisplayName, now: now)
-            let problems = flows.flatMap { $0.definitionProblems(context) }
+            let older = plugin.olderFlows
+            let problems = (flows + older).flatMap { $0.definitionProblems(context) }
+                + older.compactMap { flow in
+                    flows.contains { $0.id == flow.id } ? nil : "flow \(flow.id): an older version of a flow the plugin does not serve"
+                }
             precondition(problems.isEmpty, "tenant \(entry.id): \(problems.joined(separator: "; "))")
+            let newest = Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowEngine(plugin: plugin, flow: $0)) })
+            for flow in older {
+                precondition(
+                    FlowEngine(plugin: plugin, flow: flow).fingerprint != newest[flow.id]?.fingerprint || flow.version != newest[flow.id]?.version,
+                    "tenant \(entry.id): flow \(flow.id) lists version \(flow.version) twice")
+            }
             tenants[entry.id] = Tenant(
-                id: entry.id, plugin: plugin, flowIDs: flows.map(\.id),
-                engines: Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowEngine(plugin: plugin, flow: $0)) }),
+                id: entry.id, plugin: plugin, flowIDs: flows.map(\.id), engines: newest,
+                olderEngines: Dictionary(grouping: older.map { FlowEngine(plugin: plugin, flow: $0) }, by: \.flow.id),
                 validator: plugin.validator, webhooks: entry.webhooks)
             if pluginLoggers[plugin.logLabel] == nil {
                 pluginLoggers[plugin.logLabel] = pluginLogger(plugin.logLabel)
@@ -192,14 +207,25 @@ public final class Platform: Sendable {
     }
 
     public func start(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(FlowError) -> SessionView {
-        let engine = try await self.tenant(tenant).engine(flow)
-        let (state, now, logs) = try await storing {
+        try await knowingVersions { () async throws(FlowError) in try await startPlaced(tenant: tenant, userId: userId, flow: flow, user: user) }
+    }
+
+    func startPlaced(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(FlowError) -> SessionView {
+        let registered = try await self.tenant(tenant)
+        _ = try registered.engine(flow)
+        let (state, engine, now, logs) = try await storing {
             try await store.updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
                 let now = self.clock()
+                // A returning user resumes on the version their session runs on (moved first when
+                // that version is no longer served); a new one starts on the newest.
+                let placed = try existing.map { state throws(FlowError) in try self.place(state, in: registered, now: now) }
+                let engine = try placed?.engine ?? registered.engine(flow)
                 let transition = engine.start(
-                    existing, tenant: tenant, userId: userId, user: user, now: now, newID: self.newID)
-                let commit = transition.changed ? SessionCommit(state: transition.state, events: transition.events) : nil
-                return (commit, (transition.state, now, transition.logs))
+                    placed?.state, tenant: tenant, userId: userId, user: user, now: now, newID: self.newID)
+                let moved = placed?.moved == true
+                let commit = transition.changed || moved
+                    ? SessionCommit(state: transition.state, events: (placed?.events ?? []) + transition.events) : nil
+                return (commit, (transition.state, engine, now, transition.logs))
             }
         }
         write(logs)
@@ -208,13 +234,36 @@ public final class Platform: Sendable {
     }
 
     public func get(tenant: String, key: SessionKey) async throws(FlowError) -> SessionView {
+        try await knowingVersions { () async throws(FlowError) in try await getPlaced(tenant: tenant, key: key) }
+    }
+
+    func getPlaced(tenant: String, key: SessionKey) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
         let state = try await storing { try await store.session(tenant: tenant, key: key) }
-        guard let state, let engine = registered.engines[state.flow] else { throw .notFound("session") }
-        return engine.view(state, now: clock())
+        guard let state else { throw .notFound("session") }
+        let now = clock()
+        switch try place(state, in: registered, now: now) {
+        case .runs(let engine, let state):
+            return engine.view(state, now: now)
+        case .moves:
+            // The first read after its version stopped being served moves it, once, for good.
+            let (engine, moved) = try await storing {
+                try await store.updateSession(tenant: tenant, key: .id(state.id)) { stored in
+                    guard let stored else { throw FlowError.notFound("session") }
+                    let placed = try self.place(stored, in: registered, now: now)
+                    let commit = placed.moved ? SessionCommit(state: placed.state, events: placed.events) : nil
+                    return (commit, (placed.engine, placed.state))
+                }
+            }
+            return engine.view(moved, now: now)
+        }
     }
 
     public func submit(tenant: String, sessionId: String, command: FlowEngine.Submit) async throws(FlowError) -> SessionView {
+        try await knowingVersions { () async throws(FlowError) in try await submitPlaced(tenant: tenant, sessionId: sessionId, command: command) }
+    }
+
+    func submitPlaced(tenant: String, sessionId: String, command: FlowEngine.Submit) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
         // A search value is checked inside the write transaction, so its provider must be ready
         // before it starts. Preparing is a one-time, cheap step (the gazetteer is memory-mapped),
@@ -228,32 +277,42 @@ public final class Platform: Sendable {
             let given = workResult
             let outcome = try await storing {
                 try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state -> (SessionCommit?, SubmitOutcome) in
-                    guard let state, let engine = registered.engines[state.flow] else {
-                        throw FlowError.notFound("session \(sessionId)")
-                    }
+                    guard let state else { throw FlowError.notFound("session \(sessionId)") }
                     let now = self.clock()
-                    switch try engine.submit(state, command, workResult: given, now: now, newID: self.newID) {
+                    let placed = try self.place(state, in: registered, now: now)
+                    let engine = placed.engine
+                    let submitted: FlowEngine.SubmitResult
+                    do throws(FlowError) {
+                        submitted = try engine.submit(placed.state, command, workResult: given, now: now, newID: self.newID)
+                    } catch {
+                        // Refused on the moved session: the move is kept all the same.
+                        guard placed.moved else { throw error }
+                        return (SessionCommit(state: placed.state, events: placed.events), .refused(error))
+                    }
+                    switch submitted {
                     case .applied(let transition):
                         let outbox = transition.changed ? self.outbox(for: transition, of: registered, at: now) : []
-                        let commit = transition.changed
+                        let commit = transition.changed || placed.moved
                             ? SessionCommit(
-                                state: transition.state, events: transition.events, profile: transition.profile, outbox: outbox)
+                                state: transition.state, events: placed.events + transition.events, profile: transition.profile,
+                                outbox: outbox)
                             : nil
-                        return (commit, .applied(transition.state, now: now, logs: transition.logs, queuedDeliveries: outbox.contains { !$0.webhooks.isEmpty }))
+                        return (commit, .applied(transition.state, engine: engine, now: now, logs: transition.logs, queuedDeliveries: outbox.contains { !$0.webhooks.isEmpty }))
                     case .needsWork(let work):
                         return (nil, .work(work))
                     }
                 }
             }
             switch outcome {
-            case .applied(let state, let now, let logs, let queuedDeliveries):
+            case .applied(let state, let engine, let now, let logs, let queuedDeliveries):
                 // The transaction has committed: only now are the plugin's lines true, and its
                 // events ready to deliver.
                 write(logs)
                 if queuedDeliveries { outboxSignal.wake() }
                 // Built after the commit, off the store's one writer (every write waits for it).
-                guard let engine = registered.engines[state.flow] else { throw .notFound("session \(sessionId)") }
                 return engine.view(state, now: now)
+            case .refused(let error):
+                throw error
             case .work(let work):
                 // Runs between two transactions, so a slow analysis never holds the write lock.
                 workResult = await run(work)
@@ -263,7 +322,9 @@ public final class Platform: Sendable {
 
     enum SubmitOutcome: Sendable {
         /// The state the command left, to render once committed.
-        case applied(SessionState, now: Date, logs: [PluginLogLine], queuedDeliveries: Bool)
+        case applied(SessionState, engine: FlowEngine, now: Date, logs: [PluginLogLine], queuedDeliveries: Bool)
+        /// The command was refused after its session was moved onto a newer version (the move committed).
+        case refused(FlowError)
         case work(StepWork)
     }
 
@@ -294,19 +355,33 @@ public final class Platform: Sendable {
         tenant: String, sessionId: String,
         _ command: @escaping @Sendable (FlowEngine, SessionState, Date) throws(FlowError) -> FlowEngine.Transition
     ) async throws(FlowError) -> SessionView {
+        try await knowingVersions { () async throws(FlowError) in try await movePlaced(tenant: tenant, sessionId: sessionId, command) }
+    }
+
+    private func movePlaced(
+        tenant: String, sessionId: String,
+        _ command: @escaping @Sendable (FlowEngine, SessionState, Date) throws(FlowError) -> FlowEngine.Transition
+    ) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
-        let (view, logs) = try await storing {
-            try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state in
-                guard let state, let engine = registered.engines[state.flow] else {
-                    throw FlowError.notFound("session \(sessionId)")
-                }
+        let outcome = try await storing {
+            try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state -> (SessionCommit?, Result<(SessionView, [PluginLogLine]), FlowError>) in
+                guard let state else { throw FlowError.notFound("session \(sessionId)") }
                 let now = self.clock()
-                let transition = try command(engine, state, now)
+                let placed = try self.place(state, in: registered, now: now)
+                let transition: FlowEngine.Transition
+                do throws(FlowError) {
+                    transition = try command(placed.engine, placed.state, now)
+                } catch {
+                    // Refused on the moved session: the move is kept all the same.
+                    guard placed.moved else { throw error }
+                    return (SessionCommit(state: placed.state, events: placed.events), .failure(error))
+                }
                 return (
-                    SessionCommit(state: transition.state, events: transition.events),
-                    (engine.view(transition.state, now: now), transition.logs))
+                    SessionCommit(state: transition.state, events: placed.events + transition.events),
+                    .success((placed.engine.view(transition.state, now: now), transition.logs)))
             }
         }
+        let (view, logs) = try outcome.get()
         write(logs)
         return view
     }
@@ -329,6 +404,8 @@ public final class Platform: Sendable {
         let engine = try registered.engine(flow)
         var description = FlowDiagram(flow: engine.flow, plugin: engine.plugin).description
         description.tenant = tenant
+        description.version = engine.version
+        description.fingerprint = engine.fingerprint
         return description
     }
 
@@ -401,9 +478,11 @@ public final class Platform: Sendable {
         return passed ?? GateDecision(action: action, allowed: true)
     }
 
-    public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws(FlowError) -> Funnel {
+    public func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String? = nil) async throws(FlowError) -> Funnel {
         let engine = try await self.tenant(tenant).engine(flow)
-        let figures = try await storing { try await store.funnel(tenant: tenant, flow: flow, since: since, until: until) }
+        let figures = try await storing {
+            try await store.funnel(tenant: tenant, flow: flow, since: since, until: until, version: version)
+        }
         return figures.funnel(stepOrder: engine.flow.steps.map(\.id))
     }
 
@@ -424,7 +503,7 @@ public final class Platform: Sendable {
             case .completed:
                 outbox.append(event(
                     .sessionCompleted, of: tenant, userId: state.userId, sessionId: state.id, at: now,
-                    data: ["records": .object(transition.profile?.records ?? [:])]))
+                    data: ["records": .object(transition.profile?.records ?? [:]), "flowVersion": .string(state.flowVersion)]))
             case .rejected:
                 outbox.append(event(
                     .sessionRejected, of: tenant, userId: state.userId, sessionId: state.id, at: now,
@@ -500,5 +579,92 @@ enum BoundedWork {
                 work.cancel()
             }
         }
+    }
+}
+
+// MARK: - flow versions
+
+extension Platform {
+    /// Where a stored session runs: on the version it started on while that is served, else
+    /// moved onto the newest (`FlowEngine.move`). Completed and rejected sessions take no more
+    /// commands, so they are never moved. A session stored before flows had versions runs on the
+    /// newest unchanged when nothing of it would move.
+    enum Placement: Sendable {
+        case runs(FlowEngine, SessionState)
+        case moves(FlowEngine, FlowMove)
+
+        var engine: FlowEngine {
+            switch self {
+            case .runs(let engine, _), .moves(let engine, _): engine
+            }
+        }
+        var state: SessionState {
+            switch self {
+            case .runs(_, let state): state
+            case .moves(_, let move): move.state
+            }
+        }
+        /// What the move writes, with the command's own events after it.
+        var events: [FlowEvent] {
+            if case .moves(_, let move) = self { move.events } else { [] }
+        }
+        var moved: Bool {
+            if case .moves = self { true } else { false }
+        }
+    }
+
+    func place(_ state: SessionState, in registered: Tenant, now: Date) throws(FlowError) -> Placement {
+        guard let newest = registered.engines[state.flow] else { throw .notFound("session \(state.id)") }
+        if newest.runs(state) { return .runs(newest, state) }
+        if let older = registered.olderEngines[state.flow]?.first(where: { $0.runs(state) }) { return .runs(older, state) }
+        if state.status.isFinal { return .runs(newest, state) }
+        switch flowRegistry.order(tenant: state.tenant, flow: state.flow, fingerprint: state.flowFingerprint, than: newest.fingerprint) {
+        case .newer:
+            throw .unavailable(
+                "session \(state.id) runs on flow \(state.flow) version \(state.flowVersion) (\(state.flowFingerprint)), newer than this host serves: another host of a deploy in progress serves it")
+        case .unknown:
+            throw .unknownFlowVersion(tenant: state.tenant, flow: state.flow, fingerprint: state.flowFingerprint)
+        case .older:
+            break
+        }
+        let move = newest.move(state, now: now)
+        if state.flowFingerprint.isEmpty, move.dropped.isEmpty, move.resumption == nil, move.refused.isEmpty {
+            // Stored before versions, and nothing of it moves: it runs on the newest as it is.
+            var stamped = state
+            stamped.flowVersion = newest.version
+            stamped.flowFingerprint = newest.fingerprint
+            return .runs(newest, stamped)
+        }
+        return .moves(newest, move)
+    }
+
+    /// Runs a command; when it meets a version this host has not heard of, reads the registry
+    /// again (another host may have registered it since this one started) and runs it once more.
+    func knowingVersions<T>(_ body: () async throws(FlowError) -> T) async throws(FlowError) -> T {
+        do {
+            return try await body()
+        } catch .unknownFlowVersion(let tenant, let flow, let fingerprint) {
+            do {
+                try await registerFlowVersions()
+            } catch {
+                throw .unavailable("reading the flow versions' registry: \(error)")
+            }
+            flowRegistry.settle(tenant: tenant, flow: flow, fingerprint: fingerprint)
+            return try await body()
+        }
+    }
+
+    /// Records the versions this host serves in the store's registry (first served, first
+    /// kept), and learns every version other hosts registered before, so that a session on a
+    /// version registered later (by a newer binary during a rolling deploy) is never moved back.
+    public func registerFlowVersions() async throws {
+        let records = hosted.flatMap { entry -> [FlowVersionRecord] in
+            guard let tenant = tenants[entry.id] else { return [] }
+            return (Array(tenant.engines.values) + tenant.olderEngines.values.flatMap { $0 }).map {
+                FlowVersionRecord(tenant: entry.id, flow: $0.flow.id, version: $0.version, fingerprint: $0.fingerprint)
+            }
+        }
+        let known = try await store.registerFlowVersions(records)
+        flowRegistry.learn(known)
     }
 }

@@ -146,6 +146,7 @@ extension SessionView: JSONWritable {
         var members = writer.open()
         writer.nullableMember("completion", completion, &members)
         writer.member("flow", flow, &members)
+        if let flowVersion { writer.member("flowVersion", flowVersion, &members) }
         writer.member("progress", progress, &members)
         writer.nullableMember("rejection", rejection, &members)
         writer.member("revision", revision, &members)

@@ -32,7 +32,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .profileGet: "The records written when the user completed onboarding."
         case .profileUpdate: "Changes fields the plugin declares editable after onboarding."
         case .gateCheck: "Whether the user may take an action, and what they still need."
-        case .funnel: "The flow's funnel over the sessions started in [since, until)."
+        case .funnel: "The flow's funnel over the sessions started in [since, until) (on version, when given), with each version's started and completed."
         case .login: "Logs the connection in with a key's secret or a user token; it then acts as that principal."
         case .userToken: "Mints a short-lived token that lets an app's client act for one user of one tenant."
         case .eventsList: "The tenant's completion events, oldest first, after a cursor: for backends that poll instead of taking webhooks."
@@ -72,7 +72,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .profileUpdate: return [tenant, userId, ("values", true, Schema.object(description: "Editable field id to value; null clears an optional field."))]
         case .gateCheck: return [tenant, userId, ("action", true, Schema.string)]
         case .funnel:
-            return [tenant, flow, ("since", false, Schema.timestamp), ("until", false, Schema.timestamp)]
+            return [tenant, flow, ("since", false, Schema.timestamp), ("until", false, Schema.timestamp), ("version", false, Schema.string)]
         case .eventsList:
             return [tenant, ("after", false, Schema.ref("EventCursor")),
                     ("limit", false, Schema.integer(minimum: 1, maximum: 1000, description: "Default 100."))]

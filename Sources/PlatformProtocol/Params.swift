@@ -158,8 +158,11 @@ public struct FunnelParams: Sendable, Hashable, Codable {
     /// ISO 8601; the cohort is the sessions started in [since, until).
     public var since: String?
     public var until: String?
+    /// Only sessions started on this version of the flow (protocol 3).
+    public var version: String?
 
-    public init(tenant: String, flow: String? = nil, since: String? = nil, until: String? = nil) {
+    public init(tenant: String, flow: String? = nil, since: String? = nil, until: String? = nil, version: String? = nil) {
+        self.version = version
         self.tenant = tenant
         self.flow = flow
         self.since = since

@@ -182,6 +182,9 @@ public struct FlowDescription: Sendable, Hashable, Codable {
     public var mermaid: String
     /// Content shown before sign-in (TeePals' posters).
     public var intro: JSONValue?
+    /// The newest version, on which new sessions start, and its fingerprint (protocol 3).
+    public var version: String?
+    public var fingerprint: String?
 
     public init(tenant: String, flow: String, steps: [Step], edges: [Edge], mermaid: String, intro: JSONValue? = nil) {
         self.tenant = tenant
@@ -257,11 +260,26 @@ public struct Funnel: Sendable, Hashable, Codable {
     public var steps: [Step]
     public var branches: [Branch]
     public var skips: [Skip]
+    /// Sessions started and completed by the version of the flow they started on (protocol 3).
+    public var versions: [Version]?
+
+    public struct Version: Sendable, Hashable, Codable {
+        public var version: String
+        public var started: Int
+        public var completed: Int
+
+        public init(version: String, started: Int, completed: Int) {
+            self.version = version
+            self.started = started
+            self.completed = completed
+        }
+    }
 
     public init(
         started: Int, completed: Int, deferred: Int, rejected: Int, completionRate: Double,
-        steps: [Step], branches: [Branch], skips: [Skip]
+        steps: [Step], branches: [Branch], skips: [Skip], versions: [Version]? = nil
     ) {
+        self.versions = versions
         self.started = started
         self.completed = completed
         self.deferred = deferred

@@ -66,11 +66,11 @@ enum Schema {
             ], required: [], closed: false, description: "What the app knows of the person, all optional."),
             "SessionStatus": enumeration(SessionStatus.allCases.map(\.rawValue)),
             "SessionView": object([
-                "sessionId": string, "tenant": string, "userId": string, "flow": string,
+                "sessionId": string, "tenant": string, "userId": string, "flow": string, "flowVersion": string,
                 "status": ref("SessionStatus"), "revision": integer(minimum: 0),
                 "progress": ref("Progress"), "step": nullable(ref("StepView")),
                 "completion": nullable(ref("Completion")), "rejection": nullable(ref("Rejection")),
-            ], required: ["sessionId", "tenant", "userId", "flow", "status", "revision", "progress", "step", "completion", "rejection"]),
+            ], required: ["sessionId", "tenant", "userId", "flow", "flowVersion", "status", "revision", "progress", "step", "completion", "rejection"]),
             "Progress": object([
                 "index": integer(minimum: 0), "total": integer(minimum: 0), "label": string,
                 "fraction": ["type": "number", "minimum": 0, "maximum": 1],
@@ -124,8 +124,8 @@ enum Schema {
                 "steps": array(object(["id": string, "kind": ref("StepKind"), "title": string, "fields": array(string)],
                                       required: ["id", "kind", "title", "fields"])),
                 "edges": array(object(["from": string, "to": string, "when": string], required: ["from", "to"])),
-                "mermaid": string, "intro": anyValue,
-            ], required: ["steps", "edges", "mermaid"]),
+                "mermaid": string, "intro": anyValue, "version": string, "fingerprint": string,
+            ], required: ["steps", "edges", "mermaid", "version", "fingerprint"]),
             "Funnel": object([
                 "started": integer(minimum: 0), "completed": integer(minimum: 0), "deferred": integer(minimum: 0),
                 "rejected": integer(minimum: 0), "completionRate": number,
@@ -137,7 +137,10 @@ enum Schema {
                     "from": string, "to": string, "count": integer(minimum: 0), "completed": integer(minimum: 0),
                 ], required: ["from", "to", "count", "completed"])),
                 "skips": array(object(["step": string, "count": integer(minimum: 0)], required: ["step", "count"])),
-            ], required: ["started", "completed", "deferred", "rejected", "completionRate", "steps", "branches", "skips"]),
+                "versions": array(object([
+                    "version": string, "started": integer(minimum: 0), "completed": integer(minimum: 0),
+                ], required: ["version", "started", "completed"])),
+            ], required: ["started", "completed", "deferred", "rejected", "completionRate", "steps", "branches", "skips", "versions"]),
             "PlatformInfo": object([
                 "name": string, "version": string, "protocol": integer(minimum: 1),
                 "tenants": array(object([
@@ -159,7 +162,8 @@ enum Schema {
                 "sessionId": string, "occurredAt": timestamp,
                 "data": object([
                     "records": ["type": "object", "additionalProperties": ["type": "object"]], "code": string,
-                ], required: [], description: "{ records } for session.completed and profile.updated; { code } for session.rejected."),
+                    "flowVersion": string,
+                ], required: [], description: "{ records, flowVersion } for session.completed; { records } for profile.updated; { code } for session.rejected."),
             ], required: ["id", "type", "tenant", "userId", "occurredAt", "data"],
                description: "A completion event, as webhooks receive it and events.list returns it."),
             "EventsPage": object(["events": array(ref("Event")), "next": ref("EventCursor")], required: ["events", "next"]),

@@ -19,11 +19,15 @@ public struct SessionView: Sendable, Hashable, Codable {
     public var step: StepView?
     public var completion: CompletionView?
     public var rejection: Rejection?
+    /// The version of the flow the session runs on (protocol 3); nil from an older server.
+    public var flowVersion: String?
 
     public init(
         sessionId: String, tenant: String, userId: String, flow: String, status: SessionStatus, revision: Int,
-        progress: SessionProgress, step: StepView?, completion: CompletionView? = nil, rejection: Rejection? = nil
+        progress: SessionProgress, step: StepView?, completion: CompletionView? = nil, rejection: Rejection? = nil,
+        flowVersion: String? = nil
     ) {
+        self.flowVersion = flowVersion
         self.sessionId = sessionId
         self.tenant = tenant
         self.userId = userId
@@ -37,7 +41,7 @@ public struct SessionView: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case sessionId, tenant, userId, flow, status, revision, progress, step, completion, rejection
+        case sessionId, tenant, userId, flow, status, revision, progress, step, completion, rejection, flowVersion
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -46,6 +50,7 @@ public struct SessionView: Sendable, Hashable, Codable {
         try container.encode(tenant, forKey: .tenant)
         try container.encode(userId, forKey: .userId)
         try container.encode(flow, forKey: .flow)
+        try container.encodeIfPresent(flowVersion, forKey: .flowVersion)
         try container.encode(status, forKey: .status)
         try container.encode(revision, forKey: .revision)
         try container.encode(progress, forKey: .progress)

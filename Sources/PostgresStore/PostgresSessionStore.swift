@@ -262,6 +262,24 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             """,
             "CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at)",
         ]),
+        // The version of its flow a session runs on, the version each event happened on, and
+        // the order in which this database's hosts first served each version (Docs/architecture.md,
+        // "Flow versions").
+        ("v2-flow-versions", [
+            "ALTER TABLE sessions ADD COLUMN flow_version TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE sessions ADD COLUMN flow_fingerprint TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE events ADD COLUMN flow_version TEXT",
+            """
+            CREATE TABLE flow_versions (
+                sequence BIGSERIAL PRIMARY KEY,
+                tenant TEXT NOT NULL,
+                flow TEXT NOT NULL,
+                version TEXT NOT NULL,
+                fingerprint TEXT NOT NULL,
+                UNIQUE (tenant, flow, fingerprint)
+            )
+            """,
+        ]),
     ]
 
     /// The advisory lock key migrations take (any fixed number; hosts on one database share it).
@@ -470,7 +488,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     func fetchSession(_ connection: PostgresConnection, tenant: String, key: SessionKey, lock: Bool) async throws -> SessionState? {
         let columns = """
             id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json, arrived_at,
-            last_submit_digest, completion_json, rejection_json, created_at, updated_at
+            last_submit_digest, completion_json, rejection_json, created_at, updated_at, flow_version, flow_fingerprint
             """
         var query: PostgresQuery
         switch key {
@@ -498,6 +516,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         return SessionState(
             id: id, tenant: try row["tenant"].decode(String.self), userId: try row["user_id"].decode(String.self),
             flow: try row["flow"].decode(String.self),
+            flowVersion: try row["flow_version"].decode(String.self), flowFingerprint: try row["flow_fingerprint"].decode(String.self),
             status: SessionStatus(rawValue: try row["status"].decode(String.self)) ?? .active,
             revision: Int(try row["revision"].decode(Int64.self)),
             user: text.user, path: text.path,
@@ -522,17 +541,19 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         if old == nil {
             _ = try await connection.query("""
                 INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
-                    progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at)
+                    progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at,
+                    flow_version, flow_fingerprint)
                 VALUES (\(state.id), \(state.tenant), \(state.userId), \(state.flow), \(state.status.rawValue), \(revision),
                     \(userJSON), \(pathJSON), \(progressJSON), \(arrived), \(state.lastSubmitDigest), \(completionJSON),
-                    \(rejectionJSON), \(created), \(updated))
+                    \(rejectionJSON), \(created), \(updated), \(state.flowVersion), \(state.flowFingerprint))
                 """, logger: logger).collect()
         } else {
             let changed = try await connection.query("""
                 UPDATE sessions SET status = \(state.status.rawValue), revision = \(revision), user_json = \(userJSON),
                     path_json = \(pathJSON), progress_json = \(progressJSON), arrived_at = \(arrived),
                     last_submit_digest = \(state.lastSubmitDigest), completion_json = \(completionJSON),
-                    rejection_json = \(rejectionJSON), updated_at = \(updated)
+                    rejection_json = \(rejectionJSON), updated_at = \(updated),
+                    flow_version = \(state.flowVersion), flow_fingerprint = \(state.flowFingerprint)
                 WHERE tenant = \(state.tenant) AND id = \(state.id) RETURNING 1
                 """, logger: logger).collect().count
             guard changed == 1 else { throw StoreDefect("session \(state.id) is not in tenant \(state.tenant)") }
@@ -556,9 +577,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
 
     func insert(_ connection: PostgresConnection, _ event: FlowEvent, of state: SessionState) async throws {
         _ = try await connection.query("""
-            INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at)
+            INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
             VALUES (\(state.tenant), \(state.flow), \(state.id), \(event.kind.rawValue), \(event.step), \(event.action),
-                \(event.toStep), \(event.seconds), \(event.at.timeIntervalSince1970))
+                \(event.toStep), \(event.seconds), \(event.at.timeIntervalSince1970), \(state.flowVersion))
             """, logger: logger).collect()
     }
 
@@ -647,17 +668,58 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
 
     /// The same one-pass fold as SQLite's, over the flow's events streamed in (session, id)
     /// order (byte order of the ids, as SQLite compares them).
-    public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws -> FunnelFigures {
+    public func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String?) async throws -> FunnelFigures {
         try await connection { connection in
-            var folder = FunnelFolder(since: since, until: until)
-            for try await (id, sessionId, kind, step, action, toStep, seconds, at) in try await connection.query("""
-                SELECT id, session_id, kind, step, action, to_step, seconds, at FROM events
+            var folder = FunnelFolder(since: since, until: until, version: version)
+            for try await (id, sessionId, kind, step, action, toStep, seconds, at, flowVersion) in try await connection.query("""
+                SELECT id, session_id, kind, step, action, to_step, seconds, at, flow_version FROM events
                 WHERE tenant = \(tenant) AND flow = \(flow) ORDER BY session_id COLLATE "C", id
                 """, logger: self.logger
-            ).decode((Int64, String, String, String?, String?, String?, Double?, Double).self) {
-                folder.add(sessionId: sessionId, id: id, kind: kind, step: step, action: action, toStep: toStep, seconds: seconds, at: at)
+            ).decode((Int64, String, String, String?, String?, String?, Double?, Double, String?).self) {
+                folder.add(
+                    sessionId: sessionId, id: id, kind: kind, step: step, action: action, toStep: toStep, seconds: seconds, at: at,
+                    version: flowVersion)
             }
             return folder.finish()
+        }
+    }
+
+    // MARK: - flow versions
+
+    public func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord] {
+        try await connection { connection in
+            for record in records {
+                _ = try await connection.query("""
+                    INSERT INTO flow_versions (tenant, flow, version, fingerprint)
+                    VALUES (\(record.tenant), \(record.flow), \(record.version), \(record.fingerprint))
+                    ON CONFLICT DO NOTHING
+                    """, logger: self.logger).collect()
+            }
+            let tenants = Set(records.map(\.tenant))
+            var known: [FlowVersionRecord] = []
+            for try await (tenant, flow, version, fingerprint, sequence) in try await connection.query(
+                "SELECT tenant, flow, version, fingerprint, sequence FROM flow_versions ORDER BY sequence", logger: self.logger
+            ).decode((String, String, String, String, Int64).self) where tenants.contains(tenant) {
+                known.append(FlowVersionRecord(tenant: tenant, flow: flow, version: version, fingerprint: fingerprint, sequence: sequence))
+            }
+            return known
+        }
+    }
+
+    public func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState] {
+        try await connection { connection in
+            var ids: [String] = []
+            for try await id in try await connection.query(
+                "SELECT id FROM sessions WHERE tenant = \(tenant) AND flow = \(flow) AND status IN ('active', 'deferred') ORDER BY id",
+                logger: self.logger
+            ).decode(String.self) {
+                ids.append(id)
+            }
+            var sessions: [SessionState] = []
+            for id in ids {
+                if let state = try await self.fetchSession(connection, tenant: tenant, key: .id(id), lock: false) { sessions.append(state) }
+            }
+            return sessions
         }
     }
 

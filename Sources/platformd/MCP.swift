@@ -81,6 +81,7 @@ struct MCP: AsyncParsableCommand {
             throw CommandRefusal.exit("tenant \(tenant) is not hosted (tenants: \(hosted.map(\.id).joined(separator: ", ")))")
         }
         let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger, access: .createIfMissing)
+        try await platform.startServingFlows(logger: logger)
         do {
             _ = try platform.describe(tenant: tenant, flow: flow)
         } catch {

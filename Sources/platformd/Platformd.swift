@@ -16,7 +16,9 @@ struct Platformd: AsyncParsableCommand {
             a PostgreSQL database that several hosts may share. See `platformd serve --help`.
             """,
         version: Platform.version,
-        subcommands: [Serve.self, MCP.self, Info.self, Describe.self, Funnel.self, Keys.self, Events.self, Bench.self, Scaffold.self],
+        subcommands: [
+            Serve.self, MCP.self, Info.self, Describe.self, Funnel.self, Flows.self, Keys.self, Events.self, Bench.self, Scaffold.self,
+        ],
         defaultSubcommand: Serve.self
     )
 }

@@ -101,6 +101,7 @@ struct Serve: AsyncParsableCommand {
         let logger = store.bootstrapLogging()
         let hosted = tenantOptions.load()
         let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger, access: .createIfMissing)
+        try await platform.startServingFlows(logger: logger)
         let server = platform.rpcServer(credentials: Credentials(store: database))
         let tenants = platform.tenantIDs.joined(separator: ", ")
         let transport: any Service

@@ -50,7 +50,8 @@ import Testing
         #expect(event.sessionId == done.sessionId)
         #expect(event.occurredAt == driver.clock.now)
         let profile = try await driver.call("profile.get", ["userId": "u1"]).decode(Profile.self)
-        #expect(event.data == ["records": .object(profile.records)])
+        #expect(event.data == ["records": .object(profile.records), "flowVersion": .string(done.flowVersion ?? "")])
+        #expect(done.flowVersion == "1")
         let deliveries = try await store.delivery.recentEvents(tenant: "fixture", limit: 10, failedOnly: false)
         #expect(deliveries.first?.deliveries.map(\.webhook).sorted() == [Self.hook.url, Self.completions.url])
     }

@@ -59,7 +59,7 @@ func at(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
     @Test func startCreatesTheSessionWithAnIdFromTheCommand() throws {
         let transition = try engine.start(nil, tenant: "fixture", userId: "u1", user: alex, now: at(0), newID: ids.next)
         #expect(transition.state == SessionState(
-            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", user: alex, path: ["welcome"],
+            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", flowVersion: "1", flowFingerprint: try engine.fingerprint, user: alex, path: ["welcome"],
             arrivedAt: at(0), createdAt: at(0), updatedAt: at(0)))
         #expect(transition.events == [FlowEvent(.started, at: at(0)), FlowEvent(.arrived, step: "welcome", at: at(0))])
         #expect(transition.profile == nil)
@@ -81,7 +81,7 @@ func at(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
     @Test func aWalkToCompletionGivesEachWholeState() throws {
         let welcome = try submit(try started(), "welcome", at: 5)
         #expect(welcome.state == SessionState(
-            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", revision: 1, user: alex,
+            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", flowVersion: "1", flowFingerprint: try engine.fingerprint, revision: 1, user: alex,
             path: ["welcome", "basics"], answers: ["welcome": [:]], secondsSpent: ["welcome": 5], arrivedAt: at(5),
             lastSubmitDigest: FlowEngine.Submit(stepId: "welcome", revision: 0).digest,
             createdAt: at(0), updatedAt: at(5)))
@@ -93,7 +93,7 @@ func at(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
 
         let basics = try submit(welcome.state, "basics", basicsValues.merging(["name": "  Alex "]) { $1 }, at: 15)
         #expect(basics.state == SessionState(
-            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", revision: 2, user: alex,
+            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", flowVersion: "1", flowFingerprint: try engine.fingerprint, revision: 2, user: alex,
             path: ["welcome", "basics", "route"], answers: ["welcome": [:], "basics": basicsValues],
             secondsSpent: ["welcome": 5, "basics": 10], arrivedAt: at(15),
             lastSubmitDigest: FlowEngine.Submit(
@@ -115,7 +115,7 @@ func at(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
         let digest = try #require(birth.state.lastSubmitDigest)
         #expect(digest.hasPrefix("hmac:"))
         #expect(birth.state == SessionState(
-            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", revision: 4, user: alex,
+            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", flowVersion: "1", flowFingerprint: try engine.fingerprint, revision: 4, user: alex,
             path: ["welcome", "basics", "route", "birth", "analysis"],
             answers: ["welcome": [:], "basics": basicsValues, "route": ["route": "fast"], "birth": ["verified": true]],
             secondsSpent: ["welcome": 5, "basics": 10, "route": 5, "birth": 10], arrivedAt: at(30),
@@ -145,7 +145,7 @@ func at(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
         #expect(work.name == "fixture analysis")
         let done = try submit(birth.state, "analysis", work: ["accepted": true, "letters": 4], at: 45)
         #expect(done.state == SessionState(
-            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", status: .completed, revision: 5,
+            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", flowVersion: "1", flowFingerprint: try engine.fingerprint, status: .completed, revision: 5,
             user: alex, path: [], arrivedAt: at(45), lastSubmitDigest: command.digest,
             completion: CompletionView(
                 message: "Welcome, Alex!", records: ["account", "settings"],
@@ -175,7 +175,7 @@ func at(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
         let rejected = try submit(atBirth, "birth", ["birthdate": "2020-01-01"], at: 26)
         let digest = try #require(rejected.state.lastSubmitDigest)
         #expect(rejected.state == SessionState(
-            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", status: .rejected, revision: 4,
+            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", flowVersion: "1", flowFingerprint: try engine.fingerprint, status: .rejected, revision: 4,
             user: .empty, path: [], arrivedAt: at(26), lastSubmitDigest: digest,
             rejection: Rejection(code: "underage", message: "You must be 13+ to use Fixture"),
             createdAt: at(0), updatedAt: at(26)))
@@ -193,7 +193,7 @@ func at(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
         let atRoute = try atRoute()
         let back = try engine.back(atRoute, revision: 2, now: at(25))
         #expect(back.state == SessionState(
-            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", revision: 3, user: alex,
+            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", flowVersion: "1", flowFingerprint: try engine.fingerprint, revision: 3, user: alex,
             path: ["welcome", "basics"], answers: ["welcome": [:], "basics": basicsValues],
             secondsSpent: ["welcome": 5, "basics": 10, "route": 10], arrivedAt: at(25),
             createdAt: at(0), updatedAt: at(25)))
@@ -205,7 +205,7 @@ func at(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
 
         let goto = try engine.goto(back.state, stepId: "welcome", revision: 3, now: at(30))
         #expect(goto.state == SessionState(
-            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", revision: 4, user: alex,
+            id: "id-1", tenant: "fixture", userId: "u1", flow: "onboarding", flowVersion: "1", flowFingerprint: try engine.fingerprint, revision: 4, user: alex,
             path: ["welcome"], answers: ["welcome": [:], "basics": basicsValues],
             secondsSpent: ["welcome": 5, "basics": 15, "route": 10], arrivedAt: at(30),
             createdAt: at(0), updatedAt: at(30)))

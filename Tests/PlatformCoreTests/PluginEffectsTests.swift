@@ -93,8 +93,16 @@ final class JournalStore: SessionStore {
         try await inner.events(tenant: tenant, flow: flow, since: since, until: until)
     }
 
-    func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws -> FunnelFigures {
-        try await inner.funnel(tenant: tenant, flow: flow, since: since, until: until)
+    func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord] {
+        try await inner.registerFlowVersions(records)
+    }
+
+    func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState] {
+        try await inner.sessionsInFlight(tenant: tenant, flow: flow)
+    }
+
+    func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String?) async throws -> FunnelFigures {
+        try await inner.funnel(tenant: tenant, flow: flow, since: since, until: until, version: version)
     }
 
     func close() async throws {

@@ -62,7 +62,7 @@ struct EventsTests {
                 #expect(completion["tenant"] == .string(tenant))
                 #expect(completion["userId"] == "walker")
                 #expect(completion["sessionId"] == completed["sessionId"])
-                #expect(completion["data"] == ["records": atCompletion["records"]!])
+                #expect(completion["data"] == ["records": atCompletion["records"]!, "flowVersion": completed["flowVersion"]!])
                 #expect(completion.objectValue?.keys.sorted() == ["data", "id", "occurredAt", "sessionId", "tenant", "type", "userId"])
 
                 // events.list: the same event, a page at a time.

@@ -12,12 +12,24 @@ public struct FlowEngine: Sendable {
     /// The plugin's log label, read once: the default derives it from the name character by
     /// character, and every context a command builds needs it.
     let logLabel: String
+    /// The flow's fingerprint for this plugin (its settings included), computed once.
+    public let fingerprint: String
 
     public init(plugin: any OnboardingPlugin, flow: Flow) {
         self.plugin = plugin
         self.flow = flow
         self.validator = plugin.validator
         self.logLabel = plugin.logLabel
+        self.fingerprint = flow.fingerprint(
+            in: StepContext(tenant: plugin.id, displayName: plugin.defaultDisplayName, now: Date(timeIntervalSince1970: 0)))
+    }
+
+    /// The version a session on this engine records.
+    public var version: String { flow.version }
+
+    /// Whether `state` runs on this engine's definition (its version and fingerprint).
+    public func runs(_ state: SessionState) -> Bool {
+        state.flowVersion == flow.version && state.flowFingerprint == fingerprint
     }
 
     /// A command's effect: the state to save, what happened, and the records of a completion.
@@ -87,7 +99,8 @@ public struct FlowEngine: Sendable {
         guard var state = existing else {
             let first = flow.steps[0].id
             let state = SessionState(
-                id: newID(), tenant: tenant, userId: userId, flow: flow.id, user: user ?? .empty,
+                id: newID(), tenant: tenant, userId: userId, flow: flow.id, flowVersion: flow.version, flowFingerprint: fingerprint,
+                user: user ?? .empty,
                 path: [first], arrivedAt: now, createdAt: now, updatedAt: now
             )
             return Transition(
@@ -398,7 +411,7 @@ public struct FlowEngine: Sendable {
             sessionId: state.id, tenant: state.tenant, userId: state.userId, flow: state.flow,
             status: state.status, revision: state.revision, progress: progress(state),
             step: state.currentStep.flatMap { flow.step($0) }.map { stepView($0, state: state, now: now) },
-            completion: state.completion, rejection: state.rejection)
+            completion: state.completion, rejection: state.rejection, flowVersion: state.flowVersion.isEmpty ? flow.version : state.flowVersion)
     }
 
     func progress(_ state: SessionState) -> SessionProgress {

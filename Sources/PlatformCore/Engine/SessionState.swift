@@ -6,6 +6,10 @@ public struct SessionState: Sendable, Hashable {
     public var tenant: String
     public var userId: String
     public var flow: String
+    /// The version of the flow it runs on, and that version's fingerprint ("" for sessions
+    /// stored before flows had versions).
+    public var flowVersion: String
+    public var flowFingerprint: String
     public var status: SessionStatus
     public var revision: Int
     public var user: UserDetails
@@ -29,7 +33,8 @@ public struct SessionState: Sendable, Hashable {
     public var updatedAt: Date
 
     public init(
-        id: String, tenant: String, userId: String, flow: String, status: SessionStatus = .active,
+        id: String, tenant: String, userId: String, flow: String, flowVersion: String = "", flowFingerprint: String = "",
+        status: SessionStatus = .active,
         revision: Int = 0, user: UserDetails = .empty, path: [String],
         answers: [String: [String: JSONValue]] = [:], computed: [String: JSONValue] = [:],
         skipped: Set<String> = [], stepErrors: [String: [FieldError]] = [:], secondsSpent: [String: Double] = [:],
@@ -40,6 +45,8 @@ public struct SessionState: Sendable, Hashable {
         self.tenant = tenant
         self.userId = userId
         self.flow = flow
+        self.flowVersion = flowVersion
+        self.flowFingerprint = flowFingerprint
         self.status = status
         self.revision = revision
         self.user = user
@@ -64,6 +71,8 @@ public struct SessionState: Sendable, Hashable {
 public struct FlowEvent: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable {
         case started, arrived, left, branch, deferred, rejected, completed
+        /// Moved onto a newer version of its flow (`step`: where it stands after the move).
+        case migrated
     }
 
     public var kind: Kind

@@ -324,7 +324,7 @@ public actor MCPServer {
                 "Not found: tenant \(tenant) (hosted: \(hosted.joined(separator: ", "))).", code: wire.code, message: wire.message)
         case .invalidArgument(let name, let reason):
             return Self.toolError("\(Self.sentence(reason)) (argument \(name))", code: wire.code, message: wire.message)
-        case .unavailable:
+        case .unavailable, .unknownFlowVersion:
             return Self.toolError("The onboarding store is busy right now; nothing was saved. Try again in a moment.", code: wire.code, message: wire.message)
         case .defect(let detail):
             logger.error("tool failed", metadata: ["tool": "\(tool)", "error": "\(detail)"])

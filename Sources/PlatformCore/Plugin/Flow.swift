@@ -126,6 +126,16 @@ public struct CompletionResult: Sendable {
 public struct Flow: Sendable {
     /// The flow's id, `onboarding` by default; unique in its plugin.
     public var id: String
+    /// The version its plugin declares (`"2"`, `"2026-11-25"`): sessions record the version they
+    /// run on (`flowVersion`). Bump it when the flow changes; its ``fingerprint(in:)`` changes
+    /// with its shape either way, and a changed fingerprint under the same version counts as a
+    /// new version.
+    public var version: String
+    /// How sessions on older versions that are no longer served move onto this one (renamed
+    /// steps and fields, where a removed step resumes). Whatever is not declared is moved by the
+    /// contract's rules: answers of steps and fields that are gone are dropped, and a session on
+    /// a step that is gone resumes at the last step of its path that still exists.
+    public var migrations: [FlowMigration]
     /// Every step: the main sequence, with each branch's own steps right after the step that
     /// branches to them.
     public let steps: [any FlowStep]
@@ -145,14 +155,18 @@ public struct Flow: Sendable {
     ///   - resumePolicy: where a returning user picks up.
     ///   - progress: how "Step N of M" is numbered; by default derived from the steps and branches.
     ///   - completion: what completing the flow writes.
+    ///   - version: the version sessions started on this definition record.
+    ///   - migrations: how sessions on older, no longer served versions move onto this one.
     public init(
-        id: String = "onboarding", steps: [any FlowStep], resumePolicy: ResumePolicy = .savedStep,
-        progress: ProgressNumbering = .derived(), completion: any CompletionHandler
+        id: String = "onboarding", version: String = "1", steps: [any FlowStep], resumePolicy: ResumePolicy = .savedStep,
+        progress: ProgressNumbering = .derived(), completion: any CompletionHandler, migrations: [FlowMigration] = []
     ) {
         precondition(!steps.isEmpty, "a flow needs at least one step")
         let layout = FlowLayout(main: steps)
         precondition(Set(layout.steps.map(\.id)).count == layout.steps.count, "step ids must be unique in flow \(id)")
         self.id = id
+        self.version = version
+        self.migrations = migrations
         self.layout = layout
         self.steps = layout.steps
         self.resumePolicy = resumePolicy

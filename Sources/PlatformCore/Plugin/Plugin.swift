@@ -98,8 +98,13 @@ public protocol OnboardingPlugin: Sendable {
     /// The plugin's version, reported by `platform.info`.
     var version: String { get }
     /// The plugin's flows; `flow.start` takes the one named, `onboarding` by default. Flow ids
-    /// must be unique in a plugin.
+    /// must be unique in a plugin. Each is the newest version of its flow: new sessions start on it.
     var flows: [Flow] { get }
+    /// Older versions of the flows that are still served (same flow id, another `version`):
+    /// sessions started on one of them finish on it. A version that is neither here nor in
+    /// ``flows`` is no longer served, and its sessions move onto the newest (see
+    /// ``Flow/migrations``). None by default.
+    var olderFlows: [Flow] { get }
     /// Gates for actions after onboarding, asked in order (see ``Gate``); none by default.
     var gates: [any Gate] { get }
     /// What `gate.check` answers before onboarding is complete.
@@ -145,6 +150,7 @@ public struct ValidationFailure: Error, Sendable {
 
 extension OnboardingPlugin {
     public var gates: [any Gate] { [] }
+    public var olderFlows: [Flow] { [] }
     public var onboardingGate: OnboardingGate { OnboardingGate() }
     public var editableFields: [FieldSpec] { [] }
     public var searchProviders: [String: any SearchProvider] { [:] }

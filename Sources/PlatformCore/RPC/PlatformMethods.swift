@@ -99,7 +99,7 @@ extension Platform {
                 }
                 return try await self.funnel(
                     tenant: params.tenant(), flow: params.optionalString("flow") ?? "onboarding",
-                    since: date("since"), until: date("until"))
+                    since: date("since"), until: date("until"), version: params.optionalString("version"))
             },
             .gateCheck: answer { params in
                 try await self.checkGate(

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a store aggregates from its events for `analytics.funnel`: the sessions started in a
 /// time window (the cohort) and everything that happened to them.
-public struct FunnelFigures: Sendable, Hashable {
+public struct FunnelFigures: Sendable {
     public struct Step: Sendable, Hashable {
         public var reached = 0
         public var left = 0
@@ -29,6 +29,9 @@ public struct FunnelFigures: Sendable, Hashable {
     public var branches: [Branch] = []
     /// Sessions that skipped each step.
     public var skips: [String: Int] = [:]
+    /// Sessions started and completed, by the version they started on (every version in the
+    /// window, whichever one the figures above are for).
+    public var versions: [String: (started: Int, completed: Int)] = [:]
 
     public init() {}
 
@@ -46,7 +49,8 @@ public struct FunnelFigures: Sendable, Hashable {
                     medianSeconds: Self.median(step.secondsPerSession))
             },
             branches: branches,
-            skips: order.compactMap { id in skips[id].map { Funnel.Skip(step: id, count: $0) } })
+            skips: order.compactMap { id in skips[id].map { Funnel.Skip(step: id, count: $0) } },
+            versions: versions.sorted { $0.key < $1.key }.map { Funnel.Version(version: $0.key, started: $0.value.started, completed: $0.value.completed) })
     }
 
     static func median(_ values: [Double]) -> Double? {

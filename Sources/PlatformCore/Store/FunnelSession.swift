@@ -9,6 +9,8 @@ struct FunnelSession: Sendable {
 
     var id: String?
     var startedAt: Double?
+    /// The version of the flow it started on ("" for sessions stored before versions).
+    var version: String?
     var completed = false
     var rejected = false
     var lastKind: String?
@@ -25,10 +27,16 @@ struct FunnelSession: Sendable {
         self.id = id
     }
 
-    mutating func add(id eventID: Int64, kind: String, step: String?, action: String?, toStep: String?, seconds spent: Double?, at: Double) {
-        lastKind = kind
+    mutating func add(
+        id eventID: Int64, kind: String, step: String?, action: String?, toStep: String?, seconds spent: Double?, at: Double,
+        version: String? = nil
+    ) {
+        // A move onto a newer version is no step of the person's: a deferred session stays deferred.
+        if kind != "migrated" { lastKind = kind }
         switch kind {
-        case "started": startedAt = startedAt ?? at
+        case "started":
+            startedAt = startedAt ?? at
+            self.version = self.version ?? version ?? ""
         case "completed": completed = true
         case "rejected": rejected = true
         case "arrived":
@@ -56,26 +64,30 @@ struct FunnelSession: Sendable {
 public struct FunnelFolder: Sendable {
     let since: Double?
     let until: Double?
+    /// Only sessions started on this version count, when given.
+    let version: String?
     var figures = FunnelFigures()
     var session = FunnelSession()
     var branchOrder: [FunnelSession.BranchKey: Int64] = [:]
     var branchCounts: [FunnelSession.BranchKey: (count: Int, completed: Int)] = [:]
 
-    /// Counts the sessions started in [since, until).
-    public init(since: Date?, until: Date?) {
+    /// Counts the sessions started in [since, until) (on `version`, when given).
+    public init(since: Date?, until: Date?, version: String? = nil) {
         self.since = since?.timeIntervalSince1970
         self.until = until?.timeIntervalSince1970
+        self.version = version
     }
 
     /// One event; rows must come ordered by session id, then event id.
     public mutating func add(
-        sessionId: String, id: Int64, kind: String, step: String?, action: String?, toStep: String?, seconds: Double?, at: Double
+        sessionId: String, id: Int64, kind: String, step: String?, action: String?, toStep: String?, seconds: Double?, at: Double,
+        version: String? = nil
     ) {
         if sessionId != session.id {
             fold()
             session = FunnelSession(id: sessionId)
         }
-        session.add(id: id, kind: kind, step: step, action: action, toStep: toStep, seconds: seconds, at: at)
+        session.add(id: id, kind: kind, step: step, action: action, toStep: toStep, seconds: seconds, at: at, version: version)
     }
 
     /// The figures once every row has been added.
@@ -93,6 +105,10 @@ public struct FunnelFolder: Sendable {
         guard session.id != nil, let started = session.startedAt,
               since.map({ started >= $0 }) ?? true,
               until.map({ started < $0 }) ?? true else { return }
+        let startedOn = session.version ?? ""
+        figures.versions[startedOn, default: (0, 0)].started += 1
+        if session.completed { figures.versions[startedOn, default: (0, 0)].completed += 1 }
+        guard version.map({ $0 == startedOn }) ?? true else { return }
         figures.started += 1
         if session.completed { figures.completed += 1 }
         if session.rejected { figures.rejected += 1 }

@@ -210,6 +210,25 @@ public final class SQLiteSessionStore: SessionStore {
             // events_by_flow_session), and every event written paid for this index's page.
             try db.execute(sql: "DROP INDEX IF EXISTS events_by_session")
         }
+        migrator.registerMigration("v6-flow-versions") { db in
+            // The version of its flow a session runs on (empty for sessions stored before), the
+            // version each event happened on (the funnel by version), and the order in which
+            // this database's hosts first served each version (a rolling deploy never moves a
+            // session back onto an older one).
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN flow_version TEXT NOT NULL DEFAULT '';
+                ALTER TABLE sessions ADD COLUMN flow_fingerprint TEXT NOT NULL DEFAULT '';
+                ALTER TABLE events ADD COLUMN flow_version TEXT;
+                CREATE TABLE flow_versions (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    tenant TEXT NOT NULL,
+                    flow TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    UNIQUE (tenant, flow, fingerprint)
+                );
+                """)
+        }
         return migrator
     }
 
@@ -371,7 +390,7 @@ public final class SQLiteSessionStore: SessionStore {
     /// name costs a scan of the row's column names on every read.
     static let sessionColumns = """
         id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json, arrived_at,
-        last_submit_digest, completion_json, rejection_json, created_at, updated_at, write_count
+        last_submit_digest, completion_json, rejection_json, created_at, updated_at, write_count, flow_version, flow_fingerprint
         """
     static let sessionByID = "SELECT \(sessionColumns) FROM sessions WHERE tenant = ? AND id = ?"
     static let sessionByUser = "SELECT \(sessionColumns) FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?"
@@ -402,7 +421,7 @@ public final class SQLiteSessionStore: SessionStore {
         }
         let text = try SessionTextColumns(user: row[6], path: row[7], progress: row[8], completion: row[11], rejection: row[12]).decoded()
         let state = SessionState(
-            id: id, tenant: row[1], userId: row[2], flow: row[3],
+            id: id, tenant: row[1], userId: row[2], flow: row[3], flowVersion: row[16], flowFingerprint: row[17],
             status: SessionStatus(rawValue: row[4]) ?? .active,
             revision: row[5],
             user: text.user, path: text.path,
@@ -427,24 +446,28 @@ public final class SQLiteSessionStore: SessionStore {
         if let writeCount = prepared.replacedWriteCount {
             try db.cachedStatement(sql: """
                 UPDATE sessions SET write_count = write_count + 1, status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
-                    arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?
+                    arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?,
+                    flow_version = ?, flow_fingerprint = ?
                 WHERE tenant = ? AND id = ? AND write_count = ?
                 """).execute(arguments: [
                     state.status.rawValue, state.revision, userJSON, pathJSON, progressJSON,
                     state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
-                    rejectionJSON, state.updatedAt.timeIntervalSince1970, state.tenant, state.id, writeCount,
+                    rejectionJSON, state.updatedAt.timeIntervalSince1970, state.flowVersion, state.flowFingerprint,
+                    state.tenant, state.id, writeCount,
                 ])
             guard db.changesCount == 1 else { return false }
         } else {
             do {
                 try db.cachedStatement(sql: """
                 INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
-                    progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at,
+                    flow_version, flow_fingerprint)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: [
                     state.id, state.tenant, state.userId, state.flow, state.status.rawValue, state.revision,
                     userJSON, pathJSON, progressJSON, state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest,
                     completionJSON, rejectionJSON, state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
+                    state.flowVersion, state.flowFingerprint,
                 ])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 return false
@@ -467,11 +490,11 @@ public final class SQLiteSessionStore: SessionStore {
 
     static func insert(_ db: Database, _ event: FlowEvent, of state: SessionState) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 state.tenant, state.flow, state.id, event.kind.rawValue, event.step, event.action,
-                event.toStep, event.seconds, event.at.timeIntervalSince1970,
+                event.toStep, event.seconds, event.at.timeIntervalSince1970, state.flowVersion,
             ])
     }
 
@@ -563,11 +586,11 @@ public final class SQLiteSessionStore: SessionStore {
     /// The funnel in one pass: the flow's events are read in (session, id) order along an index,
     /// each session folded as it goes by, so the cost grows with the events read, never with
     /// sessions times events (as correlated subqueries did), and memory holds one session at a time.
-    public func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws -> FunnelFigures {
+    public func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String?) async throws -> FunnelFigures {
         try await writer.read { db in
-            var folder = FunnelFolder(since: since, until: until)
+            var folder = FunnelFolder(since: since, until: until, version: version)
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT id, session_id, kind, step, action, to_step, seconds, at FROM events
+                SELECT id, session_id, kind, step, action, to_step, seconds, at, flow_version FROM events
                 WHERE tenant = ? AND flow = ? ORDER BY session_id, id
                 """, arguments: [tenant, flow])
             // Columns by position (the SELECT's order): a lookup by name, for 8 columns of
@@ -575,9 +598,37 @@ public final class SQLiteSessionStore: SessionStore {
             while let row = try rows.next() {
                 folder.add(
                     sessionId: row[1], id: row[0], kind: row[2], step: row[3], action: row[4],
-                    toStep: row[5], seconds: row[6], at: row[7])
+                    toStep: row[5], seconds: row[6], at: row[7], version: row[8])
             }
             return folder.finish()
+        }
+    }
+
+    // MARK: - flow versions
+
+    public func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord] {
+        try await committer.write { db in
+            for record in records {
+                try db.execute(
+                    sql: "INSERT INTO flow_versions (tenant, flow, version, fingerprint) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    arguments: [record.tenant, record.flow, record.version, record.fingerprint])
+            }
+            let tenants = Array(Set(records.map(\.tenant)))
+            return try Row.fetchAll(
+                db, sql: "SELECT tenant, flow, version, fingerprint, sequence FROM flow_versions ORDER BY sequence"
+            ).compactMap { row -> FlowVersionRecord? in
+                let record = FlowVersionRecord(tenant: row[0], flow: row[1], version: row[2], fingerprint: row[3], sequence: row[4])
+                return tenants.contains(record.tenant) ? record : nil
+            }
+        }
+    }
+
+    public func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState] {
+        try await writer.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT id FROM sessions WHERE tenant = ? AND flow = ? AND status IN ('active', 'deferred') ORDER BY id",
+                arguments: [tenant, flow]
+            ).compactMap { id in try Self.fetchStoredSession(db, tenant: tenant, key: .id(id))?.state }
         }
     }
 

@@ -74,10 +74,17 @@ public protocol SessionStore: Sendable {
     func events(tenant: String, flow: String?, since: Date?, until: Date?) async throws -> [StoredEvent]
 
     /// The funnel of the sessions of `flow` started in [since, until), computed from the events.
-    func funnel(tenant: String, flow: String, since: Date?, until: Date?) async throws -> FunnelFigures
+    func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String?) async throws -> FunnelFigures
 
     /// Finishes pending work and closes the database.
     func close() async throws
+
+    /// Registers flow versions as first served now (a version already registered keeps its
+    /// place) and returns every registered version of the same tenants, with its sequence.
+    func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord]
+
+    /// The tenant's sessions of `flow` that are in flight (active or deferred), with their answers.
+    func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState]
 }
 
 /// Everything the server keeps, behind one value: what `--db` opens (SQLite or PostgreSQL).
@@ -94,6 +101,17 @@ extension SessionStore {
     public func unavailability(of error: any Error) -> String? {
         (error as? StoreUnavailable)?.reason
     }
+
+    /// For a store with no registry: the versions in the order given, nothing kept.
+    public func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord] {
+        records.enumerated().map { index, record in
+            var numbered = record
+            numbered.sequence = Int64(index + 1)
+            return numbered
+        }
+    }
+
+    public func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState] { [] }
 
     /// A profile update that reports no event.
     public func updateProfile<Result: Sendable>(

@@ -1,0 +1,233 @@
+import Foundation
+import Logging
+
+/// What a deploy would do to the sessions in flight: for each tenant and flow, the sessions by
+/// the version they run on, and for each version that is no longer served what moving them onto
+/// the newest does (`platformd flows check`; `serve` logs the same at start).
+public struct FlowCheckReport: Sendable {
+    public struct VersionCount: Sendable, Hashable {
+        public var version: String
+        public var fingerprint: String
+        public var sessions: Int
+        /// `served`, `moves` (no longer served: moved on first touch), or `newer` (first served by
+        /// a newer binary on this database: left alone here).
+        public var fate: String
+    }
+
+    public struct Resumption: Sendable, Hashable {
+        public var from: String
+        public var to: String
+        public var sessions: Int
+        public var declared: Bool
+    }
+
+    public struct Dropped: Sendable, Hashable {
+        public var step: String
+        public var field: String
+        public var sessions: Int
+        public var declared: Bool
+    }
+
+    public struct Refused: Sendable, Hashable {
+        public var step: String
+        public var field: String
+        public var sessions: Int
+    }
+
+    /// Moving the sessions of one version that is no longer served.
+    public struct Move: Sendable, Hashable {
+        public var fromVersion: String
+        public var fromFingerprint: String
+        public var sessions: Int
+        /// Moved by a declaration of the newest flow (`FlowMigration`).
+        public var declared: Int
+        /// The version string is the served one, the shape is not: the flow changed without a new version.
+        public var sameVersionChanged: Bool
+        public var resumed: [Resumption]
+        public var dropped: [Dropped]
+        public var refused: [Refused]
+    }
+
+    public struct FlowReport: Sendable, Hashable {
+        public var tenant: String
+        public var flow: String
+        public var version: String
+        public var fingerprint: String
+        public var olderServed: [String]
+        public var inFlight: [VersionCount]
+        public var moves: [Move]
+    }
+
+    public var flows: [FlowReport]
+
+    /// Sessions in flight that would resume at an earlier step or lose an answer with no
+    /// declaration saying so: a deploy pipeline stops on these (exit 65).
+    public var unsafeSessions: Int
+
+    public var isSafe: Bool { unsafeSessions == 0 }
+}
+
+extension Platform {
+    /// Plans what the served flows do to the store's sessions in flight, without writing anything.
+    public func checkFlows(now: Date = Date()) async throws -> FlowCheckReport {
+        var reports: [FlowCheckReport.FlowReport] = []
+        var unsafe = 0
+        for entry in hosted {
+            guard let registered = tenants[entry.id] else { continue }
+            for flowID in registered.flowIDs {
+                guard let newest = registered.engines[flowID] else { continue }
+                let sessions = try await store.sessionsInFlight(tenant: entry.id, flow: flowID)
+                var counts: [String: FlowCheckReport.VersionCount] = [:]
+                var moves: [String: (move: FlowCheckReport.Move, resumed: [FlowMove.Resumption: Int], dropped: [FlowMove.DroppedAnswer: Int], refused: [String: Int])] = [:]
+                for state in sessions {
+                    let key = state.flowVersion + "\u{0}" + state.flowFingerprint
+                    let fate: String
+                    let placement: Placement
+                    do {
+                        do throws(FlowError) {
+                            placement = try place(state, in: registered, now: now)
+                        } catch .unknownFlowVersion(let tenant, let flow, let fingerprint) {
+                            // Not in the registry this host read at start: never served by a host that registers.
+                            flowRegistry.settle(tenant: tenant, flow: flow, fingerprint: fingerprint)
+                            placement = try place(state, in: registered, now: now)
+                        }
+                        fate = placement.moved ? "moves" : "served"
+                    } catch {
+                        counts[key, default: .init(version: state.flowVersion, fingerprint: state.flowFingerprint, sessions: 0, fate: "newer")].sessions += 1
+                        continue
+                    }
+                    counts[key, default: .init(version: state.flowVersion, fingerprint: state.flowFingerprint, sessions: 0, fate: fate)].sessions += 1
+                    guard case .moves(_, let move) = placement else { continue }
+                    var entry = moves[key] ?? (
+                        FlowCheckReport.Move(
+                            fromVersion: state.flowVersion, fromFingerprint: state.flowFingerprint, sessions: 0, declared: 0,
+                            sameVersionChanged: state.flowVersion == newest.version, resumed: [], dropped: [], refused: []),
+                        [:], [:], [:])
+                    entry.move.sessions += 1
+                    if move.declared { entry.move.declared += 1 }
+                    if let resumption = move.resumption { entry.resumed[resumption, default: 0] += 1 }
+                    for dropped in Set(move.dropped) { entry.dropped[dropped, default: 0] += 1 }
+                    for (step, errors) in move.refused {
+                        for field in Set(errors.compactMap(\.field)) { entry.refused[step + "\u{0}" + field, default: 0] += 1 }
+                    }
+                    if move.losesUndeclared { unsafe += 1 }
+                    moves[key] = entry
+                }
+                reports.append(FlowCheckReport.FlowReport(
+                    tenant: entry.id, flow: flowID, version: newest.version, fingerprint: newest.fingerprint,
+                    olderServed: (registered.olderEngines[flowID] ?? []).map(\.version),
+                    inFlight: counts.values.sorted { ($0.sessions, $0.version) > ($1.sessions, $1.version) },
+                    moves: moves.values.map { entry in
+                        var move = entry.move
+                        move.resumed = entry.resumed.map { .init(from: $0.key.from, to: $0.key.to, sessions: $0.value, declared: $0.key.declared) }
+                            .sorted { ($0.sessions, $0.from) > ($1.sessions, $1.from) }
+                        move.dropped = entry.dropped.map { .init(step: $0.key.step, field: $0.key.field, sessions: $0.value, declared: $0.key.declared) }
+                            .sorted { ($0.step, $0.field) < ($1.step, $1.field) }
+                        move.refused = entry.refused.map { key, count in
+                            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+                            return .init(step: parts[0], field: parts.count > 1 ? parts[1] : "", sessions: count)
+                        }.sorted { ($0.step, $0.field) < ($1.step, $1.field) }
+                        return move
+                    }.sorted { $0.sessions > $1.sessions }))
+            }
+        }
+        return FlowCheckReport(flows: reports, unsafeSessions: unsafe)
+    }
+}
+
+extension FlowCheckReport {
+    /// The report for people: one block per flow, then the verdict.
+    public var lines: [String] {
+        var lines: [String] = []
+        for flow in flows {
+            let older = flow.olderServed.isEmpty ? "" : "; older versions still served: \(flow.olderServed.joined(separator: ", "))"
+            lines.append("\(flow.tenant)/\(flow.flow): serving version \(flow.version) (fingerprint \(flow.fingerprint))\(older)")
+            if flow.inFlight.isEmpty {
+                lines.append("  no sessions in flight")
+            } else {
+                lines.append("  in flight: " + flow.inFlight.map { count in
+                    "\(count.sessions) on \(Self.name(count.version, count.fingerprint)): \(Self.fateWords(count.fate))"
+                }.joined(separator: "; "))
+            }
+            for move in flow.moves {
+                lines.append("  \(move.sessions) session(s) on \(Self.name(move.fromVersion, move.fromFingerprint)) move onto \(flow.version)"
+                    + (move.declared > 0 ? ", \(move.declared) by the flow's declared migration" : ", with no declared migration"))
+                if move.sameVersionChanged {
+                    lines.append("    the flow changed without a new version: \(flow.version) now has fingerprint \(flow.fingerprint); declare a new version and its migration")
+                }
+                for resumed in move.resumed {
+                    lines.append("    \(resumed.sessions) resume at \(resumed.to) instead of \(resumed.from)" + (resumed.declared ? " (declared)" : " (an earlier step, not declared)"))
+                }
+                for dropped in move.dropped {
+                    lines.append("    \(dropped.sessions) lose their answer to \(dropped.step).\(dropped.field)" + (dropped.declared ? " (declared)" : " (not declared)"))
+                }
+                for refused in move.refused {
+                    lines.append("    \(refused.sessions) have an answer to \(refused.step).\(refused.field) the new rules refuse: shown with its error when they reach it")
+                }
+            }
+        }
+        lines.append(isSafe
+            ? "ok: no session in flight resumes at an earlier step or loses an answer without a declaration"
+            : "not safe: \(unsafeSessions) session(s) in flight would resume at an earlier step or lose an answer without a declaration")
+        return lines
+    }
+
+    static func name(_ version: String, _ fingerprint: String) -> String {
+        version.isEmpty && fingerprint.isEmpty
+            ? "no version (stored before versions)" : "version \(version) [\(fingerprint.isEmpty ? "no fingerprint" : fingerprint)]"
+    }
+
+    static func fateWords(_ fate: String) -> String {
+        switch fate {
+        case "served": "served"
+        case "moves": "no longer served: moved on first touch"
+        default: "first served by a newer binary: left alone here, -32008 on this host"
+        }
+    }
+
+    /// The report as JSON, for deploy pipelines.
+    public var json: JSONValue {
+        .object([
+            "ok": .bool(isSafe),
+            "unsafeSessions": .int(Int64(unsafeSessions)),
+            "flows": .array(flows.map { flow in
+                .object([
+                    "tenant": .string(flow.tenant), "flow": .string(flow.flow), "version": .string(flow.version),
+                    "fingerprint": .string(flow.fingerprint), "olderServed": .array(flow.olderServed.map(JSONValue.string)),
+                    "inFlight": .array(flow.inFlight.map { count in
+                        ["version": .string(count.version), "fingerprint": .string(count.fingerprint),
+                         "sessions": .int(Int64(count.sessions)), "fate": .string(count.fate)]
+                    }),
+                    "moves": .array(flow.moves.map { move in
+                        .object([
+                            "fromVersion": .string(move.fromVersion), "fromFingerprint": .string(move.fromFingerprint),
+                            "sessions": .int(Int64(move.sessions)), "declared": .int(Int64(move.declared)),
+                            "sameVersionChanged": .bool(move.sameVersionChanged),
+                            "resumed": .array(move.resumed.map {
+                                ["from": .string($0.from), "to": .string($0.to), "sessions": .int(Int64($0.sessions)), "declared": .bool($0.declared)]
+                            }),
+                            "dropped": .array(move.dropped.map {
+                                ["step": .string($0.step), "field": .string($0.field), "sessions": .int(Int64($0.sessions)), "declared": .bool($0.declared)]
+                            }),
+                            "refused": .array(move.refused.map {
+                                ["step": .string($0.step), "field": .string($0.field), "sessions": .int(Int64($0.sessions))]
+                            }),
+                        ])
+                    }),
+                ])
+            }),
+        ])
+    }
+}
+
+extension Platform {
+    /// What `serve` does before it answers: registers the flow versions it serves, then logs
+    /// what they do to the sessions in flight (the `flows check` report) at notice, or at
+    /// warning when someone would be moved back or lose an answer without a declaration.
+    public func startServingFlows(logger: Logger) async throws {
+        try await registerFlowVersions()
+        let report = try await checkFlows()
+        let level: Logger.Level = report.isSafe ? .notice : .warning
+        for line in report.lines { logger.log(level: level, "flows: \(line)") }
+    }
+}
