@@ -345,29 +345,54 @@ struct FlowVersionPlatformTests {
         }
     }
 
-    @Test func aSessionOnAVersionANewerHostServesIsLeftAloneWith32008() async throws {
-        try await withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("v.sqlite").path
-            let store = try SQLiteSessionStore(path: path)
-            // Old and new hosts of a rolling deploy on one database: the old one registered first.
-            let old = platform(VersionedPlugin(flows: [Versions.v1()]), store)
-            try await old.registerFlowVersions()
-            let change = try #require(Versions.changes.first { $0.name == "step renamed, declared" })
-            let new = platform(VersionedPlugin(flows: [change.flow]), store)
-            try await new.registerFlowVersions()
-            var view = try await new.start(tenant: "versioned", userId: "u1", flow: "onboarding", user: nil)
-            view = try await new.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
-            #expect(view.step?.id == "bee")
-            // The old host never moves it back onto version 1: it answers -32008 (retry elsewhere).
-            await expectError(.unavailable) { _ = try await old.get(tenant: "versioned", key: .id(view.sessionId)) }
-            await expectError(.unavailable) {
-                _ = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "bee", revision: view.revision, values: ["age": 30]))
-            }
-            let stored = try #require(try await store.session(tenant: "versioned", key: .id(view.sessionId)))
-            #expect(stored.flowVersion == "2" && stored.currentStep == "bee" && stored.revision == view.revision)
-            #expect(try await old.checkFlows().flows.first?.inFlight.map(\.fate) == ["newer"])
-            try await store.close()
+    /// Two hosts on one database (two stores on one SQLite file, or two pools on one PostgreSQL
+    /// schema): the old binary's and the new one's, as during a rolling deploy.
+    func twoHosts(_ kind: StoreKind) async throws -> (old: any PlatformStore, new: any PlatformStore)? {
+        switch kind {
+        case .postgres:
+            let schema = TestPostgres.freshSchema()
+            guard let old = try await TestPostgres.store(schema: schema), let new = try await TestPostgres.store(schema: schema) else { return nil }
+            return (old, new)
+        default:
+            let path = try TemporaryDirectory.make().appendingPathComponent("v.sqlite").path
+            return (try SQLiteSessionStore(path: path), try SQLiteSessionStore(path: path))
         }
+    }
+
+    @Test("a rolling deploy: the old host never moves back a session the new host moved; it answers -32008",
+          arguments: [StoreKind.file, .postgres])
+    func aSessionOnAVersionANewerHostServesIsLeftAloneWith32008(kind: StoreKind) async throws {
+        guard let hosts = try await twoHosts(kind) else { return }
+        let old = Platform(plugins: [VersionedPlugin(flows: [Versions.v1()])], store: hosts.old)
+        try await old.registerFlowVersions()
+        // A session the old host started, before the new binary came up.
+        var early = try await old.start(tenant: "versioned", userId: "early", flow: "onboarding", user: nil)
+        early = try await old.submit(tenant: "versioned", sessionId: early.sessionId, command: .init(stepId: "a", revision: early.revision, values: ["name": "Alex"]))
+        let change = try #require(Versions.changes.first { $0.name == "step renamed, declared" })
+        let new = Platform(plugins: [VersionedPlugin(flows: [change.flow])], store: hosts.new)
+        try await new.registerFlowVersions()
+        var view = try await new.start(tenant: "versioned", userId: "u1", flow: "onboarding", user: nil)
+        view = try await new.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
+        #expect(view.step?.id == "bee")
+        // The old host never moves it back onto version 1: it answers -32008 (retry elsewhere).
+        await expectError(.unavailable) { _ = try await old.get(tenant: "versioned", key: .id(view.sessionId)) }
+        await expectError(.unavailable) {
+            _ = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "bee", revision: view.revision, values: ["age": 30]))
+        }
+        let stored = try #require(try await hosts.new.session(tenant: "versioned", key: .id(view.sessionId)))
+        #expect(stored.flowVersion == "2" && stored.currentStep == "bee" && stored.revision == view.revision && stored.answers["a"] == ["name": "Alex"])
+        #expect(try await old.checkFlows().flows.first?.inFlight.contains { $0.fate == "newer" } == true)
+        // The old host's own session: served by the old host while it runs, moved (renamed step
+        // carried by the declaration) when the new host first touches it; then the old host leaves it alone.
+        let stillOld = try await old.get(tenant: "versioned", key: .id(early.sessionId))
+        #expect(stillOld.flowVersion == "1" && stillOld.step?.id == "b")
+        let moved = try await new.get(tenant: "versioned", key: .id(early.sessionId))
+        #expect(moved.flowVersion == "2" && moved.step?.id == "bee" && moved.revision == early.revision)
+        await expectError(.unavailable) { _ = try await old.get(tenant: "versioned", key: .id(early.sessionId)) }
+        let done = try await new.submit(tenant: "versioned", sessionId: early.sessionId, command: .init(stepId: "bee", revision: moved.revision, values: ["age": 30]))
+        #expect(done.step?.id == "c")
+        try await hosts.old.close()
+        try await hosts.new.close()
     }
 }
 
