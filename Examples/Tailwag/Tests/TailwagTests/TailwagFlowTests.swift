@@ -88,3 +88,24 @@ import Testing
         _ = try MermaidChecker.check(live).get()
     }
 }
+
+/// Version 2 renamed version 1's `location` step (field `zip`) to `area` (`postcode`): a session
+/// that was on it moves there with its answer, declared, so `flows check` passes.
+@Suite struct TailwagVersionTests {
+    @Test func aVersionOneSessionOnTheRenamedStepMovesWithItsAnswer() throws {
+        let plugin = TailwagPlugin()
+        let engine = FlowEngine(plugin: plugin, flow: try #require(plugin.flow("onboarding")))
+        #expect(engine.version == "2")
+        let now = Date()
+        let onLocation = SessionState(
+            id: "s1", tenant: "tailwag", userId: "u1", flow: "onboarding", flowVersion: "1", flowFingerprint: "v1-shape",
+            revision: 3, path: ["welcome", "role", "location"],
+            answers: ["welcome": [:], "role": ["role": "owner"], "location": ["zip": "94110"]],
+            arrivedAt: now, createdAt: now, updatedAt: now)
+        let move = engine.move(onLocation, now: now)
+        #expect(move.declared && !move.losesUndeclared)
+        #expect(move.state.currentStep == "area" && move.state.revision == 3)
+        #expect(move.state.answers["area"] == ["postcode": "94110"])
+        #expect(engine.view(move.state, now: now).step?.fields.first { $0.id == "postcode" }?.value == "94110")
+    }
+}

@@ -14,7 +14,14 @@ public struct TailwagPlugin: OnboardingPlugin {
     public static let registration = PluginRegistration(name: "Tailwag", defaultTenant: "tailwag", make: { _ in TailwagPlugin() })
 
     public var flows: [Flow] {
-        [Flow(steps: [WelcomeStep(), RoleStep(), AreaStep(), ReviewStep()], completion: AccountCompletion())]
+        [
+            Flow(
+                version: "2", steps: [WelcomeStep(), RoleStep(), AreaStep(), ReviewStep()], completion: AccountCompletion(),
+                // Version 1 called the area step `location` and its field `zip`. People who were on
+                // it when version 2 was deployed move here with their answer (Docs/plugins.md,
+                // "Changing a flow"); without this they would lose it and go back a step.
+                migrations: [FlowMigration(from: "1", renamedSteps: ["location": "area"], renamedFields: ["zip": "postcode"])]),
+        ]
     }
 
     public var gates: [any Gate] { [VerificationGate()] }
