@@ -8,6 +8,8 @@ public enum PlatformEventType: String, Sendable, Hashable, Codable, CaseIterable
     case sessionRejected = "session.rejected"
     /// `profile.update` changed a user's records; `data.records` holds the whole set after it.
     case profileUpdated = "profile.updated"
+    /// Everything held about the user in the tenant was erased (`user.erase`); `data` is empty.
+    case userErased = "user.erased"
 }
 
 /// An event for an app's backend, as its webhooks receive it (the POST body) and as

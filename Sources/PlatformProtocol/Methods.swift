@@ -17,6 +17,8 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
     case login = "auth.login"
     case userToken = "auth.userToken"
     case eventsList = "events.list"
+    case userExport = "user.export"
+    case userErase = "user.erase"
 
     public var summary: String {
         switch self {
@@ -36,6 +38,8 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .login: "Logs the connection in with a key's secret or a user token; it then acts as that principal."
         case .userToken: "Mints a short-lived token that lets an app's client act for one user of one tenant."
         case .eventsList: "The tenant's completion events, oldest first, after a cursor: for backends that poll instead of taking webhooks."
+        case .userExport: "Everything the store holds about one user of a tenant, as one document."
+        case .userErase: "Erases every session, answer, profile, record and funnel event of one user of a tenant, cancels their pending deliveries, and reports user.erased."
         }
     }
 
@@ -73,6 +77,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .gateCheck: return [tenant, userId, ("action", true, Schema.string)]
         case .funnel:
             return [tenant, flow, ("since", false, Schema.timestamp), ("until", false, Schema.timestamp), ("version", false, Schema.string)]
+        case .userExport, .userErase: return [tenant, userId]
         case .eventsList:
             return [tenant, ("after", false, Schema.ref("EventCursor")),
                     ("limit", false, Schema.integer(minimum: 1, maximum: 1000, description: "Default 100."))]
@@ -93,6 +98,8 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .login: "LoginResult"
         case .userToken: "UserToken"
         case .eventsList: "EventsPage"
+        case .userExport: "UserExport"
+        case .userErase: "UserErasure"
         }
     }
 
@@ -107,7 +114,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .profileUpdate: [.notFound, .validationFailed, .unavailable]
         case .login: [.unauthorized]
         case .userToken: [.unauthorized, .notFound, .unavailable]
-        case .eventsList: [.notFound, .unavailable]
+        case .eventsList, .userExport, .userErase: [.notFound, .unavailable]
         }
     }
 }

@@ -319,3 +319,97 @@ public struct PlatformInfo: Sendable, Hashable, Codable {
         self.tenants = tenants
     }
 }
+
+/// The answer to `user.export`: everything the store holds about one user of one tenant.
+public struct UserExport: Sendable, Hashable, Codable {
+    public struct Session: Sendable, Hashable, Codable {
+        public var sessionId: String
+        public var flow: String
+        public var flowVersion: String
+        public var status: SessionStatus
+        public var createdAt: String
+        public var updatedAt: String
+        public var user: UserDetails
+        /// Saved answers by step id, then field id.
+        public var answers: [String: [String: JSONValue]]
+
+        public init(
+            sessionId: String, flow: String, flowVersion: String, status: SessionStatus, createdAt: String, updatedAt: String,
+            user: UserDetails, answers: [String: [String: JSONValue]]
+        ) {
+            self.sessionId = sessionId
+            self.flow = flow
+            self.flowVersion = flowVersion
+            self.status = status
+            self.createdAt = createdAt
+            self.updatedAt = updatedAt
+            self.user = user
+            self.answers = answers
+        }
+    }
+
+    public struct Event: Sendable, Hashable, Codable {
+        /// A funnel event's kind (`arrived`, `left` …) or a completion event's type (`session.completed`).
+        public var type: String
+        public var step: String?
+        public var at: String
+
+        public init(type: String, step: String? = nil, at: String) {
+            self.type = type
+            self.step = step
+            self.at = at
+        }
+    }
+
+    public var tenant: String
+    public var userId: String
+    public var exportedAt: String
+    public var sessions: [Session]
+    public var profile: Profile?
+    public var events: [Event]
+
+    public init(tenant: String, userId: String, exportedAt: String, sessions: [Session], profile: Profile?, events: [Event]) {
+        self.tenant = tenant
+        self.userId = userId
+        self.exportedAt = exportedAt
+        self.sessions = sessions
+        self.profile = profile
+        self.events = events
+    }
+
+    enum CodingKeys: String, CodingKey { case tenant, userId, exportedAt, sessions, profile, events }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(tenant, forKey: .tenant)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(exportedAt, forKey: .exportedAt)
+        try container.encode(sessions, forKey: .sessions)
+        try container.encodeNullable(profile, forKey: .profile)
+        try container.encode(events, forKey: .events)
+    }
+}
+
+/// The answer to `user.erase`: what was deleted.
+public struct UserErasure: Sendable, Hashable, Codable {
+    public struct Counts: Sendable, Hashable, Codable {
+        public var sessions: Int
+        public var records: Int
+        public var events: Int
+        /// Pending webhook deliveries about the user that were cancelled (their payloads deleted).
+        public var deliveries: Int
+
+        public init(sessions: Int = 0, records: Int = 0, events: Int = 0, deliveries: Int = 0) {
+            self.sessions = sessions
+            self.records = records
+            self.events = events
+            self.deliveries = deliveries
+        }
+    }
+
+    public var erased: Counts
+
+    public init(erased: Counts) {
+        self.erased = erased
+    }
+}

@@ -166,6 +166,22 @@ enum Schema {
                 ], required: [], description: "{ records, flowVersion } for session.completed; { records } for profile.updated; { code } for session.rejected."),
             ], required: ["id", "type", "tenant", "userId", "occurredAt", "data"],
                description: "A completion event, as webhooks receive it and events.list returns it."),
+            "UserExport": object([
+                "tenant": string, "userId": string, "exportedAt": timestamp,
+                "sessions": array(object([
+                    "sessionId": string, "flow": string, "flowVersion": string, "status": ref("SessionStatus"),
+                    "createdAt": timestamp, "updatedAt": timestamp, "user": ref("UserDetails"),
+                    "answers": ["type": "object", "additionalProperties": ["type": "object"]],
+                ], required: ["sessionId", "flow", "flowVersion", "status", "createdAt", "updatedAt", "user", "answers"])),
+                "profile": nullable(ref("Profile")),
+                "events": array(object(["type": string, "step": string, "at": timestamp], required: ["type", "at"])),
+            ], required: ["tenant", "userId", "exportedAt", "sessions", "profile", "events"]),
+            "UserErasure": object([
+                "erased": object([
+                    "sessions": integer(minimum: 0), "records": integer(minimum: 0), "events": integer(minimum: 0),
+                    "deliveries": integer(minimum: 0),
+                ], required: ["sessions", "records", "events", "deliveries"]),
+            ], required: ["erased"]),
             "EventsPage": object(["events": array(ref("Event")), "next": ref("EventCursor")], required: ["events", "next"]),
             "OpenRPCDocument": object(["openrpc": string, "info": ["type": "object"], "methods": ["type": "array"]],
                                       required: ["openrpc", "info", "methods"], closed: false),

@@ -459,8 +459,10 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 while let self, !self.closed.load(ordering: .relaxed) {
                     do {
                         try await self.connection { connection in
-                            try await Self.run(connection, "VACUUM answers", self.logger)
-                            try await Self.run(connection, "VACUUM sessions", self.logger)
+                            // The tables an erasure deletes from (a rejection, or user.erase).
+                            for table in ["answers", "sessions", "events", "records", "profiles", "deliveries", "outbox"] {
+                                try await Self.run(connection, "VACUUM \(table)", self.logger)
+                            }
                         }
                         self.vacuumCount.add(1, ordering: .relaxed)
                     } catch {

@@ -13,6 +13,7 @@ struct Funnel: AsyncParsableCommand {
     @Option(help: "The flow id.") var flow = "onboarding"
     @Option(help: "Only sessions started at or after this ISO 8601 time (2026-11-01T00:00:00Z).") var since: String?
     @Option(help: "Only sessions started before this ISO 8601 time.") var until: String?
+    @Option(help: "Only sessions started on this version of the flow.") var flowVersion: String?
     @Flag(help: "Print the analytics.funnel JSON instead of a table.") var json = false
 
     func validate() throws {
@@ -27,7 +28,7 @@ struct Funnel: AsyncParsableCommand {
         let (platform, _) = try await store.openPlatform(tenants: tenantOptions.load(), logger: logger)
         let result: Result<FunnelFigures.Result, FlowError>
         do {
-            result = .success(try await platform.funnel(tenant: tenant, flow: flow, since: sinceDate, until: untilDate))
+            result = .success(try await platform.funnel(tenant: tenant, flow: flow, since: sinceDate, until: untilDate, version: flowVersion))
         } catch {
             result = .failure(error)
         }
@@ -75,6 +76,12 @@ struct FunnelTable {
         if !funnel.skips.isEmpty {
             lines.append("")
             lines += Self.table(["skipped step", "sessions"], funnel.skips.map { [$0.step, String($0.count)] })
+        }
+        if let versions = funnel.versions, !versions.isEmpty {
+            lines.append("")
+            lines += Self.table(["started on version", "started", "completed"], versions.map { version in
+                [version.version.isEmpty ? "(none)" : version.version, String(version.started), String(version.completed)]
+            })
         }
         return lines.joined(separator: "\n")
     }

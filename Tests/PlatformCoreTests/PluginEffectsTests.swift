@@ -93,6 +93,14 @@ final class JournalStore: SessionStore {
         try await inner.events(tenant: tenant, flow: flow, since: since, until: until)
     }
 
+    func userData(tenant: String, userId: String) async throws -> StoredUserData {
+        try await inner.userData(tenant: tenant, userId: userId)
+    }
+
+    func eraseUser(tenant: String, userId: String, report: OutboxEvent) async throws -> UserErasure.Counts {
+        try await inner.eraseUser(tenant: tenant, userId: userId, report: report)
+    }
+
     func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord] {
         try await inner.registerFlowVersions(records)
     }

@@ -25,6 +25,7 @@ public struct AccessControl: Sendable {
     /// tenant's events are every user's, for its backend (a tenant key) only.
     static let userMethods = Set([
         PlatformMethod.start, .get, .submit, .back, .goto, .search, .describe, .profileGet, .profileUpdate, .gateCheck,
+        .userExport,
     ].map(\.rawValue))
 
     /// Throws the contract's refusal (-32001, -32002 for another user's session, -32007) or returns.

@@ -105,6 +105,8 @@ extension Platform {
                 try await self.checkGate(
                     tenant: params.tenant(), userId: params.userId(), action: params.string("action"))
             },
+            .userExport: answer { params in try await self.exportUser(tenant: params.tenant(), userId: params.userId()) },
+            .userErase: answer { params in try await self.eraseUser(tenant: params.tenant(), userId: params.userId()) },
             .eventsList: answer { params in
                 let tenant = try params.tenant()
                 var after: Int64 = 0

@@ -50,6 +50,16 @@ final class RecentSessions: Sendable {
         remember(row.state, writeCount: row.writeCount)
     }
 
+    /// Drops what is kept of these sessions (an erasure deleted them).
+    func forget(_ ids: [String]) {
+        generations.withLock { generations in
+            for id in ids {
+                generations.newer[id] = nil
+                generations.older[id] = nil
+            }
+        }
+    }
+
     func remember(_ state: SessionState, writeCount: Int) {
         let entry = state.status == .rejected ? nil : Entry(state: state, writeCount: writeCount)
         let fresh = Kept(entry, writeCount: writeCount)

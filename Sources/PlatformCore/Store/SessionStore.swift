@@ -85,6 +85,33 @@ public protocol SessionStore: Sendable {
 
     /// The tenant's sessions of `flow` that are in flight (active or deferred), with their answers.
     func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState]
+
+    /// Everything held about one user of a tenant (`user.export`).
+    func userData(tenant: String, userId: String) async throws -> StoredUserData
+
+    /// Deletes, in one transaction, every session (answers with them), the profile (records with
+    /// it), the funnel events of those sessions and the completion events about the user (their
+    /// deliveries with them, pending ones counted as cancelled), and writes `report` (the
+    /// `user.erased` event) in the same transaction. The bytes leave the files soon after (SQLite:
+    /// `secure_delete` and a truncated WAL; PostgreSQL: a VACUUM off the reply path).
+    func eraseUser(tenant: String, userId: String, report: OutboxEvent) async throws -> UserErasure.Counts
+}
+
+/// What a store holds about one user of one tenant.
+public struct StoredUserData: Sendable {
+    public var sessions: [SessionState]
+    public var profile: Profile?
+    /// The funnel events of the user's sessions, in order.
+    public var events: [StoredEvent]
+    /// Completion events about the user, in order.
+    public var outbox: [PlatformEvent]
+
+    public init(sessions: [SessionState], profile: Profile?, events: [StoredEvent], outbox: [PlatformEvent]) {
+        self.sessions = sessions
+        self.profile = profile
+        self.events = events
+        self.outbox = outbox
+    }
 }
 
 /// Everything the server keeps, behind one value: what `--db` opens (SQLite or PostgreSQL).

@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+
+/// The person's data: `user.export` reads it all, `user.erase` deletes it all in one transaction.
+extension SQLiteSessionStore {
+    public func userData(tenant: String, userId: String) async throws -> StoredUserData {
+        try await writer.read { db in
+            let ids = try String.fetchAll(
+                db, sql: "SELECT id FROM sessions WHERE tenant = ? AND user_id = ? ORDER BY created_at, id", arguments: [tenant, userId])
+            let sessions = try ids.compactMap { try Self.fetchStoredSession(db, tenant: tenant, key: .id($0))?.state }
+            var events: [StoredEvent] = []
+            for id in ids {
+                events += try Row.fetchAll(db, sql: """
+                    SELECT flow, kind, step, action, to_step, seconds, at FROM events WHERE tenant = ? AND session_id = ? ORDER BY id
+                    """, arguments: [tenant, id]
+                ).map { row in
+                    StoredEvent(sessionId: id, flow: row[0], event: FlowEvent(
+                        FlowEvent.Kind(rawValue: row[1]) ?? .arrived, step: row[2], action: row[3], toStep: row[4], seconds: row[5],
+                        at: Date(timeIntervalSince1970: row[6])))
+                }
+            }
+            let outbox = try Row.fetchAll(
+                db, sql: "SELECT sequence, body_json FROM outbox WHERE tenant = ? AND user_id = ? ORDER BY sequence", arguments: [tenant, userId]
+            ).map { try Self.entry(from: $0).event }
+            return StoredUserData(
+                sessions: sessions, profile: try Self.fetchProfile(db, tenant: tenant, userId: userId), events: events, outbox: outbox)
+        }
+    }
+
+    public func eraseUser(tenant: String, userId: String, report: OutboxEvent) async throws -> UserErasure.Counts {
+        let (counts, ids) = try await committer.write { db -> (UserErasure.Counts, [String]) in
+            var counts = UserErasure.Counts()
+            let ids = try String.fetchAll(db, sql: "SELECT id FROM sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
+            for id in ids {
+                try db.execute(sql: "DELETE FROM events WHERE tenant = ? AND session_id = ?", arguments: [tenant, id])
+                counts.events += db.changesCount
+            }
+            // Answers go with their sessions (ON DELETE CASCADE), records with their profile.
+            try db.execute(sql: "DELETE FROM sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
+            counts.sessions = db.changesCount
+            counts.records = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM records WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId]) ?? 0
+            try db.execute(sql: "DELETE FROM profiles WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
+            counts.deliveries = try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM deliveries JOIN outbox ON deliveries.event_sequence = outbox.sequence
+                WHERE outbox.tenant = ? AND outbox.user_id = ? AND outbox.type <> 'user.erased' AND deliveries.state = 'pending'
+                """, arguments: [tenant, userId]) ?? 0
+            // Their payloads hold the person's records: the events go, deliveries with them. An
+            // earlier user.erased stays: it holds nothing of the person and is the erasure's record.
+            try db.execute(sql: "DELETE FROM outbox WHERE tenant = ? AND user_id = ? AND type <> 'user.erased'", arguments: [tenant, userId])
+            try Self.insert(db, report, body: PreparedSessionCommit.body(of: report))
+            return (counts, ids)
+        }
+        recent.forget(ids)
+        // The deleted rows' old page versions live on in the WAL until it is truncated.
+        if checkpointer != nil { await truncateWAL() }
+        return counts
+    }
+}

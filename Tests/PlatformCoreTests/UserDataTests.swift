@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import PlatformCore
+import PlatformTesting
+import Testing
+
+/// `user.export` and `user.erase` on every store: the export is everything the tables hold about
+/// the person, the erasure removes it in one go (with `user.erased`), is idempotent, and on a
+/// SQLite file leaves none of the person's bytes in the database or its WAL.
+@Suite("The person's data: export and erasure")
+struct UserDataTests {
+    static let hook = Webhook(
+        url: "http://127.0.0.1:9/all", secretEnv: "HOOK", secret: Array("s3cret".utf8), events: Set(PlatformEventType.allCases))
+
+    /// A completed session (a profile with records, a pending completion delivery) and a second,
+    /// unfinished one in another flow, for a user whose name is `marker`.
+    func personWithData(_ driver: FlowDriver, user: String, marker: String) async throws {
+        var view = try await driver.submit(try await driver.start(user, user: UserDetails(firstName: marker, email: "\(marker)@example.com")))
+        view = try await driver.walk(view, [["name": .string(marker), "age": 30, "kind": "alpha", "hasPet": false], ["route": "fast"], ["birthdate": "1990-05-01"]])
+        view = try await driver.submit(view)
+        #expect(view.status == .completed)
+        let quick = try await driver.call("flow.start", ["userId": .string(user), "flow": "quick", "user": ["firstName": .string(marker)]])
+        let sessionId = try #require(quick["sessionId"]?.stringValue)
+        _ = try await driver.call("flow.submit", ["sessionId": .string(sessionId), "stepId": "one", "revision": 0, "values": ["oneAnswer": .string(marker)]])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func anExportHoldsEverythingAndAnErasureRemovesItOnce(kind: StoreKind) async throws {
+        guard let store = try await kind.open() else { return }
+        let driver = try FlowDriver(plugin: FixturePlugin(), store: store, webhooks: [Self.hook])
+        try await personWithData(driver, user: "erase-me", marker: "Quixotica")
+        try await personWithData(driver, user: "keep-me", marker: "Keepsake")
+
+        // The export against the tables: every session with its answers, the profile, every event.
+        let export = try await driver.call("user.export", ["userId": "erase-me"]).decode(UserExport.self)
+        let stored = try await store.userData(tenant: "fixture", userId: "erase-me")
+        #expect(export.sessions.count == 2 && stored.sessions.count == 2)
+        for session in export.sessions {
+            let state = try #require(stored.sessions.first { $0.id == session.sessionId })
+            #expect(session.answers == state.answers && session.user == state.user && session.flowVersion == state.flowVersion)
+        }
+        #expect(export.sessions.contains { $0.answers["one"]?["oneAnswer"] == "Quixotica" })
+        #expect(export.profile == stored.profile && export.profile?.records.isEmpty == false)
+        #expect(export.events.count == stored.events.count + stored.outbox.count)
+        #expect(export.events.contains { $0.type == "session.completed" } && export.events.contains { $0.type == "arrived" && $0.step == "basics" })
+
+        let erased = try await driver.call("user.erase", ["userId": "erase-me"]).decode(UserErasure.self)
+        #expect(erased.erased.sessions == 2)
+        #expect(erased.erased.records == export.profile?.records.count)
+        #expect(erased.erased.events == stored.events.count)
+        #expect(erased.erased.deliveries == 1, "the completion's delivery was still pending")
+        let after = try await store.userData(tenant: "fixture", userId: "erase-me")
+        #expect(after.sessions.isEmpty && after.profile == nil && after.events.isEmpty)
+        #expect(after.outbox.map(\.type) == [.userErased] && after.outbox.first?.data == [:])
+        // Nobody else is touched.
+        let kept = try await store.userData(tenant: "fixture", userId: "keep-me")
+        #expect(kept.sessions.count == 2 && kept.profile != nil)
+        // user.erased reaches events.list and the webhooks that take it.
+        let page = try await driver.call("events.list", ["limit": 100]).decode(EventsPage.self)
+        #expect(page.events.last?.type == .userErased && page.events.last?.userId == "erase-me")
+        #expect(!page.events.contains { $0.userId == "erase-me" && $0.type == .sessionCompleted }, "the payload about the person is gone")
+
+        // Idempotent: erasing again (or an unknown user) answers zeros.
+        let again = try await driver.call("user.erase", ["userId": "erase-me"]).decode(UserErasure.self)
+        #expect(again.erased == .init())
+        let unknown = try await driver.call("user.erase", ["userId": "nobody"]).decode(UserErasure.self)
+        #expect(unknown.erased == .init())
+        // The same id may start afresh.
+        let fresh = try await driver.start("erase-me")
+        #expect(fresh.status == .active && fresh.revision == 0)
+        try await store.close()
+    }
+
+    @Test func onASQLiteFileNoByteOfThePersonRemainsInTheDatabaseOrItsWALEvenUnderAReader() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("erase.sqlite").path
+            let store = try SQLiteSessionStore(path: path)
+            let driver = try FlowDriver(plugin: FixturePlugin(), store: store, webhooks: [Self.hook])
+            let marker = "Zyxwvutsrq" + String(UUID().uuidString.prefix(8))
+            try await personWithData(driver, user: "erase-me", marker: marker)
+            // The WAL holds the person's pages: the marker is in the files before the erasure.
+            #expect(Self.filesContain(path, marker))
+
+            // A reader on another connection holds a snapshot from before the erasure for a while.
+            let reader = try DatabaseQueue(path: path)
+            let holding = Task.detached {
+                try reader.read { db in
+                    _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions")
+                    Thread.sleep(forTimeInterval: 1)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            let erased = try await driver.call("user.erase", ["userId": "erase-me"]).decode(UserErasure.self)
+            #expect(erased.erased.sessions == 2)
+            try await holding.value
+            try reader.close()
+            // Within 5 seconds of the reply, no byte of the person is in the files.
+            #expect(await eventually(5) { !Self.filesContain(path, marker) }, "the marker is still in \(path) or its WAL")
+            try await store.close()
+        }
+    }
+
+    static func filesContain(_ path: String, _ marker: String) -> Bool {
+        let needle = Data(marker.utf8)
+        return ["", "-wal"].contains { suffix in
+            (FileManager.default.contents(atPath: path + suffix)?.range(of: needle)) != nil
+        }
+    }
+}
