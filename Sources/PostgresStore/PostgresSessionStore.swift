@@ -113,7 +113,11 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 id: 0, logger: logger)
             if let schema = options.schema {
                 // Under the migration lock: concurrent CREATE SCHEMA IF NOT EXISTS can still collide.
-                for sql in ["BEGIN", "SELECT pg_advisory_xact_lock(\(migrationLock))", "CREATE SCHEMA IF NOT EXISTS \(schema)", "COMMIT"] {
+                for sql in [
+                    "BEGIN", "SELECT pg_advisory_xact_lock(\(Int32(truncatingIfNeeded: migrationLock)), hashtext('\(schema)'))",
+                    "CREATE SCHEMA IF NOT EXISTS \(schema)",
+                    "COMMIT",
+                ] {
                     try await run(check, sql, logger)
                 }
             }
@@ -290,7 +294,11 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// what the first applied.
     func migrate() async throws {
         try await transaction { connection in
-            try await Self.run(connection, "SELECT pg_advisory_xact_lock(\(Self.migrationLock))", self.logger)
+            // Per schema: hosts sharing one schema migrate it one at a time, while stores on other
+            // schemas of the same database (tests run each on its own) need not wait for them.
+            try await Self.run(
+                connection, "SELECT pg_advisory_xact_lock(\(Int32(truncatingIfNeeded: Self.migrationLock)), hashtext(current_schema()))",
+                self.logger)
             try await Self.run(connection, """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())

@@ -77,6 +77,9 @@ struct AuthTests {
                         ("analytics.funnel", ["tenant": tenant]),
                         ("auth.userToken", ["tenant": tenant, "userId": userId]),
                         ("events.list", ["tenant": tenant]),
+                        ("user.export", ["tenant": tenant, "userId": userId]),
+                        // A user nobody has: erasing answers zeros, so the matrix keeps its sessions.
+                        ("user.erase", ["tenant": tenant, "userId": "nobody-to-erase"]),
                     ]
                 }
                 enum Outcome: Equatable { case allowed, unauthorized, notFound }
@@ -98,7 +101,7 @@ struct AuthTests {
                 }
                 let userMethods: Set<String> = [
                     "flow.start", "flow.get", "flow.submit", "flow.back", "flow.goto", "flow.search", "flow.describe",
-                    "profile.get", "profile.update", "gate.check",
+                    "profile.get", "profile.update", "gate.check", "user.export",
                 ]
                 let adminKey: JSONValue = ["key": .string(admin)]
                 let tenantsKey: JSONValue = ["key": .string(tenantKey)]

@@ -1,0 +1,80 @@
+import Foundation
+import PlatformCore
+import PlatformTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The person's data through the binary: `platformd users export|erase` and `platformd backup`
+/// of a database a server keeps writing to.
+@Suite("platformd users and backup")
+struct UserDataCommandTests {
+    @Test func exportThenEraseFromTheCommandLine() async throws {
+        try await withTemporaryDirectory { directory in
+            let db = directory.appendingPathComponent("users.sqlite").path
+            let tenant = Hosted.tenant
+            let marker = "Quillon" + String(UUID().uuidString.prefix(6))
+            try await PlatformdProcess.with(["serve", "--db", db]) { server in
+                _ = try await server.call("flow.start", ["tenant": .string(tenant), "userId": "person", "user": ["firstName": .string(marker)]])
+                try server.closeStdin()
+                _ = try await server.waitForExit()
+            }
+            let exported = try await AuthTests.command(["users", "export", tenant, "person", "--db", db])
+            #expect(exported.status == 0, "\(exported.stderr)")
+            let document = try JSONValue.parse(exported.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(document["sessions"]?[0]?["user"]?["firstName"] == .string(marker))
+            #expect(SchemaValidator.served.problems(result: document, of: "user.export").isEmpty)
+
+            let erased = try await AuthTests.command(["users", "erase", tenant, "person", "--db", db])
+            #expect(erased.status == 0, "\(erased.stderr)")
+            let counts = try JSONValue.parse(erased.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(counts["erased"]?["sessions"] == 1)
+            #expect(erased.stderr.contains("user erased") && !erased.stderr.contains(marker), "the audit line has counts, not the person")
+            for suffix in ["", "-wal"] {
+                let bytes = FileManager.default.contents(atPath: db + suffix) ?? Data()
+                #expect(bytes.range(of: Data(marker.utf8)) == nil, "\(marker) is still in \(db)\(suffix)")
+            }
+            let again = try await AuthTests.command(["users", "erase", tenant, "person", "--db", db])
+            #expect(again.stdout.contains(#""sessions":0"#))
+            #expect(try await AuthTests.command(["users", "export", tenant, "person", "--db", directory.appendingPathComponent("typo.sqlite").path]).status == 66)
+        }
+    }
+
+    @Test func aBackupUnderWriteLoadIsSoundAndHoldsEveryAcknowledgedWrite() async throws {
+        try await withTemporaryDirectory { directory in
+            let socket = directory.appendingPathComponent("b.sock").path
+            let db = directory.appendingPathComponent("b.sqlite").path
+            let copy = directory.appendingPathComponent("copy.sqlite").path
+            try await PlatformdProcess.with(["serve", "--db", db, "--unix", socket]) { server in
+                _ = try await SocketTests.listeningLine(server)
+                let load = try LoadMix(socketPath: socket, tenants: Hosted.tenants, roles: Array(repeating: .walker, count: 6))
+                load.start(label: "backup")
+                defer { load.stop() }
+                // Writes acknowledged just before the backup starts, while the walkers keep writing.
+                let client = try SocketClient(unixPath: socket)
+                var acknowledged: [(tenant: String, id: String)] = []
+                for (index, tenant) in (Hosted.tenants + Hosted.tenants).enumerated() {
+                    let reply = try client.request(#"{"jsonrpc":"2.0","id":\#(index),"method":"flow.start","params":{"tenant":"\#(tenant)","userId":"acked-\#(index)"}}"#)
+                    acknowledged.append((tenant, try #require(reply["result"]?["sessionId"]?.stringValue)))
+                }
+                let before = load.snapshot.totalAnswered
+                let backup = try await AuthTests.command(["backup", "--db", db, "--to", copy])
+                #expect(backup.status == 0, "\(backup.stderr)")
+                #expect(backup.stdout.contains("integrity_check ok"))
+                #expect(load.snapshot.totalAnswered > before, "the server kept answering writes during the backup")
+                #expect(try SQLiteBackup.integrityCheck(copy) == "ok")
+                let store = try await SQLiteSessionStore.open(path: copy)
+                for written in acknowledged {
+                    #expect(try await store.session(tenant: written.tenant, key: .id(written.id)) != nil, "\(written) is missing from the copy")
+                }
+                try await store.close()
+                // --to must not exist; PostgreSQL is pg_dump's.
+                #expect(try await AuthTests.command(["backup", "--db", db, "--to", copy]).status == 73)
+                let postgres = try await AuthTests.command(["backup", "--db", "postgres://u@127.0.0.1:1/x", "--to", copy + "2"])
+                #expect(postgres.status == 64 && postgres.stderr.contains("pg_dump"))
+            }
+        }
+    }
+}
