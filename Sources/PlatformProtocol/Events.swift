@@ -10,6 +10,12 @@ public enum PlatformEventType: String, Sendable, Hashable, Codable, CaseIterable
     case profileUpdated = "profile.updated"
     /// Everything held about the user in the tenant was erased (`user.erase`); `data` is empty.
     case userErased = "user.erased"
+    /// A session in flight had no write for the tenant's `abandonedAfterHours`; `data` is
+    /// `{ step, progress }`, nothing the person typed.
+    case sessionAbandoned = "session.abandoned"
+    /// A session in flight had no write for the tenant's `expireAfterDays` and expired; `data` is
+    /// `{ step, progress }` as it stood.
+    case sessionExpired = "session.expired"
 }
 
 /// An event for an app's backend, as its webhooks receive it (the POST body) and as

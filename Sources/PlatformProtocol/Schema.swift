@@ -162,8 +162,8 @@ enum Schema {
                 "sessionId": string, "occurredAt": timestamp,
                 "data": object([
                     "records": ["type": "object", "additionalProperties": ["type": "object"]], "code": string,
-                    "flowVersion": string,
-                ], required: [], description: "{ records, flowVersion } for session.completed; { records } for profile.updated; { code } for session.rejected."),
+                    "flowVersion": string, "step": nullable(string), "progress": ref("Progress"),
+                ], required: [], description: "{ records, flowVersion } for session.completed; { records } for profile.updated; { code } for session.rejected; { step, progress } for session.abandoned and session.expired; {} for user.erased."),
             ], required: ["id", "type", "tenant", "userId", "occurredAt", "data"],
                description: "A completion event, as webhooks receive it and events.list returns it."),
             "UserExport": object([

@@ -1,9 +1,12 @@
 /// Where a session stands.
 public enum SessionStatus: String, Sendable, Hashable, Codable, CaseIterable {
     case active, completed, deferred, rejected
+    /// Left unfinished past its tenant's `expireAfterDays`: its answers are gone; `flow.start`
+    /// starts the user afresh.
+    case expired
 
-    /// Completed and rejected sessions take no more commands.
-    public var isFinal: Bool { self == .completed || self == .rejected }
+    /// Completed, rejected and expired sessions take no more commands.
+    public var isFinal: Bool { self == .completed || self == .rejected || self == .expired }
 }
 
 /// The contract's SessionView: what every flow command answers with.

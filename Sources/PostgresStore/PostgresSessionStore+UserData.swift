@@ -69,3 +69,73 @@ extension PostgresSessionStore {
         return counts
     }
 }
+
+/// What the sweeper reads and deletes (`Platform.sweep`).
+extension PostgresSessionStore {
+    public func sweepCandidates(tenant: String, kind: SweepCandidates, before: Date, limit: Int) async throws -> [SessionState] {
+        let cutoff = before.timeIntervalSince1970
+        let count = Int64(limit)
+        return try await connection { connection in
+            let query: PostgresQuery = switch kind {
+            case .idle:
+                "SELECT id FROM sessions WHERE tenant = \(tenant) AND status IN ('active', 'deferred') AND updated_at <= \(cutoff) LIMIT \(count)"
+            case .idleNotTold:
+                """
+                SELECT id FROM sessions WHERE tenant = \(tenant) AND status IN ('active', 'deferred') AND updated_at <= \(cutoff)
+                    AND (abandoned_at IS NULL OR abandoned_at < updated_at) LIMIT \(count)
+                """
+            case .completedBefore:
+                """
+                SELECT id FROM sessions WHERE tenant = \(tenant) AND status = 'completed' AND updated_at <= \(cutoff)
+                    AND (user_json NOT IN ('{}', '') OR EXISTS (SELECT 1 FROM answers WHERE answers.session_id = sessions.id)) LIMIT \(count)
+                """
+            }
+            var ids: [String] = []
+            for try await id in try await connection.query(query, logger: self.logger).decode(String.self) { ids.append(id) }
+            var sessions: [SessionState] = []
+            for id in ids {
+                if let state = try await self.fetchSession(connection, tenant: tenant, key: .id(id), lock: false) { sessions.append(state) }
+            }
+            return sessions
+        }
+    }
+
+    public func pruneEvents(tenant: String, before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
+        let cutoff = before.timeIntervalSince1970
+        let count = Int64(limit)
+        return try await transaction { connection in
+            func deleted(_ query: PostgresQuery) async throws -> Int {
+                var total = 0
+                for try await value in try await connection.query(query, logger: self.logger).decode(Int64.self) { total += Int(value) }
+                return total
+            }
+            let events = try await deleted("""
+                WITH gone AS (DELETE FROM events WHERE id IN (SELECT id FROM events WHERE tenant = \(tenant) AND at < \(cutoff) LIMIT \(count))
+                    RETURNING 1) SELECT COUNT(*) FROM gone
+                """)
+            let outbox = try await deleted("""
+                WITH gone AS (DELETE FROM outbox WHERE sequence IN (
+                    SELECT sequence FROM outbox WHERE tenant = \(tenant) AND occurred_at < \(cutoff)
+                        AND NOT EXISTS (SELECT 1 FROM deliveries WHERE deliveries.event_sequence = outbox.sequence AND deliveries.state = 'pending')
+                    LIMIT \(count)) RETURNING 1) SELECT COUNT(*) FROM gone
+                """)
+            return (events, outbox)
+        }
+    }
+
+    public func claimSweep(host: String, now: Date, lease: TimeInterval) async throws -> Bool {
+        let until = now.timeIntervalSince1970 + lease
+        let at = now.timeIntervalSince1970
+        return try await connection { connection in
+            var claimed = 0
+            for try await _ in try await connection.query("""
+                INSERT INTO sweeps (name, holder, until) VALUES ('sessions', \(host), \(until))
+                ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
+                WHERE sweeps.until < \(at) OR sweeps.holder = excluded.holder
+                RETURNING 1
+                """, logger: self.logger
+            ).decode(Int.self) { claimed += 1 }
+            return claimed == 1
+        }
+    }
+}

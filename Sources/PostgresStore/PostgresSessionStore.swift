@@ -284,6 +284,12 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             )
             """,
         ]),
+        // When session.abandoned was last raised for a session, and the sweeper's lease (one host
+        // at a time on a shared database).
+        ("v3-sweeps", [
+            "ALTER TABLE sessions ADD COLUMN abandoned_at DOUBLE PRECISION",
+            "CREATE TABLE sweeps (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until DOUBLE PRECISION NOT NULL)",
+        ]),
     ]
 
     /// The advisory lock key migrations take (any fixed number; hosts on one database share it).
@@ -449,7 +455,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             }
             for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
             try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
-            return (result, commit.state.status == .rejected && old?.status != .rejected)
+            return (result, [.rejected, .expired].contains(commit.state.status) && old?.status != commit.state.status)
         }
         if erased { vacuumAfterErasure() }
         return result
@@ -498,7 +504,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     func fetchSession(_ connection: PostgresConnection, tenant: String, key: SessionKey, lock: Bool) async throws -> SessionState? {
         let columns = """
             id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json, arrived_at,
-            last_submit_digest, completion_json, rejection_json, created_at, updated_at, flow_version, flow_fingerprint
+            last_submit_digest, completion_json, rejection_json, created_at, updated_at, flow_version, flow_fingerprint,
+            abandoned_at
             """
         var query: PostgresQuery
         switch key {
@@ -536,7 +543,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             lastSubmitDigest: try row["last_submit_digest"].decode(String?.self),
             completion: text.completion, rejection: text.rejection,
             createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
-            updatedAt: Date(timeIntervalSince1970: try row["updated_at"].decode(Double.self))
+            updatedAt: Date(timeIntervalSince1970: try row["updated_at"].decode(Double.self)),
+            abandonedAt: try row["abandoned_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:))
         )
     }
 
@@ -548,7 +556,11 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         let arrived = state.arrivedAt.timeIntervalSince1970
         let created = state.createdAt.timeIntervalSince1970
         let updated = state.updatedAt.timeIntervalSince1970
-        if old == nil {
+        if let old, old.id != state.id {
+            // An expired session makes way for the user's new one (unique per user and flow).
+            _ = try await connection.query("DELETE FROM sessions WHERE tenant = \(state.tenant) AND id = \(old.id)", logger: logger).collect()
+        }
+        if old == nil || old?.id != state.id {
             _ = try await connection.query("""
                 INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
                     progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at,
@@ -563,12 +575,13 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                     path_json = \(pathJSON), progress_json = \(progressJSON), arrived_at = \(arrived),
                     last_submit_digest = \(state.lastSubmitDigest), completion_json = \(completionJSON),
                     rejection_json = \(rejectionJSON), updated_at = \(updated),
-                    flow_version = \(state.flowVersion), flow_fingerprint = \(state.flowFingerprint)
+                    flow_version = \(state.flowVersion), flow_fingerprint = \(state.flowFingerprint),
+                    abandoned_at = \(state.abandonedAt?.timeIntervalSince1970)
                 WHERE tenant = \(state.tenant) AND id = \(state.id) RETURNING 1
                 """, logger: logger).collect().count
             guard changed == 1 else { throw StoreDefect("session \(state.id) is not in tenant \(state.tenant)") }
         }
-        let answers = AnswerRowChanges(state, replacing: old)
+        let answers = AnswerRowChanges(state, replacing: old?.id == state.id ? old : nil)
         for step in answers.removed {
             _ = try await connection.query(
                 "DELETE FROM answers WHERE tenant = \(state.tenant) AND session_id = \(state.id) AND step_id = \(step)",

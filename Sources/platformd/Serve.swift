@@ -128,9 +128,13 @@ struct Serve: AsyncParsableCommand {
             worker: DeliveryWorker(
                 store: database, tenants: hosted, transport: webhooks, signal: platform.outboxSignal, logger: logger),
             transport: webhooks)
-        try await Self.run(
-            transport, name: name, platform: platform, stopSignals: stopSignals, logger: logger,
-            before: [.init(service: delivery, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "webhook delivery")])
+        var before: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: delivery, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "webhook delivery"),
+        ]
+        if hosted.contains(where: { !$0.dataPolicy.isEmpty }) {
+            before.append(.init(service: SweepService(platform: platform, logger: logger), successTerminationBehavior: .ignore, serviceName: "sweeper"))
+        }
+        try await Self.run(transport, name: name, platform: platform, stopSignals: stopSignals, logger: logger, before: before)
     }
 
     /// Runs a transport until it ends (EOF on stdin) or a signal stops it gracefully, then closes

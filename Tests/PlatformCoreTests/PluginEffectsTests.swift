@@ -101,6 +101,18 @@ final class JournalStore: SessionStore {
         try await inner.eraseUser(tenant: tenant, userId: userId, report: report)
     }
 
+    func sweepCandidates(tenant: String, kind: SweepCandidates, before: Date, limit: Int) async throws -> [SessionState] {
+        try await inner.sweepCandidates(tenant: tenant, kind: kind, before: before, limit: limit)
+    }
+
+    func pruneEvents(tenant: String, before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
+        try await inner.pruneEvents(tenant: tenant, before: before, limit: limit)
+    }
+
+    func claimSweep(host: String, now: Date, lease: TimeInterval) async throws -> Bool {
+        try await inner.claimSweep(host: host, now: now, lease: lease)
+    }
+
     func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord] {
         try await inner.registerFlowVersions(records)
     }

@@ -52,7 +52,12 @@ enum TestPostgres {
     /// A store on a fresh schema; nil when no test database is configured.
     static func store(schema: String = freshSchema(), poolSize: Int = 4) async throws -> PostgresSessionStore? {
         guard let url = urlOrSkip() else { return nil }
-        return try await PostgresSessionStore.connect(url: url, options: .init(poolSize: poolSize, schema: schema))
+        var options = PostgresSessionStore.Options(poolSize: poolSize, schema: schema)
+        // The whole suite runs at once on two cores, servers and all: a store call may wait for
+        // the machine longer than a production host should.
+        options.operationTimeout = .seconds(60)
+        options.connectTimeout = .seconds(60)
+        return try await PostgresSessionStore.connect(url: url, options: options)
     }
 }
 

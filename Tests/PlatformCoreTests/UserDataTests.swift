@@ -83,10 +83,13 @@ struct UserDataTests {
 
             // A reader on another connection holds a snapshot from before the erasure for a while.
             let reader = try DatabaseQueue(path: path)
-            let holding = Task.detached {
-                try reader.read { db in
-                    _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions")
-                    Thread.sleep(forTimeInterval: 1)
+            // On a thread of its own: the reader blocks while it holds its snapshot.
+            let holding = Task {
+                try await BlockingWork.run {
+                    try reader.read { db in
+                        _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions")
+                        Thread.sleep(forTimeInterval: 1)
+                    }
                 }
             }
             try await Task.sleep(for: .milliseconds(100))

@@ -8,7 +8,10 @@ import Darwin
 #endif
 
 /// A blocking line client for the socket transports, with a receive timeout so no test hangs.
-public final class SocketClient {
+/// Its calls block their thread: from async tests, make them on a thread of their own
+/// (`BlockingWork.run`). Unchecked Sendable so it can be handed to that thread; one caller uses
+/// it at a time.
+public final class SocketClient: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
 

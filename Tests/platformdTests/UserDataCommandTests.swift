@@ -54,9 +54,15 @@ struct UserDataCommandTests {
                 defer { load.stop() }
                 // Writes acknowledged just before the backup starts, while the walkers keep writing.
                 let client = try SocketClient(unixPath: socket)
+                let tenants = Hosted.tenants + Hosted.tenants
+                // The blocking client on a thread of its own, never on the test's cooperative pool.
+                let replies = try await BlockingWork.run {
+                    try tenants.enumerated().map { index, tenant in
+                        try client.request(#"{"jsonrpc":"2.0","id":\#(index),"method":"flow.start","params":{"tenant":"\#(tenant)","userId":"acked-\#(index)"}}"#)
+                    }
+                }
                 var acknowledged: [(tenant: String, id: String)] = []
-                for (index, tenant) in (Hosted.tenants + Hosted.tenants).enumerated() {
-                    let reply = try client.request(#"{"jsonrpc":"2.0","id":\#(index),"method":"flow.start","params":{"tenant":"\#(tenant)","userId":"acked-\#(index)"}}"#)
+                for (tenant, reply) in zip(tenants, replies) {
                     acknowledged.append((tenant, try #require(reply["result"]?["sessionId"]?.stringValue)))
                 }
                 let before = load.snapshot.totalAnswered
@@ -75,6 +81,41 @@ struct UserDataCommandTests {
                 let postgres = try await AuthTests.command(["backup", "--db", "postgres://u@127.0.0.1:1/x", "--to", copy + "2"])
                 #expect(postgres.status == 64 && postgres.stderr.contains("pg_dump"))
             }
+        }
+    }
+}
+
+/// `platformd sessions sweep --now`: the tenants file's rules applied once, as `serve` does every minute.
+@Suite("platformd sessions sweep")
+struct SessionsSweepCommandTests {
+    @Test func aSweepAtALaterTimeExpiresTheIdleAndSaysSo() async throws {
+        try await withTemporaryDirectory { directory in
+            let db = directory.appendingPathComponent("sweep.sqlite").path
+            let tenants = try TenancyTests.write(#"""
+                { "tenants": [ { "id": "\#(Hosted.tenant)", "plugin": "\#(Hosted.plugin)",
+                    "sessions": { "abandonedAfterHours": 1, "expireAfterDays": 2 }, "retention": { "eventsDays": 30 } } ] }
+                """#, in: directory)
+            let started = try await PlatformdProcess.with(["serve", "--db", db, "--tenants", tenants]) { server in
+                let view = try await server.call("flow.start", ["tenant": .string(Hosted.tenant), "userId": "idle", "user": ["firstName": "Ottoline"]])
+                try server.closeStdin()
+                _ = try await server.waitForExit()
+                return try #require(view["result"])
+            }
+            let soon = try await AuthTests.command(["sessions", "sweep", "--db", db, "--tenants", tenants])
+            #expect(soon.status == 0 && soon.stdout.contains("nothing to do"), "\(soon.stdout)\(soon.stderr)")
+            let later = Timestamp.string(Date().addingTimeInterval(3 * 86_400))
+            let swept = try await AuthTests.command(["sessions", "sweep", "--db", db, "--tenants", tenants, "--now", later])
+            #expect(swept.status == 0, "\(swept.stderr)")
+            #expect(swept.stdout.contains("\(Hosted.tenant): 0 abandoned, 1 expired"), "\(swept.stdout)")
+            try await PlatformdProcess.with(["serve", "--db", db, "--tenants", tenants]) { server in
+                let read = try await server.call("flow.get", ["tenant": .string(Hosted.tenant), "sessionId": started["sessionId"]!])
+                #expect(read["result"]?["status"] == "expired" && read["result"]?["step"] == .null, "\(read.serialized())")
+                let listed = try await server.call("events.list", ["tenant": .string(Hosted.tenant)])
+                #expect(listed["result"]?["events"]?.arrayValue?.contains { $0["type"] == "session.expired" } == true)
+                try server.closeStdin()
+                _ = try await server.waitForExit()
+            }
+            #expect(try await AuthTests.command(["sessions", "sweep", "--db", db, "--now", "yesterday"]).status == 64)
         }
     }
 }

@@ -96,7 +96,8 @@ public struct FlowEngine: Sendable {
         _ existing: SessionState?, tenant: String, userId: String, user: UserDetails?, now: Date,
         newID: @Sendable () -> String
     ) -> Transition {
-        guard var state = existing else {
+        // An expired session's user starts afresh: a new session (the store replaces the old row).
+        guard var state = existing, state.status != .expired else {
             let first = flow.steps[0].id
             let state = SessionState(
                 id: newID(), tenant: tenant, userId: userId, flow: flow.id, flowVersion: flow.version, flowFingerprint: fingerprint,
@@ -419,7 +420,7 @@ public struct FlowEngine: Sendable {
         let index: Int
         switch state.status {
         case .completed: index = scheme.total
-        case .rejected: index = 0
+        case .rejected, .expired: index = 0
         case .active, .deferred: index = state.currentStep.flatMap { scheme.indices[$0] } ?? 0
         }
         let fraction = scheme.total > 0 ? (Double(index) / Double(scheme.total) * 10_000).rounded() / 10_000 : 0

@@ -31,6 +31,9 @@ public struct SessionState: Sendable, Hashable {
     public var rejection: Rejection?
     public var createdAt: Date
     public var updatedAt: Date
+    /// When the sweeper last raised `session.abandoned` for it (another is raised only after a
+    /// later write and a new idle period).
+    public var abandonedAt: Date?
 
     public init(
         id: String, tenant: String, userId: String, flow: String, flowVersion: String = "", flowFingerprint: String = "",
@@ -39,8 +42,9 @@ public struct SessionState: Sendable, Hashable {
         answers: [String: [String: JSONValue]] = [:], computed: [String: JSONValue] = [:],
         skipped: Set<String> = [], stepErrors: [String: [FieldError]] = [:], secondsSpent: [String: Double] = [:],
         arrivedAt: Date, lastSubmitDigest: String? = nil, completion: CompletionView? = nil,
-        rejection: Rejection? = nil, createdAt: Date, updatedAt: Date
+        rejection: Rejection? = nil, createdAt: Date, updatedAt: Date, abandonedAt: Date? = nil
     ) {
+        self.abandonedAt = abandonedAt
         self.id = id
         self.tenant = tenant
         self.userId = userId

@@ -15,6 +15,9 @@ public enum OnboardingText {
             lines.append("Onboarding ended.")
             if let rejection = view.rejection { lines.append(rejection.message) }
             return lines.joined(separator: "\n")
+        case .expired:
+            lines.append("Onboarding expired: it was left unfinished too long and its answers are gone. Starting again begins a new onboarding.")
+            return lines.joined(separator: "\n")
         case .deferred:
             lines.append("Saved for later: the person chose to finish this another time. Answering or going back carries on from here.")
         case .active:

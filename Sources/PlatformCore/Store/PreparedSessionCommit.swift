@@ -5,8 +5,10 @@ struct PreparedSessionCommit: Sendable {
     /// The write count of the row it replaces (the row is updated only if it still has it), or
     /// nil for a new session (inserted).
     let replacedWriteCount: Int?
-    /// The commit rejects a session that was not rejected, erasing its answers.
+    /// The commit rejects or expires a session, erasing its answers (the WAL is truncated after).
     let rejects: Bool
+    /// The id of an expired session a new one of the same user replaces (deleted, then inserted).
+    let replacedID: String?
     let text: SessionTextColumns
     let answers: AnswerRowChanges
     /// The outbox events' bodies, in the commit's order.
@@ -16,15 +18,16 @@ struct PreparedSessionCommit: Sendable {
         let old = stored?.state
         self.commit = commit
         replacedWriteCount = stored?.writeCount
-        rejects = commit.state.status == .rejected && old?.status != .rejected
+        replacedID = old.flatMap { $0.id == commit.state.id ? nil : $0.id }
+        rejects = [.rejected, .expired].contains(commit.state.status) && old?.status != commit.state.status
         text = try SessionTextColumns(commit.state)
-        answers = AnswerRowChanges(commit.state, replacing: old)
+        answers = AnswerRowChanges(commit.state, replacing: replacedID == nil ? old : nil)
         outboxBodies = try commit.outbox.map(Self.body(of:))
     }
 
     /// The row as this commit leaves it: its state, and the write count its write gives it.
     var written: RecentSessions.Entry {
-        RecentSessions.Entry(state: commit.state, writeCount: replacedWriteCount.map { $0 + 1 } ?? 0)
+        RecentSessions.Entry(state: commit.state, writeCount: replacedID == nil ? replacedWriteCount.map { $0 + 1 } ?? 0 : 0)
     }
 
     static func body(of event: OutboxEvent) throws -> String {

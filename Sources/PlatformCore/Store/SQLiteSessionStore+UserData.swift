@@ -57,3 +57,54 @@ extension SQLiteSessionStore {
         return counts
     }
 }
+
+/// What the sweeper reads and deletes (`Platform.sweep`).
+extension SQLiteSessionStore {
+    public func sweepCandidates(tenant: String, kind: SweepCandidates, before: Date, limit: Int) async throws -> [SessionState] {
+        let sql = switch kind {
+        case .idle:
+            "SELECT id FROM sessions WHERE tenant = ? AND status IN ('active', 'deferred') AND updated_at <= ? LIMIT ?"
+        case .idleNotTold:
+            """
+            SELECT id FROM sessions WHERE tenant = ? AND status IN ('active', 'deferred') AND updated_at <= ?
+                AND (abandoned_at IS NULL OR abandoned_at < updated_at) LIMIT ?
+            """
+        case .completedBefore:
+            """
+            SELECT id FROM sessions WHERE tenant = ? AND status = 'completed' AND updated_at <= ?
+                AND (user_json NOT IN ('{}', '') OR EXISTS (SELECT 1 FROM answers WHERE answers.session_id = sessions.id)) LIMIT ?
+            """
+        }
+        return try await writer.read { db in
+            try String.fetchAll(db, sql: sql, arguments: [tenant, before.timeIntervalSince1970, limit])
+                .compactMap { try Self.fetchStoredSession(db, tenant: tenant, key: .id($0))?.state }
+        }
+    }
+
+    public func pruneEvents(tenant: String, before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
+        try await committer.write { db in
+            try db.execute(sql: """
+                DELETE FROM events WHERE id IN (SELECT id FROM events WHERE tenant = ? AND at < ? LIMIT ?)
+                """, arguments: [tenant, before.timeIntervalSince1970, limit])
+            let events = db.changesCount
+            try db.execute(sql: """
+                DELETE FROM outbox WHERE sequence IN (
+                    SELECT sequence FROM outbox WHERE tenant = ? AND occurred_at < ?
+                        AND NOT EXISTS (SELECT 1 FROM deliveries WHERE deliveries.event_sequence = outbox.sequence AND deliveries.state = 'pending')
+                    LIMIT ?)
+                """, arguments: [tenant, before.timeIntervalSince1970, limit])
+            return (events, db.changesCount)
+        }
+    }
+
+    public func claimSweep(host: String, now: Date, lease: TimeInterval) async throws -> Bool {
+        try await committer.write { db in
+            try db.execute(sql: """
+                INSERT INTO sweeps (name, holder, until) VALUES ('sessions', ?, ?)
+                ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
+                WHERE sweeps.until < ? OR sweeps.holder = excluded.holder
+                """, arguments: [host, now.timeIntervalSince1970 + lease, now.timeIntervalSince1970])
+            return db.changesCount == 1
+        }
+    }
+}

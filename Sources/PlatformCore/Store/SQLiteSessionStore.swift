@@ -229,6 +229,14 @@ public final class SQLiteSessionStore: SessionStore {
                 );
                 """)
         }
+        migrator.registerMigration("v7-sweeps") { db in
+            // When session.abandoned was last raised for a session, and the lease that lets one
+            // host at a time sweep a shared database.
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN abandoned_at REAL;
+                CREATE TABLE sweeps (name TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, until REAL NOT NULL);
+                """)
+        }
         return migrator
     }
 
@@ -390,7 +398,8 @@ public final class SQLiteSessionStore: SessionStore {
     /// name costs a scan of the row's column names on every read.
     static let sessionColumns = """
         id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json, arrived_at,
-        last_submit_digest, completion_json, rejection_json, created_at, updated_at, write_count, flow_version, flow_fingerprint
+        last_submit_digest, completion_json, rejection_json, created_at, updated_at, write_count, flow_version, flow_fingerprint,
+        abandoned_at
         """
     static let sessionByID = "SELECT \(sessionColumns) FROM sessions WHERE tenant = ? AND id = ?"
     static let sessionByUser = "SELECT \(sessionColumns) FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?"
@@ -431,7 +440,8 @@ public final class SQLiteSessionStore: SessionStore {
             lastSubmitDigest: row[10],
             completion: text.completion, rejection: text.rejection,
             createdAt: Date(timeIntervalSince1970: row[13]),
-            updatedAt: Date(timeIntervalSince1970: row[14])
+            updatedAt: Date(timeIntervalSince1970: row[14]),
+            abandonedAt: (row[18] as Double?).map(Date.init(timeIntervalSince1970:))
         )
         return RecentSessions.Entry(state: state, writeCount: row[15])
     }
@@ -443,20 +453,27 @@ public final class SQLiteSessionStore: SessionStore {
         let text = prepared.text
         let (userJSON, pathJSON, progressJSON) = (text.user, text.path, text.progress)
         let (completionJSON, rejectionJSON) = (text.completion, text.rejection)
-        if let writeCount = prepared.replacedWriteCount {
+        if let writeCount = prepared.replacedWriteCount, prepared.replacedID == nil {
             try db.cachedStatement(sql: """
                 UPDATE sessions SET write_count = write_count + 1, status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
                     arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?,
-                    flow_version = ?, flow_fingerprint = ?
+                    flow_version = ?, flow_fingerprint = ?, abandoned_at = ?
                 WHERE tenant = ? AND id = ? AND write_count = ?
                 """).execute(arguments: [
                     state.status.rawValue, state.revision, userJSON, pathJSON, progressJSON,
                     state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
                     rejectionJSON, state.updatedAt.timeIntervalSince1970, state.flowVersion, state.flowFingerprint,
+                    state.abandonedAt?.timeIntervalSince1970,
                     state.tenant, state.id, writeCount,
                 ])
             guard db.changesCount == 1 else { return false }
         } else {
+            if let replaced = prepared.replacedID, let writeCount = prepared.replacedWriteCount {
+                // An expired session makes way for the user's new one (unique per user and flow).
+                try db.execute(
+                    sql: "DELETE FROM sessions WHERE tenant = ? AND id = ? AND write_count = ?", arguments: [state.tenant, replaced, writeCount])
+                guard db.changesCount == 1 else { return false }
+            }
             do {
                 try db.cachedStatement(sql: """
                 INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,

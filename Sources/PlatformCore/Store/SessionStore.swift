@@ -95,6 +95,26 @@ public protocol SessionStore: Sendable {
     /// `user.erased` event) in the same transaction. The bytes leave the files soon after (SQLite:
     /// `secure_delete` and a truncated WAL; PostgreSQL: a VACUUM off the reply path).
     func eraseUser(tenant: String, userId: String, report: OutboxEvent) async throws -> UserErasure.Counts
+
+    /// Up to `limit` sessions a sweep may act on (it checks each again inside its own write):
+    /// `.idle`, in flight with no write since `before`; `.completedBefore`, completed before
+    /// `before` and still holding the details the app passed or answers.
+    func sweepCandidates(tenant: String, kind: SweepCandidates, before: Date, limit: Int) async throws -> [SessionState]
+
+    /// Deletes up to `limit` funnel events older than `before`, and up to `limit` completion events
+    /// older than it that no delivery is still trying; how many of each.
+    func pruneEvents(tenant: String, before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int)
+
+    /// Takes (or renews) the sweeper's lease for `host` until `now + lease`; false while another
+    /// host holds it.
+    func claimSweep(host: String, now: Date, lease: TimeInterval) async throws -> Bool
+}
+
+public enum SweepCandidates: Sendable {
+    case idle
+    /// `.idle`, and not told abandoned since its last write.
+    case idleNotTold
+    case completedBefore
 }
 
 /// What a store holds about one user of one tenant.

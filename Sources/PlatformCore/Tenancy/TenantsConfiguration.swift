@@ -9,10 +9,14 @@ public struct HostedTenant: Sendable {
     public var limits: RateLimit?
     /// Where the tenant's completion events are delivered (none: they are kept for `events.list`).
     public var webhooks: [Webhook]
+    /// Abandonment, expiry and retention (none by default: everything is kept).
+    public var dataPolicy: DataPolicy
 
     public init(
-        id: String, pluginName: String, plugin: any OnboardingPlugin, limits: RateLimit? = nil, webhooks: [Webhook] = []
+        id: String, pluginName: String, plugin: any OnboardingPlugin, limits: RateLimit? = nil, webhooks: [Webhook] = [],
+        dataPolicy: DataPolicy = DataPolicy()
     ) {
+        self.dataPolicy = dataPolicy
         self.id = id
         self.pluginName = pluginName
         self.plugin = plugin
@@ -81,9 +85,9 @@ public enum TenantsConfiguration {
                 throw fail(id, "id", "must be 1-63 characters of a-z, 0-9 and -, starting with a letter or digit")
             }
             guard seen.insert(id).inserted else { throw fail(id, "id", "is used by another tenant") }
-            let allowed: Set<String> = ["id", "plugin", "settings", "limits", "webhooks"]
+            let allowed: Set<String> = ["id", "plugin", "settings", "limits", "webhooks", "sessions", "retention"]
             if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
-                throw fail(id, unknown, "unknown key (a tenant has id, plugin, settings, limits, webhooks)")
+                throw fail(id, unknown, "unknown key (a tenant has id, plugin, settings, limits, webhooks, sessions, retention)")
             }
             guard let name = fields["plugin"]?.stringValue else { throw fail(id, "plugin", "is required and must be a string") }
             guard let registration = plugins[name] else {
@@ -106,8 +110,9 @@ public enum TenantsConfiguration {
             }
             let limits = try parseLimits(fields["limits"], tenant: id, fail: fail)
             let webhooks = try parseWebhooks(fields["webhooks"], tenant: id, environment: environment, fail: fail)
+            let policy = try DataPolicy.parse(sessions: fields["sessions"], retention: fields["retention"], tenant: id, fail: fail)
             hosted.append(HostedTenant(
-                id: id, pluginName: name, plugin: registration.make(settings), limits: limits, webhooks: webhooks))
+                id: id, pluginName: name, plugin: registration.make(settings), limits: limits, webhooks: webhooks, dataPolicy: policy))
         }
         return hosted
     }

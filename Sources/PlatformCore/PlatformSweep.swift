@@ -1,0 +1,131 @@
+import Foundation
+
+/// What one sweep did, per tenant.
+public struct SweepReport: Sendable, Hashable {
+    public struct Tenant: Sendable, Hashable {
+        public var tenant: String
+        public var abandoned = 0
+        public var expired = 0
+        /// Completed sessions whose remaining details were deleted (records kept).
+        public var pruned = 0
+        public var events = 0
+        public var completionEvents = 0
+
+        public var isEmpty: Bool { abandoned + expired + pruned + events + completionEvents == 0 }
+    }
+
+    public var tenants: [Tenant]
+
+    public var lines: [String] {
+        tenants.map { t in
+            "\(t.tenant): \(t.abandoned) abandoned, \(t.expired) expired, \(t.pruned) completed sessions' details deleted, "
+                + "\(t.events) funnel events and \(t.completionEvents) completion events deleted"
+        }
+    }
+}
+
+/// Abandonment, expiry and retention (contract version 3, "The user's data"): each tenant's
+/// `sessions` and `retention` applied in bounded batches, each session in a write of its own that
+/// checks its condition again, so a sweep never holds the writer long and two hosts sweeping at
+/// once raise each event once.
+extension Platform {
+    /// The store the sweeper claims its lease in.
+    public var sweepStore: any SessionStore { store }
+
+    /// Sessions per batch, and batches per kind of work per tenant in one sweep.
+    static let sweepBatch = 100
+    static let sweepBatches = 20
+
+    /// One pass at time `now` (the clock, or an operator's `--now`).
+    public func sweep(now: Date) async throws -> SweepReport {
+        var report = SweepReport(tenants: [])
+        for entry in hosted where !entry.dataPolicy.isEmpty {
+            guard let registered = tenants[entry.id] else { continue }
+            let policy = entry.dataPolicy
+            var done = SweepReport.Tenant(tenant: entry.id)
+            if let days = policy.expireAfterDays {
+                done.expired = try await sweepSessions(registered, .idle, before: now.addingTimeInterval(-days * 86_400), now: now) { state, engine in
+                    guard !state.status.isFinal, state.updatedAt <= now.addingTimeInterval(-days * 86_400) else { return nil }
+                    let at = self.standing(state, engine)
+                    var expired = state
+                    expired.status = .expired
+                    expired.erase()
+                    expired.stepErrors = [:]
+                    expired.revision += 1
+                    expired.lastSubmitDigest = nil
+                    expired.updatedAt = now
+                    return (expired, [self.event(.sessionExpired, of: registered, userId: state.userId, sessionId: state.id, at: now, data: at)])
+                }
+            }
+            if let hours = policy.abandonedAfterHours {
+                let cutoff = now.addingTimeInterval(-hours * 3_600)
+                done.abandoned = try await sweepSessions(registered, .idleNotTold, before: cutoff, now: now) { state, engine in
+                    guard !state.status.isFinal, state.updatedAt <= cutoff, state.abandonedAt.map({ $0 < state.updatedAt }) ?? true else { return nil }
+                    var told = state
+                    told.abandonedAt = now
+                    return (told, [self.event(.sessionAbandoned, of: registered, userId: state.userId, sessionId: state.id, at: now,
+                                              data: self.standing(state, engine))])
+                }
+            }
+            if let days = policy.keepCompletedAnswersDays {
+                let cutoff = now.addingTimeInterval(-days * 86_400)
+                done.pruned = try await sweepSessions(registered, .completedBefore, before: cutoff, now: now) { state, _ in
+                    guard state.status == .completed, state.updatedAt <= cutoff,
+                          state.user != .empty || !state.answers.isEmpty || !state.computed.isEmpty else { return nil }
+                    var pruned = state
+                    pruned.user = .empty
+                    pruned.answers = [:]
+                    pruned.computed = [:]
+                    return (pruned, [])
+                }
+            }
+            if let days = policy.eventsDays {
+                let cutoff = now.addingTimeInterval(-days * 86_400)
+                for _ in 0..<Self.sweepBatches {
+                    let gone = try await store.pruneEvents(tenant: entry.id, before: cutoff, limit: Self.sweepBatch * 10)
+                    done.events += gone.events
+                    done.completionEvents += gone.completionEvents
+                    if gone.events + gone.completionEvents == 0 { break }
+                }
+            }
+            if !done.isEmpty { report.tenants.append(done) }
+        }
+        return report
+    }
+
+    /// Where a session stood, for the events about it: its step and progress, nothing the person typed.
+    func standing(_ state: SessionState, _ engine: FlowEngine?) -> JSONValue {
+        guard let engine else { return ["step": state.currentStep.map(JSONValue.string) ?? .null] }
+        let progress = engine.progress(state)
+        return [
+            "step": state.currentStep.map(JSONValue.string) ?? .null,
+            "progress": ["index": .int(Int64(progress.index)), "total": .int(Int64(progress.total)), "label": .string(progress.label),
+                         "fraction": .double(progress.fraction)],
+        ]
+    }
+
+    /// Applies `change` to the candidates, batch by batch; how many it changed.
+    func sweepSessions(
+        _ registered: Tenant, _ kind: SweepCandidates, before: Date, now: Date,
+        _ change: @escaping @Sendable (SessionState, FlowEngine?) -> (SessionState, [OutboxEvent])?
+    ) async throws -> Int {
+        var changed = 0
+        var seen = Set<String>()
+        for _ in 0..<Self.sweepBatches {
+            let candidates = try await store.sweepCandidates(tenant: registered.id, kind: kind, before: before, limit: Self.sweepBatch)
+                .filter { !seen.contains($0.id) }
+            guard !candidates.isEmpty else { break }
+            for candidate in candidates {
+                seen.insert(candidate.id)
+                let applied = try await store.updateSession(tenant: registered.id, key: .id(candidate.id)) { state -> (SessionCommit?, Bool) in
+                    // Checked again on the stored row: another host, or the person, may have come first.
+                    guard let state, let (next, outbox) = change(state, registered.engines[state.flow]) else { return (nil, false) }
+                    return (SessionCommit(state: next, events: [], outbox: outbox), true)
+                }
+                if applied { changed += 1 }
+            }
+        }
+        if changed > 0 { outboxSignal.wake() }
+        return changed
+    }
+}
