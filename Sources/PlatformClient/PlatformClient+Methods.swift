@@ -83,12 +83,25 @@ extension PlatformClient {
 
     // MARK: - Operations
 
-    /// `analytics.funnel` over the sessions started in `[since, until)` (both optional).
+    /// `analytics.funnel` over the sessions started in `[since, until)` (both optional), on
+    /// `version` of the flow when given; `versions` counts every version.
     public nonisolated func funnel(
-        tenant: String, flow: String? = nil, since: Date? = nil, until: Date? = nil
+        tenant: String, flow: String? = nil, since: Date? = nil, until: Date? = nil, version: String? = nil
     ) async throws -> Funnel {
         try await call(PlatformMethod.funnel.rawValue, params: FunnelParams(
-            tenant: tenant, flow: flow, since: since.map(Timestamp.string), until: until.map(Timestamp.string)))
+            tenant: tenant, flow: flow, since: since.map(Timestamp.string), until: until.map(Timestamp.string), version: version))
+    }
+
+    /// `user.export` (an admin, a key of `tenant`, or the user's own token): everything held
+    /// about the user in the tenant.
+    public nonisolated func exportUser(tenant: String, userId: String) async throws -> UserExport {
+        try await call(PlatformMethod.userExport.rawValue, params: ProfileParams(tenant: tenant, userId: userId))
+    }
+
+    /// `user.erase` (an admin or a key of `tenant`): erases everything held about the user in the
+    /// tenant; the counts of what went (zeros for an unknown user).
+    public nonisolated func eraseUser(tenant: String, userId: String) async throws -> UserErasure {
+        try await call(PlatformMethod.userErase.rawValue, params: ProfileParams(tenant: tenant, userId: userId))
     }
 
     /// `events.list` (an admin, or a key of `tenant`): the tenant's completion events after

@@ -618,12 +618,15 @@ extension Platform {
         if newest.runs(state) { return .runs(newest, state) }
         if let older = registered.olderEngines[state.flow]?.first(where: { $0.runs(state) }) { return .runs(older, state) }
         if state.status.isFinal { return .runs(newest, state) }
-        switch flowRegistry.order(tenant: state.tenant, flow: state.flow, fingerprint: state.flowFingerprint, than: newest.fingerprint) {
+        switch flowRegistry.order(
+            tenant: state.tenant, flow: state.flow, version: state.flowVersion, fingerprint: state.flowFingerprint,
+            than: (newest.version, newest.fingerprint))
+        {
         case .newer:
             throw .unavailable(
                 "session \(state.id) runs on flow \(state.flow) version \(state.flowVersion) (\(state.flowFingerprint)), newer than this host serves: another host of a deploy in progress serves it")
         case .unknown:
-            throw .unknownFlowVersion(tenant: state.tenant, flow: state.flow, fingerprint: state.flowFingerprint)
+            throw .unknownFlowVersion(tenant: state.tenant, flow: state.flow, version: state.flowVersion, fingerprint: state.flowFingerprint)
         case .older:
             break
         }
@@ -643,15 +646,22 @@ extension Platform {
     func knowingVersions<T>(_ body: () async throws(FlowError) -> T) async throws(FlowError) -> T {
         do {
             return try await body()
-        } catch .unknownFlowVersion(let tenant, let flow, let fingerprint) {
+        } catch .unknownFlowVersion(let tenant, let flow, let version, let fingerprint) {
             do {
                 try await registerFlowVersions()
             } catch {
                 throw .unavailable("reading the flow versions' registry: \(error)")
             }
-            flowRegistry.settle(tenant: tenant, flow: flow, fingerprint: fingerprint)
+            flowRegistry.settle(tenant: tenant, flow: flow, version: version, fingerprint: fingerprint)
             return try await body()
         }
+    }
+
+    /// Learns the order of the versions other hosts registered, registering nothing (a dry run
+    /// such as `flows check` must not claim a place for versions it does not serve).
+    public func learnFlowVersions() async throws {
+        let ids = Set(tenantIDs)
+        flowRegistry.learn(try await store.registerFlowVersions([]).filter { ids.contains($0.tenant) })
     }
 
     /// Records the versions this host serves in the store's registry (first served, first

@@ -71,18 +71,22 @@ extension Platform {
                 let cutoff = now.addingTimeInterval(-days * 86_400)
                 done.pruned = try await sweepSessions(registered, .completedBefore, before: cutoff, now: now) { state, _ in
                     guard state.status == .completed, state.updatedAt <= cutoff,
-                          state.user != .empty || !state.answers.isEmpty || !state.computed.isEmpty else { return nil }
+                          state.user != .empty || !state.answers.isEmpty || !state.computed.isEmpty || state.completion?.personal == true
+                    else { return nil }
                     var pruned = state
                     pruned.user = .empty
                     pruned.answers = [:]
                     pruned.computed = [:]
+                    // The completion's copy may name the person; the records' names stay.
+                    pruned.completion = state.completion.map { CompletionView(message: "", records: $0.records) }
                     return (pruned, [])
                 }
             }
             if let days = policy.eventsDays {
                 let cutoff = now.addingTimeInterval(-days * 86_400)
                 for _ in 0..<Self.sweepBatches {
-                    let gone = try await store.pruneEvents(tenant: entry.id, before: cutoff, limit: Self.sweepBatch * 10)
+                    let gone = try await store.pruneEvents(
+                        tenant: entry.id, flows: registered.flowIDs, before: cutoff, limit: Self.sweepBatch * 10)
                     done.events += gone.events
                     done.completionEvents += gone.completionEvents
                     if gone.events + gone.completionEvents == 0 { break }

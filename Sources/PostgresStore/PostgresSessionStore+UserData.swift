@@ -17,8 +17,11 @@ extension PostgresSessionStore {
             var events: [StoredEvent] = []
             for id in ids {
                 if let state = try await self.fetchSession(connection, tenant: tenant, key: .id(id), lock: false) { sessions.append(state) }
+                // With the flow and the index's collation, along the (tenant, flow, session_id, id) index.
+                let flowOfSession = sessions.last?.id == id ? sessions.last?.flow ?? "" : ""
                 for try await (flow, kind, step, action, toStep, seconds, at) in try await connection.query("""
-                    SELECT flow, kind, step, action, to_step, seconds, at FROM events WHERE tenant = \(tenant) AND session_id = \(id) ORDER BY id
+                    SELECT flow, kind, step, action, to_step, seconds, at FROM events
+                    WHERE tenant = \(tenant) AND flow = \(flowOfSession) AND session_id COLLATE "C" = \(id) ORDER BY id
                     """, logger: self.logger
                 ).decode((String, String, String?, String?, String?, Double?, Double).self) {
                     events.append(StoredEvent(sessionId: id, flow: flow, event: FlowEvent(
@@ -45,13 +48,21 @@ extension PostgresSessionStore {
                 return total
             }
             var counts = UserErasure.Counts()
-            counts.events = try await count("""
-                WITH gone AS (DELETE FROM events WHERE tenant = \(tenant)
-                    AND session_id IN (SELECT id FROM sessions WHERE tenant = \(tenant) AND user_id = \(userId)) RETURNING 1)
-                SELECT COUNT(*) FROM gone
-                """)
-            counts.sessions = try await count(
-                "WITH gone AS (DELETE FROM sessions WHERE tenant = \(tenant) AND user_id = \(userId) RETURNING 1) SELECT COUNT(*) FROM gone")
+            // The sessions first (waiting for a command holding a row), then the events of those
+            // sessions, which then include what such a command wrote.
+            var gone: [(id: String, flow: String)] = []
+            for try await (id, flow) in try await connection.query(
+                "DELETE FROM sessions WHERE tenant = \(tenant) AND user_id = \(userId) RETURNING id, flow", logger: self.logger
+            ).decode((String, String).self) {
+                gone.append((id, flow))
+            }
+            counts.sessions = gone.count
+            for session in gone {
+                counts.events += try await count("""
+                    WITH gone AS (DELETE FROM events WHERE tenant = \(tenant) AND flow = \(session.flow)
+                        AND session_id COLLATE "C" = \(session.id) RETURNING 1) SELECT COUNT(*) FROM gone
+                    """)
+            }
             counts.records = try await count("SELECT COUNT(*) FROM records WHERE tenant = \(tenant) AND user_id = \(userId)")
             _ = try await connection.query("DELETE FROM profiles WHERE tenant = \(tenant) AND user_id = \(userId)", logger: self.logger).collect()
             counts.deliveries = try await count("""
@@ -87,7 +98,8 @@ extension PostgresSessionStore {
             case .completedBefore:
                 """
                 SELECT id FROM sessions WHERE tenant = \(tenant) AND status = 'completed' AND updated_at <= \(cutoff)
-                    AND (user_json NOT IN ('{}', '') OR EXISTS (SELECT 1 FROM answers WHERE answers.session_id = sessions.id)) LIMIT \(count)
+                    AND (user_json NOT IN ('{}', '') OR EXISTS (SELECT 1 FROM answers WHERE answers.session_id = sessions.id)
+                    OR (completion_json IS NOT NULL AND completion_json NOT LIKE '%"message":""%')) LIMIT \(count)
                 """
             }
             var ids: [String] = []
@@ -100,19 +112,23 @@ extension PostgresSessionStore {
         }
     }
 
-    public func pruneEvents(tenant: String, before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
+    public func pruneEvents(tenant: String, flows: [String], before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
         let cutoff = before.timeIntervalSince1970
         let count = Int64(limit)
-        return try await transaction { connection in
+        let pruned = try await transaction { connection -> (events: Int, completionEvents: Int) in
             func deleted(_ query: PostgresQuery) async throws -> Int {
                 var total = 0
                 for try await value in try await connection.query(query, logger: self.logger).decode(Int64.self) { total += Int(value) }
                 return total
             }
-            let events = try await deleted("""
-                WITH gone AS (DELETE FROM events WHERE id IN (SELECT id FROM events WHERE tenant = \(tenant) AND at < \(cutoff) LIMIT \(count))
-                    RETURNING 1) SELECT COUNT(*) FROM gone
-                """)
+            var events = 0
+            for flow in flows {
+                events += try await deleted("""
+                    WITH gone AS (DELETE FROM events WHERE id IN (
+                        SELECT id FROM events WHERE tenant = \(tenant) AND flow = \(flow) AND at < \(cutoff) LIMIT \(count))
+                        RETURNING 1) SELECT COUNT(*) FROM gone
+                    """)
+            }
             let outbox = try await deleted("""
                 WITH gone AS (DELETE FROM outbox WHERE sequence IN (
                     SELECT sequence FROM outbox WHERE tenant = \(tenant) AND occurred_at < \(cutoff)
@@ -121,6 +137,8 @@ extension PostgresSessionStore {
                 """)
             return (events, outbox)
         }
+        if pruned.completionEvents > 0 { vacuumAfterErasure() }
+        return pruned
     }
 
     public func claimSweep(host: String, now: Date, lease: TimeInterval) async throws -> Bool {

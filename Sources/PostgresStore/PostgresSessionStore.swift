@@ -280,7 +280,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 flow TEXT NOT NULL,
                 version TEXT NOT NULL,
                 fingerprint TEXT NOT NULL,
-                UNIQUE (tenant, flow, fingerprint)
+                UNIQUE (tenant, flow, version, fingerprint)
             )
             """,
         ]),
@@ -455,7 +455,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             }
             for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
             try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
-            return (result, [.rejected, .expired].contains(commit.state.status) && old?.status != commit.state.status)
+            return (result, SessionState.erases(from: old, to: commit.state))
         }
         if erased { vacuumAfterErasure() }
         return result
@@ -722,19 +722,38 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             var known: [FlowVersionRecord] = []
             for try await (tenant, flow, version, fingerprint, sequence) in try await connection.query(
                 "SELECT tenant, flow, version, fingerprint, sequence FROM flow_versions ORDER BY sequence", logger: self.logger
-            ).decode((String, String, String, String, Int64).self) where tenants.contains(tenant) {
+            ).decode((String, String, String, String, Int64).self) where records.isEmpty || tenants.contains(tenant) {
                 known.append(FlowVersionRecord(tenant: tenant, flow: flow, version: version, fingerprint: fingerprint, sequence: sequence))
             }
             return known
         }
     }
 
-    public func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState] {
+    public func versionsInFlight(tenant: String, flow: String) async throws -> [(version: String, fingerprint: String, sessions: Int)] {
         try await connection { connection in
+            var counts: [(version: String, fingerprint: String, sessions: Int)] = []
+            for try await (version, fingerprint, count) in try await connection.query("""
+                SELECT flow_version, flow_fingerprint, COUNT(*) FROM sessions
+                WHERE tenant = \(tenant) AND flow = \(flow) AND status IN ('active', 'deferred') GROUP BY flow_version, flow_fingerprint
+                """, logger: self.logger
+            ).decode((String, String, Int64).self) {
+                counts.append((version, fingerprint, Int(count)))
+            }
+            return counts
+        }
+    }
+
+    public func sessionsInFlight(
+        tenant: String, flow: String, version: String, fingerprint: String, after: String, limit: Int
+    ) async throws -> [SessionState] {
+        let count = Int64(limit)
+        return try await connection { connection in
             var ids: [String] = []
-            for try await id in try await connection.query(
-                "SELECT id FROM sessions WHERE tenant = \(tenant) AND flow = \(flow) AND status IN ('active', 'deferred') ORDER BY id",
-                logger: self.logger
+            for try await id in try await connection.query("""
+                SELECT id FROM sessions WHERE tenant = \(tenant) AND flow = \(flow) AND status IN ('active', 'deferred')
+                    AND flow_version = \(version) AND flow_fingerprint = \(fingerprint) AND id COLLATE "C" > \(after)
+                ORDER BY id COLLATE "C" LIMIT \(count)
+                """, logger: self.logger
             ).decode(String.self) {
                 ids.append(id)
             }

@@ -58,7 +58,8 @@ struct Bench: AsyncParsableCommand {
         let server = try await BlockingWork.run {
             try ChildServer(arguments: ["serve", "--db", db, "--unix", socket, "--log-level", "warning"], socket: socket)
         }
-        defer { server.stop() }
+        // On a failure before the stop below: signalled, not waited for (no wait on the pool).
+        defer { server.terminate() }
         let cpuBefore = server.cpuMicroseconds()
 
         let recorder = LatencyRecorder()
@@ -84,6 +85,8 @@ struct Bench: AsyncParsableCommand {
         let seconds = elapsed.seconds
         let cpu = server.cpuMicroseconds() - cpuBefore
         let rss = server.residentKiB()
+        // Its exit is waited for on a thread of its own, never on the cooperative pool.
+        await BlockingWork.run("platformd.bench.stop") { server.stop() }
         let latencies = recorder.sorted()
         let readLatencies = reads.sorted()
         // Requests/s and the commit ratio count the walks (each a durable write but the start of
@@ -547,6 +550,11 @@ final class ChildServer: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.01)
         }
         guard FileManager.default.fileExists(atPath: socket) else { throw CommandFailure("the server did not start") }
+    }
+
+    /// Asks the child to stop without waiting for it.
+    func terminate() {
+        if process.isRunning { process.terminate() }
     }
 
     func stop() {

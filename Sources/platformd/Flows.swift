@@ -32,6 +32,8 @@ struct Flows: AsyncParsableCommand {
             let (platform, _) = try await store.openPlatform(tenants: tenantOptions.load(), logger: logger)
             let report: FlowCheckReport
             do {
+                // As serve will see them: sessions on versions a newer binary first served are left alone.
+                try await platform.learnFlowVersions()
                 report = try await platform.checkFlows()
             } catch {
                 try? await platform.close()

@@ -81,7 +81,10 @@ struct MCP: AsyncParsableCommand {
             throw CommandRefusal.exit("tenant \(tenant) is not hosted (tenants: \(hosted.map(\.id).joined(separator: ", ")))")
         }
         let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger, access: .createIfMissing)
-        try await platform.startServingFlows(logger: logger)
+        // One person's server: it registers the versions it serves and learns the others' (so no
+        // two binaries move a session back and forth), but reads no one's sessions for a
+        // report (serve logs that).
+        try await platform.registerFlowVersions()
         do {
             _ = try platform.describe(tenant: tenant, flow: flow)
         } catch {

@@ -4,19 +4,20 @@ import Logging
 import PlatformCore
 import ServiceLifecycle
 
-/// The sweeper as a service of `serve`: every minute, while it holds the database's sweep lease
+/// The sweeper as a service of `serve`: every five minutes, while it holds the database's sweep lease
 /// (one host at a time on a shared database), it applies the tenants' `sessions` and `retention`.
 struct SweepService: Service {
     let platform: Platform
     let logger: Logger
     /// Whose lease this is: unique per process.
     let host = "host-" + UUID().uuidString.prefix(8).lowercased()
-    static let interval: Duration = .seconds(60)
+    /// Often enough for hour-scale rules; each pass reads the tenants' sessions in flight.
+    static let interval: Duration = .seconds(300)
     /// Longer than a pass; a host that died releases it by letting it run out.
     static let lease: TimeInterval = 300
 
     func run() async throws {
-        // The first pass soon after start, then one a minute; a stop ends the wait at once.
+        // The first pass soon after start, then one every interval; a stop ends the wait at once.
         var wait: Duration = .seconds(5)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
@@ -49,7 +50,7 @@ struct Sessions: AsyncParsableCommand {
             discussion: """
                 The rules are the tenants file's per-tenant "sessions" (abandonedAfterHours, expireAfterDays, \
                 keepCompletedAnswersDays) and "retention" (eventsDays); tenants without them are left alone. \
-                `serve` runs the same pass every minute, one host at a time. --now stands in for the clock.
+                `serve` runs the same pass every five minutes, one host at a time. --now stands in for the clock.
                 """)
 
         @OptionGroup var store: StoreOptions

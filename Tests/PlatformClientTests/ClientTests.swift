@@ -35,6 +35,24 @@ struct ClientTests {
         }
     }
 
+    /// The person's data through the client: an export holds the session, an erasure counts it
+    /// and leaves nothing to export.
+    @Test func exportAndEraseAUser() async throws {
+        try await PlatformdServer.with { server in
+            let client = try await server.connect()
+            let tenant = try #require(try await client.info().tenants.first?.tenant)
+            let view = try await client.start(tenant: tenant, userId: "person", user: UserDetails(firstName: "Ada"))
+            #expect(view.flowVersion != nil)
+            let export = try await client.exportUser(tenant: tenant, userId: "person")
+            #expect(export.sessions.map(\.sessionId) == [view.sessionId])
+            #expect(export.sessions.first?.user.firstName == "Ada")
+            let erased = try await client.eraseUser(tenant: tenant, userId: "person")
+            #expect(erased.erased.sessions == 1)
+            #expect(try await client.exportUser(tenant: tenant, userId: "person").sessions.isEmpty)
+            try await client.close()
+        }
+    }
+
     @Test func serverErrorsCarryTheirCodeAndData() async throws {
         try await PlatformdServer.with { server in
             let client = try await server.connect()

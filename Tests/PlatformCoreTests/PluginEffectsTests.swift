@@ -105,8 +105,8 @@ final class JournalStore: SessionStore {
         try await inner.sweepCandidates(tenant: tenant, kind: kind, before: before, limit: limit)
     }
 
-    func pruneEvents(tenant: String, before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
-        try await inner.pruneEvents(tenant: tenant, before: before, limit: limit)
+    func pruneEvents(tenant: String, flows: [String], before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
+        try await inner.pruneEvents(tenant: tenant, flows: flows, before: before, limit: limit)
     }
 
     func claimSweep(host: String, now: Date, lease: TimeInterval) async throws -> Bool {
@@ -117,8 +117,14 @@ final class JournalStore: SessionStore {
         try await inner.registerFlowVersions(records)
     }
 
-    func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState] {
-        try await inner.sessionsInFlight(tenant: tenant, flow: flow)
+    func versionsInFlight(tenant: String, flow: String) async throws -> [(version: String, fingerprint: String, sessions: Int)] {
+        try await inner.versionsInFlight(tenant: tenant, flow: flow)
+    }
+
+    func sessionsInFlight(
+        tenant: String, flow: String, version: String, fingerprint: String, after: String, limit: Int
+    ) async throws -> [SessionState] {
+        try await inner.sessionsInFlight(tenant: tenant, flow: flow, version: version, fingerprint: fingerprint, after: after, limit: limit)
     }
 
     func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String?) async throws -> FunnelFigures {

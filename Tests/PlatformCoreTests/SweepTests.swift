@@ -84,6 +84,9 @@ struct SweepTests {
         #expect(report.tenants.first?.pruned == 1)
         let stored = try #require(try await store.session(tenant: "fixture", key: .id(view.sessionId)))
         #expect(stored.user == .empty && stored.answers.isEmpty && stored.status == .completed)
+        #expect(stored.completion?.message == "" && stored.completion?.screen == nil && stored.completion?.records.isEmpty == false,
+                "the completion's copy (which may name the person) goes; the records' names stay")
+        #expect(try await host.sweep(now: clock.now.addingTimeInterval(92 * 86_400)).tenants.first?.pruned ?? 0 == 0, "pruned once")
         #expect(try await store.profile(tenant: "fixture", userId: "done")?.records.isEmpty == false, "records stay")
         // Events older than eventsDays go: funnel events, and completion events no longer being delivered.
         let old = try await host.sweep(now: clock.now.addingTimeInterval(181 * 86_400))

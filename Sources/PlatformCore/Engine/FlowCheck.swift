@@ -68,6 +68,19 @@ public struct FlowCheckReport: Sendable {
 }
 
 extension Platform {
+    /// `place` for planning: a version this host has not heard of is older (it read the registry
+    /// at start, so nobody registered it since).
+    func placeVersion(_ state: SessionState, in registered: Tenant, now: Date) throws(FlowError) -> (fate: String, placement: Placement) {
+        let placement: Placement
+        do throws(FlowError) {
+            placement = try place(state, in: registered, now: now)
+        } catch .unknownFlowVersion(let tenant, let flow, let version, let fingerprint) {
+            flowRegistry.settle(tenant: tenant, flow: flow, version: version, fingerprint: fingerprint)
+            placement = try place(state, in: registered, now: now)
+        }
+        return (placement.moved ? "moves" : "served", placement)
+    }
+
     /// Plans what the served flows do to the store's sessions in flight, without writing anything.
     public func checkFlows(now: Date = Date()) async throws -> FlowCheckReport {
         var reports: [FlowCheckReport.FlowReport] = []
@@ -76,42 +89,58 @@ extension Platform {
             guard let registered = tenants[entry.id] else { continue }
             for flowID in registered.flowIDs {
                 guard let newest = registered.engines[flowID] else { continue }
-                let sessions = try await store.sessionsInFlight(tenant: entry.id, flow: flowID)
                 var counts: [String: FlowCheckReport.VersionCount] = [:]
                 var moves: [String: (move: FlowCheckReport.Move, resumed: [FlowMove.Resumption: Int], dropped: [FlowMove.DroppedAnswer: Int], refused: [String: Int])] = [:]
-                for state in sessions {
-                    let key = state.flowVersion + "\u{0}" + state.flowFingerprint
-                    let fate: String
-                    let placement: Placement
+                // Counted in the store; only the sessions of versions that would move are read,
+                // a page at a time (each page a store call of its own).
+                for group in try await store.versionsInFlight(tenant: entry.id, flow: flowID) {
+                    let key = group.version + "\u{0}" + group.fingerprint
+                    var probe = SessionState(
+                        id: "", tenant: entry.id, userId: "", flow: flowID, flowVersion: group.version, flowFingerprint: group.fingerprint,
+                        path: [], arrivedAt: now, createdAt: now, updatedAt: now)
+                    probe.status = .active
+                    var fate: String
                     do {
-                        do throws(FlowError) {
-                            placement = try place(state, in: registered, now: now)
-                        } catch .unknownFlowVersion(let tenant, let flow, let fingerprint) {
-                            // Not in the registry this host read at start: never served by a host that registers.
-                            flowRegistry.settle(tenant: tenant, flow: flow, fingerprint: fingerprint)
-                            placement = try place(state, in: registered, now: now)
-                        }
-                        fate = placement.moved ? "moves" : "served"
+                        fate = try placeVersion(probe, in: registered, now: now).fate
                     } catch {
-                        counts[key, default: .init(version: state.flowVersion, fingerprint: state.flowFingerprint, sessions: 0, fate: "newer")].sessions += 1
-                        continue
+                        fate = "newer"
                     }
-                    counts[key, default: .init(version: state.flowVersion, fingerprint: state.flowFingerprint, sessions: 0, fate: fate)].sessions += 1
-                    guard case .moves(_, let move) = placement else { continue }
-                    var entry = moves[key] ?? (
-                        FlowCheckReport.Move(
-                            fromVersion: state.flowVersion, fromFingerprint: state.flowFingerprint, sessions: 0, declared: 0,
-                            sameVersionChanged: state.flowVersion == newest.version, resumed: [], dropped: [], refused: []),
-                        [:], [:], [:])
-                    entry.move.sessions += 1
-                    if move.declared { entry.move.declared += 1 }
-                    if let resumption = move.resumption { entry.resumed[resumption, default: 0] += 1 }
-                    for dropped in Set(move.dropped) { entry.dropped[dropped, default: 0] += 1 }
-                    for (step, errors) in move.refused {
-                        for field in Set(errors.compactMap(\.field)) { entry.refused[step + "\u{0}" + field, default: 0] += 1 }
+                    // Sessions stored before versions each move, or not, by what they hold: read them.
+                    if group.fingerprint.isEmpty && fate == "served" { fate = "moves" }
+                    counts[key] = .init(version: group.version, fingerprint: group.fingerprint, sessions: group.sessions, fate: fate)
+                    guard fate == "moves" else { continue }
+                    var after = ""
+                    while true {
+                        let page = try await store.sessionsInFlight(
+                            tenant: entry.id, flow: flowID, version: group.version, fingerprint: group.fingerprint, after: after, limit: 500)
+                        guard let last = page.last else { break }
+                        after = last.id
+                        for state in page {
+                            guard case .moves(_, let move) = try? placeVersion(state, in: registered, now: now).placement else {
+                                // Stored before versions and moving nothing: it runs on the newest as it is.
+                                continue
+                            }
+                            var entry = moves[key] ?? (
+                                FlowCheckReport.Move(
+                                    fromVersion: state.flowVersion, fromFingerprint: state.flowFingerprint, sessions: 0, declared: 0,
+                                    sameVersionChanged: state.flowVersion == newest.version, resumed: [], dropped: [], refused: []),
+                                [:], [:], [:])
+                            entry.move.sessions += 1
+                            if move.declared { entry.move.declared += 1 }
+                            if let resumption = move.resumption { entry.resumed[resumption, default: 0] += 1 }
+                            for dropped in Set(move.dropped) { entry.dropped[dropped, default: 0] += 1 }
+                            for (step, errors) in move.refused {
+                                for field in Set(errors.compactMap(\.field)) { entry.refused[step + "\u{0}" + field, default: 0] += 1 }
+                            }
+                            if move.losesUndeclared { unsafe += 1 }
+                            moves[key] = entry
+                        }
                     }
-                    if move.losesUndeclared { unsafe += 1 }
-                    moves[key] = entry
+                    if moves[key] == nil, var count = counts[key], group.fingerprint.isEmpty {
+                        // Every session stored before versions runs on the newest unchanged.
+                        count.fate = "served"
+                        counts[key] = count
+                    }
                 }
                 reports.append(FlowCheckReport.FlowReport(
                     tenant: entry.id, flow: flowID, version: newest.version, fingerprint: newest.fingerprint,

@@ -17,7 +17,7 @@ public enum FlowError: Error, Sendable, Hashable {
     case unavailable(String)
     /// A session runs on a version of its flow this host has not heard of: the platform reads the
     /// store's registry of versions again and retries once (never answered as such; -32008 if it were).
-    case unknownFlowVersion(tenant: String, flow: String, fingerprint: String)
+    case unknownFlowVersion(tenant: String, flow: String, version: String, fingerprint: String)
     /// A defect in a plugin or the platform; the detail is for the log only.
     case defect(String)
 }

@@ -69,6 +69,22 @@ public struct SessionState: Sendable, Hashable {
     }
 
     public var currentStep: String? { status.isFinal ? nil : path.last }
+
+    /// Whether writing `new` over `old` deletes something of the person (a rejection, an expiry,
+    /// a completed session's details pruned): the store then makes sure the old bytes leave its
+    /// files (SQLite truncates the WAL, PostgreSQL vacuums).
+    public static func erases(from old: SessionState?, to new: SessionState) -> Bool {
+        guard let old else { return false }
+        if [.rejected, .expired].contains(new.status) && old.status != new.status { return true }
+        if old.user != .empty && new.user == .empty { return true }
+        return old.completion?.personal == true && new.completion?.personal != true
+    }
+}
+
+extension CompletionView {
+    /// Copy or a screen that may name the person ("Welcome to TeePals, Alex!"); a pruned
+    /// completion keeps only its records' names.
+    var personal: Bool { !message.isEmpty || screen != nil }
 }
 
 /// Something that happened to a session, for funnels: ids and timings, never answer values.

@@ -29,9 +29,9 @@ public struct RPCError: Error, Sendable, Hashable {
         case .invalidState(let reason, let session): self.init(.invalidState, reason, data: .init(session: session))
         case .invalidArgument(let name, let reason): self = .invalidParams(name, reason)
         case .unavailable(let reason): self.init(.unavailable, "the store cannot take the request now; retry", detail: reason)
-        case .unknownFlowVersion(let tenant, let flow, let fingerprint):
+        case .unknownFlowVersion(let tenant, let flow, let version, let fingerprint):
             self.init(.unavailable, "the session runs on a version of its flow this host does not know yet; retry",
-                      detail: "\(tenant)/\(flow) fingerprint \(fingerprint)")
+                      detail: "\(tenant)/\(flow) version \(version) fingerprint \(fingerprint)")
         case .defect(let detail): self = .internalError(detail)
         }
     }

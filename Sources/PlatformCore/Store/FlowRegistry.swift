@@ -24,9 +24,12 @@ public struct FlowVersionRecord: Sendable, Hashable {
 /// after this host's own newest (or not known when this host started) is newer: the old host
 /// answers -32008 for it (retry: the load balancer reaches a new host) and leaves it as it is.
 final class FlowRegistry: Sendable {
+    /// A version is its string and its shape: the same shape under a new version string (a copy
+    /// change) is another version, and so is a new shape under the same string.
     private struct Key: Hashable {
         var tenant: String
         var flow: String
+        var version: String
         var fingerprint: String
     }
 
@@ -36,7 +39,7 @@ final class FlowRegistry: Sendable {
         known.withLock { known in
             known.loaded = true
             for record in records {
-                known.order[Key(tenant: record.tenant, flow: record.flow, fingerprint: record.fingerprint)] = record.sequence
+                known.order[Key(tenant: record.tenant, flow: record.flow, version: record.version, fingerprint: record.fingerprint)] = record.sequence
             }
         }
     }
@@ -47,22 +50,26 @@ final class FlowRegistry: Sendable {
         case unknown
     }
 
-    /// Whether `fingerprint` was first served before or after `newest` (this host's newest
-    /// version of the flow). Older while nothing is registered (a store without a registry,
-    /// tests): then every version not served is taken as older.
-    func order(tenant: String, flow: String, fingerprint: String, than newest: String) -> Order {
+    /// Whether a version was first served before or after `newest` (this host's newest version
+    /// of the flow). Older while nothing is registered (a store without a registry, tests):
+    /// then every version not served is taken as older.
+    func order(
+        tenant: String, flow: String, version: String, fingerprint: String, than newest: (version: String, fingerprint: String)
+    ) -> Order {
         known.withLock { known in
-            guard known.loaded, let own = known.order[Key(tenant: tenant, flow: flow, fingerprint: newest)] else { return .older }
-            guard let theirs = known.order[Key(tenant: tenant, flow: flow, fingerprint: fingerprint)] else { return .unknown }
+            guard known.loaded,
+                let own = known.order[Key(tenant: tenant, flow: flow, version: newest.version, fingerprint: newest.fingerprint)]
+            else { return .older }
+            guard let theirs = known.order[Key(tenant: tenant, flow: flow, version: version, fingerprint: fingerprint)] else { return .unknown }
             return theirs > own ? .newer : .older
         }
     }
 
     /// A version still unknown after a fresh read of the registry was never served by a host
     /// that registers (written before, or by hand): older.
-    func settle(tenant: String, flow: String, fingerprint: String) {
+    func settle(tenant: String, flow: String, version: String, fingerprint: String) {
         known.withLock { known in
-            let key = Key(tenant: tenant, flow: flow, fingerprint: fingerprint)
+            let key = Key(tenant: tenant, flow: flow, version: version, fingerprint: fingerprint)
             if known.order[key] == nil { known.order[key] = 0 }
         }
     }

@@ -19,7 +19,7 @@ struct PreparedSessionCommit: Sendable {
         self.commit = commit
         replacedWriteCount = stored?.writeCount
         replacedID = old.flatMap { $0.id == commit.state.id ? nil : $0.id }
-        rejects = [.rejected, .expired].contains(commit.state.status) && old?.status != commit.state.status
+        rejects = SessionState.erases(from: old, to: commit.state)
         text = try SessionTextColumns(commit.state)
         answers = AnswerRowChanges(commit.state, replacing: replacedID == nil ? old : nil)
         outboxBodies = try commit.outbox.map(Self.body(of:))

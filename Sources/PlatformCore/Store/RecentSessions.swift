@@ -50,18 +50,21 @@ final class RecentSessions: Sendable {
         remember(row.state, writeCount: row.writeCount)
     }
 
-    /// Drops what is kept of these sessions (an erasure deleted them).
+    /// Drops what is kept of these sessions (an erasure deleted them), leaving tombstones no
+    /// later write count passes, so a commit that finished just before the erasure cannot put
+    /// the person's state back when it is remembered late.
     func forget(_ ids: [String]) {
         generations.withLock { generations in
             for id in ids {
-                generations.newer[id] = nil
                 generations.older[id] = nil
+                generations.newer[id] = Kept(nil, writeCount: .max)
             }
         }
     }
 
     func remember(_ state: SessionState, writeCount: Int) {
-        let entry = state.status == .rejected ? nil : Entry(state: state, writeCount: writeCount)
+        // A rejected or expired session's answers are erased: only a tombstone is kept.
+        let entry = state.status == .rejected || state.status == .expired ? nil : Entry(state: state, writeCount: writeCount)
         let fresh = Kept(entry, writeCount: writeCount)
         generations.withLock { generations in
             if let kept = generations.newer[state.id] ?? generations.older[state.id], kept.writeCount > writeCount { return }

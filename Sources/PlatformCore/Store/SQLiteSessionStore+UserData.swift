@@ -9,10 +9,12 @@ extension SQLiteSessionStore {
                 db, sql: "SELECT id FROM sessions WHERE tenant = ? AND user_id = ? ORDER BY created_at, id", arguments: [tenant, userId])
             let sessions = try ids.compactMap { try Self.fetchStoredSession(db, tenant: tenant, key: .id($0))?.state }
             var events: [StoredEvent] = []
-            for id in ids {
+            for session in sessions {
+                let id = session.id
+                // With the flow, along events_by_flow_session (tenant, flow, session_id, id).
                 events += try Row.fetchAll(db, sql: """
-                    SELECT flow, kind, step, action, to_step, seconds, at FROM events WHERE tenant = ? AND session_id = ? ORDER BY id
-                    """, arguments: [tenant, id]
+                    SELECT flow, kind, step, action, to_step, seconds, at FROM events WHERE tenant = ? AND flow = ? AND session_id = ? ORDER BY id
+                    """, arguments: [tenant, session.flow, id]
                 ).map { row in
                     StoredEvent(sessionId: id, flow: row[0], event: FlowEvent(
                         FlowEvent.Kind(rawValue: row[1]) ?? .arrived, step: row[2], action: row[3], toStep: row[4], seconds: row[5],
@@ -30,9 +32,13 @@ extension SQLiteSessionStore {
     public func eraseUser(tenant: String, userId: String, report: OutboxEvent) async throws -> UserErasure.Counts {
         let (counts, ids) = try await committer.write { db -> (UserErasure.Counts, [String]) in
             var counts = UserErasure.Counts()
-            let ids = try String.fetchAll(db, sql: "SELECT id FROM sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
-            for id in ids {
-                try db.execute(sql: "DELETE FROM events WHERE tenant = ? AND session_id = ?", arguments: [tenant, id])
+            let rows = try Row.fetchAll(db, sql: "SELECT id, flow FROM sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
+            let ids: [String] = rows.map { $0[0] }
+            for row in rows {
+                // With the flow, along events_by_flow_session: never a scan of the tenant's events
+                // inside the one writer's transaction.
+                try db.execute(
+                    sql: "DELETE FROM events WHERE tenant = ? AND flow = ? AND session_id = ?", arguments: [tenant, row[1] as String, row[0] as String])
                 counts.events += db.changesCount
             }
             // Answers go with their sessions (ON DELETE CASCADE), records with their profile.
@@ -72,7 +78,8 @@ extension SQLiteSessionStore {
         case .completedBefore:
             """
             SELECT id FROM sessions WHERE tenant = ? AND status = 'completed' AND updated_at <= ?
-                AND (user_json NOT IN ('{}', '') OR EXISTS (SELECT 1 FROM answers WHERE answers.session_id = sessions.id)) LIMIT ?
+                AND (user_json NOT IN ('{}', '') OR EXISTS (SELECT 1 FROM answers WHERE answers.session_id = sessions.id)
+                    OR (completion_json IS NOT NULL AND completion_json NOT LIKE '%"message":""%')) LIMIT ?
             """
         }
         return try await writer.read { db in
@@ -81,12 +88,15 @@ extension SQLiteSessionStore {
         }
     }
 
-    public func pruneEvents(tenant: String, before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
-        try await committer.write { db in
-            try db.execute(sql: """
-                DELETE FROM events WHERE id IN (SELECT id FROM events WHERE tenant = ? AND at < ? LIMIT ?)
-                """, arguments: [tenant, before.timeIntervalSince1970, limit])
-            let events = db.changesCount
+    public func pruneEvents(tenant: String, flows: [String], before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
+        let pruned = try await committer.write { db -> (events: Int, completionEvents: Int) in
+            var events = 0
+            for flow in flows {
+                try db.execute(sql: """
+                    DELETE FROM events WHERE id IN (SELECT id FROM events WHERE tenant = ? AND flow = ? AND at < ? LIMIT ?)
+                    """, arguments: [tenant, flow, before.timeIntervalSince1970, limit])
+                events += db.changesCount
+            }
             try db.execute(sql: """
                 DELETE FROM outbox WHERE sequence IN (
                     SELECT sequence FROM outbox WHERE tenant = ? AND occurred_at < ?
@@ -95,6 +105,9 @@ extension SQLiteSessionStore {
                 """, arguments: [tenant, before.timeIntervalSince1970, limit])
             return (events, db.changesCount)
         }
+        // Completion events' payloads hold records: their old pages leave the WAL too.
+        if pruned.completionEvents > 0 && checkpointer != nil { await truncateWAL() }
+        return pruned
     }
 
     public func claimSweep(host: String, now: Date, lease: TimeInterval) async throws -> Bool {

@@ -225,7 +225,7 @@ public final class SQLiteSessionStore: SessionStore {
                     flow TEXT NOT NULL,
                     version TEXT NOT NULL,
                     fingerprint TEXT NOT NULL,
-                    UNIQUE (tenant, flow, fingerprint)
+                    UNIQUE (tenant, flow, version, fingerprint)
                 );
                 """)
         }
@@ -635,16 +635,29 @@ public final class SQLiteSessionStore: SessionStore {
                 db, sql: "SELECT tenant, flow, version, fingerprint, sequence FROM flow_versions ORDER BY sequence"
             ).compactMap { row -> FlowVersionRecord? in
                 let record = FlowVersionRecord(tenant: row[0], flow: row[1], version: row[2], fingerprint: row[3], sequence: row[4])
-                return tenants.contains(record.tenant) ? record : nil
+                return records.isEmpty || tenants.contains(record.tenant) ? record : nil
             }
         }
     }
 
-    public func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState] {
+    public func versionsInFlight(tenant: String, flow: String) async throws -> [(version: String, fingerprint: String, sessions: Int)] {
         try await writer.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT id FROM sessions WHERE tenant = ? AND flow = ? AND status IN ('active', 'deferred') ORDER BY id",
-                arguments: [tenant, flow]
+            try Row.fetchAll(db, sql: """
+                SELECT flow_version, flow_fingerprint, COUNT(*) FROM sessions
+                WHERE tenant = ? AND flow = ? AND status IN ('active', 'deferred') GROUP BY flow_version, flow_fingerprint
+                """, arguments: [tenant, flow]
+            ).map { row in (row[0], row[1], row[2]) }
+        }
+    }
+
+    public func sessionsInFlight(
+        tenant: String, flow: String, version: String, fingerprint: String, after: String, limit: Int
+    ) async throws -> [SessionState] {
+        try await writer.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT id FROM sessions WHERE tenant = ? AND flow = ? AND status IN ('active', 'deferred')
+                    AND flow_version = ? AND flow_fingerprint = ? AND id > ? ORDER BY id LIMIT ?
+                """, arguments: [tenant, flow, version, fingerprint, after, limit]
             ).compactMap { id in try Self.fetchStoredSession(db, tenant: tenant, key: .id(id))?.state }
         }
     }

@@ -80,11 +80,18 @@ public protocol SessionStore: Sendable {
     func close() async throws
 
     /// Registers flow versions as first served now (a version already registered keeps its
-    /// place) and returns every registered version of the same tenants, with its sequence.
+    /// place) and returns every registered version of the same tenants, with its sequence
+    /// (given none, registers nothing and returns every version registered).
     func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord]
 
-    /// The tenant's sessions of `flow` that are in flight (active or deferred), with their answers.
-    func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState]
+    /// How many of the tenant's sessions of `flow` are in flight (active or deferred), by the
+    /// version (and fingerprint) they run on.
+    func versionsInFlight(tenant: String, flow: String) async throws -> [(version: String, fingerprint: String, sessions: Int)]
+
+    /// Up to `limit` sessions in flight on one version, with their answers, in id order after `after`.
+    func sessionsInFlight(
+        tenant: String, flow: String, version: String, fingerprint: String, after: String, limit: Int
+    ) async throws -> [SessionState]
 
     /// Everything held about one user of a tenant (`user.export`).
     func userData(tenant: String, userId: String) async throws -> StoredUserData
@@ -101,9 +108,10 @@ public protocol SessionStore: Sendable {
     /// `before` and still holding the details the app passed or answers.
     func sweepCandidates(tenant: String, kind: SweepCandidates, before: Date, limit: Int) async throws -> [SessionState]
 
-    /// Deletes up to `limit` funnel events older than `before`, and up to `limit` completion events
+    /// Deletes up to `limit` funnel events of `flows` older than `before` (per flow, along the
+    /// (tenant, flow, at) index), and up to `limit` completion events
     /// older than it that no delivery is still trying; how many of each.
-    func pruneEvents(tenant: String, before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int)
+    func pruneEvents(tenant: String, flows: [String], before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int)
 
     /// Takes (or renews) the sweeper's lease for `host` until `now + lease`; false while another
     /// host holds it.
@@ -158,7 +166,11 @@ extension SessionStore {
         }
     }
 
-    public func sessionsInFlight(tenant: String, flow: String) async throws -> [SessionState] { [] }
+    public func versionsInFlight(tenant: String, flow: String) async throws -> [(version: String, fingerprint: String, sessions: Int)] { [] }
+
+    public func sessionsInFlight(
+        tenant: String, flow: String, version: String, fingerprint: String, after: String, limit: Int
+    ) async throws -> [SessionState] { [] }
 
     /// A profile update that reports no event.
     public func updateProfile<Result: Sendable>(
