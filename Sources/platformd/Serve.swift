@@ -91,6 +91,13 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         // A client that goes away must not kill the server: writes fail with EPIPE instead.
         signal(SIGPIPE, SIG_IGN)
+        #if canImport(Glibc)
+        // Line buffers above 256 KiB (a partial line of up to --max-line-bytes) are mapped and
+        // given back to the system when freed. glibc's default threshold moves up after the first
+        // such free, after which freed buffers of closed connections stayed in the heap and the
+        // resident size kept them.
+        GlibcMalloc.mallopt(GlibcMalloc.mmapThreshold, 256 * 1024)
+        #endif
         // The service group traps SIGTERM and SIGINT only once `run()` starts. Trapped here first
         // thing, a signal during start-up (opening and migrating the database) neither kills the
         // process with the default action nor is lost (as it would be were it set to SIG_IGN):
@@ -202,3 +209,19 @@ enum FileDescriptorBudget {
         return cap
     }
 }
+
+#if canImport(Glibc)
+/// glibc's `mallopt`, which Swift's Glibc module does not export (malloc.h is not in it): looked
+/// up once and called with the C calling convention.
+enum GlibcMalloc {
+    /// `M_MMAP_THRESHOLD` in malloc.h.
+    static let mmapThreshold: Int32 = -3
+
+    @discardableResult
+    static func mallopt(_ parameter: Int32, _ value: Int32) -> Int32 {
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return 0 }
+        return unsafeBitCast(symbol, to: Mallopt.self)(parameter, value)
+    }
+}
+#endif
