@@ -35,7 +35,7 @@ struct Backup: AsyncParsableCommand {
         let started = ContinuousClock.now
         let copied: (integrity: String, bytes: Int)
         do {
-            copied = try await BlockingWork.run("platformd.backup") { try SQLiteBackup.copy(from: source, to: destination) }
+            copied = try await SQLiteBackup.copy(from: source, to: destination)
         } catch let failure as SQLiteBackup.Failure {
             FileHandle.standardError.write(Data("platformd: \(failure)\n".utf8))
             throw ExitCode(Self.cannotWriteExitCode)

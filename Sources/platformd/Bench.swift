@@ -46,7 +46,7 @@ struct Bench: AsyncParsableCommand {
         let socket = base.appendingPathComponent("bench.sock").path
 
         progress("measuring raw one-row commits (WAL, synchronous=FULL) for 2 s")
-        let rawCommits = try await BlockingWork.run { try SQLiteBench.rawCommitsPerSecond(in: base, seconds: 2) }
+        let rawCommits = try await SQLiteBench.rawCommitsPerSecond(in: base, seconds: 2)
 
         if preload > 0 {
             progress("storing \(preload) completed sessions")

@@ -32,7 +32,8 @@ struct StdioTransport: Service {
             return
         }
         // At most this many lines wait for the handler: a client that pipes in a huge file is
-        // read as fast as it is answered, not buffered whole.
+        // read as fast as it is answered, not buffered whole. Only the reader thread below waits
+        // on it (a thread of its own, made for blocking reads); the request loop only signals.
         let room = DispatchSemaphore(value: 64)
         let reader = Thread { [maxLineBytes, wake] in
             var framer = LineFramer(maxLineBytes: maxLineBytes)

@@ -97,7 +97,7 @@ final class RecordingTransport: WebhookTransport {
     /// An in-memory store with `count` events of tenant t1 for the webhook, written now and
     /// delivered for `window` seconds.
     func store(events count: Int, window: TimeInterval = 3600) async throws -> SQLiteSessionStore {
-        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         let time = Date()
         for index in 1...count {
             let sample = sampleEvent("evt_\(index)", user: "u\(index)", session: "s\(index)", at: time, webhooks: [Self.hook.url])
@@ -235,7 +235,7 @@ final class RecordingTransport: WebhookTransport {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("hosts.sqlite").path
-        let first = try SQLiteSessionStore(path: path)
+        let first = try await SQLiteSessionStore.open(path: path)
         let count = 30
         for index in 1...count {
             try await first.updateSession(tenant: "t1", key: .id("s\(index)")) { _ in
@@ -243,7 +243,7 @@ final class RecordingTransport: WebhookTransport {
                                outbox: [sampleEvent("evt_\(index)", session: "s\(index)", at: Date(), webhooks: [Self.hook.url])]), ())
             }
         }
-        let second = try SQLiteSessionStore(path: path)
+        let second = try await SQLiteSessionStore.open(path: path)
         let transport = RecordingTransport()
         try await running([worker(first, transport, host: "a"), worker(second, transport, host: "b")]) { () async throws in
             #expect(try await eventually { try await states(first).allSatisfy { $0.hasSuffix("delivered 1") } })
@@ -274,7 +274,7 @@ final class RecordingTransport: WebhookTransport {
     }
 
     @Test func aWebhookNoLongerConfiguredIsRetriedAndReported() async throws {
-        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         try await store.updateSession(tenant: "t1", key: .id("s1")) { _ in
             (SessionCommit(state: sampleState(), events: [], outbox: [sampleEvent("evt_1", at: Date(), webhooks: ["http://gone.test/h"])]), ())
         }

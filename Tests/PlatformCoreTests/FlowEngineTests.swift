@@ -342,7 +342,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func sensitiveValuesCannotBeRecoveredFromTheRetryDigest() async throws {
-        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         let d = try FlowDriver(plugin: FixturePlugin(), store: store)
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics, ["route": "fast"]])

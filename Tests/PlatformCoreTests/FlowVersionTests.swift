@@ -261,7 +261,7 @@ struct FlowVersionPlatformTests {
 
     @Test func aSessionOfAVersionNoLongerServedMovesOnItsFirstReadOnceAndForGood() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try SQLiteSessionStore(path: directory.appendingPathComponent("v.sqlite").path)
+            let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("v.sqlite").path)
             let old = platform(VersionedPlugin(flows: [Versions.v1()]), store)
             try await old.registerFlowVersions()
             var view = try await old.start(tenant: "versioned", userId: "u1", flow: "onboarding", user: nil)
@@ -300,7 +300,7 @@ struct FlowVersionPlatformTests {
 
     @Test func aSubmitRefusedOnAMovedSessionStillKeepsTheMove() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try SQLiteSessionStore(path: directory.appendingPathComponent("v.sqlite").path)
+            let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("v.sqlite").path)
             let old = platform(VersionedPlugin(flows: [Versions.v1()]), store)
             var view = try await old.start(tenant: "versioned", userId: "u1", flow: "onboarding", user: nil)
             view = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
@@ -320,7 +320,7 @@ struct FlowVersionPlatformTests {
 
     @Test func anOlderVersionStillServedKeepsItsSessionsNewOnesStartOnTheNewest() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try SQLiteSessionStore(path: directory.appendingPathComponent("v.sqlite").path)
+            let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("v.sqlite").path)
             let old = platform(VersionedPlugin(flows: [Versions.v1()]), store)
             let first = try await old.start(tenant: "versioned", userId: "u1", flow: "onboarding", user: nil)
             let change = try #require(Versions.changes.first { $0.name == "step removed, declared" })
@@ -355,7 +355,7 @@ struct FlowVersionPlatformTests {
             return (old, new)
         default:
             let path = try TemporaryDirectory.make().appendingPathComponent("v.sqlite").path
-            return (try SQLiteSessionStore(path: path), try SQLiteSessionStore(path: path))
+            return (try await SQLiteSessionStore.open(path: path), try await SQLiteSessionStore.open(path: path))
         }
     }
 

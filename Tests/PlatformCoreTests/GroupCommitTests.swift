@@ -11,7 +11,7 @@ import Testing
     @Test func concurrentWritesShareTransactionsAndAFailureRollsBackOnlyItself() async throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteSessionStore(path: directory.appendingPathComponent("group.sqlite").path)
+        let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("group.sqlite").path)
         let writes = 64
         let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<writes {

@@ -10,8 +10,8 @@ import Testing
 @Suite struct OptimisticUpdateTests {
     struct Stale: Error {}
 
-    func openStore(_ directory: URL) throws -> SQLiteSessionStore {
-        try SQLiteSessionStore(path: directory.appendingPathComponent("optimistic.sqlite").path)
+    func openStore(_ directory: URL) async throws -> SQLiteSessionStore {
+        try await SQLiteSessionStore.open(path: directory.appendingPathComponent("optimistic.sqlite").path)
     }
 
     func increment(_ store: SQLiteSessionStore, _ id: String, seen: (@Sendable (Int) throws -> Void)? = nil) async throws {
@@ -25,7 +25,7 @@ import Testing
 
     @Test func concurrentCommandsOnOneSessionLoseNoUpdate() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try openStore(directory)
+            let store = try await openStore(directory)
             let state = sampleState()
             try await store.updateSession(tenant: "t1", key: .id(state.id)) { _ in (SessionCommit(state: state, events: []), ()) }
             let commands = 40
@@ -40,8 +40,8 @@ import Testing
 
     @Test func aWriteFromAnotherProcessIsWhatTheNextCommandSees() async throws {
         try await withTemporaryDirectory { directory in
-            let mine = try openStore(directory)
-            let other = try openStore(directory)
+            let mine = try await openStore(directory)
+            let other = try await openStore(directory)
             let state = sampleState()
             try await mine.updateSession(tenant: "t1", key: .id(state.id)) { _ in (SessionCommit(state: state, events: []), ()) }
             try await increment(mine, state.id)
@@ -73,8 +73,8 @@ extension OptimisticUpdateTests {
     /// moment, many times: each time exactly one commits, the other then sees the winner's revision.
     @Test func twoStoresRacingOneRevisionHaveOneWinner() async throws {
         try await withTemporaryDirectory { directory in
-            let a = try openStore(directory)
-            let b = try openStore(directory)
+            let a = try await openStore(directory)
+            let b = try await openStore(directory)
             let initial = { var state = sampleState(); state.revision = 0; return state }()
             try await a.updateSession(tenant: "t1", key: .id(initial.id)) { _ in (SessionCommit(state: initial, events: []), ()) }
             let rounds = 50
@@ -100,8 +100,8 @@ extension OptimisticUpdateTests {
     /// Two stores starting the same user's session at once create one session, and both get it.
     @Test func twoStoresStartingOneUserCreateOneSession() async throws {
         try await withTemporaryDirectory { directory in
-            let a = try openStore(directory)
-            let b = try openStore(directory)
+            let a = try await openStore(directory)
+            let b = try await openStore(directory)
             for round in 0..<20 {
                 @Sendable func start(_ store: SQLiteSessionStore, _ id: String) async throws -> String {
                     try await store.updateSession(tenant: "t1", key: .user(userId: "u\(round)", flow: "onboarding")) { current in

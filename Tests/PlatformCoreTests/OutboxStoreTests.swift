@@ -182,7 +182,7 @@ func sampleEvent(
         let path = directory.appendingPathComponent("outbox.sqlite").path
         let t0 = epoch.addingTimeInterval(1)
         do {
-            let store = try SQLiteSessionStore(path: path)
+            let store = try await SQLiteSessionStore.open(path: path)
             try await commit(store, sampleState(), [sampleEvent("evt_1")])
             let claim = try #require(try await store.claimDeliveries(now: t0, limit: 1, lease: 30, host: "a").claims.first)
             try await store.recordAttempt(claim, host: "a", .retry(at: t0, next: t0.addingTimeInterval(2), status: nil, error: "refused"))
@@ -191,7 +191,7 @@ func sampleEvent(
             #expect(try await store.claimDeliveries(now: t0, limit: 1, lease: 30, host: "a").claims.map(\.eventId) == ["evt_2"])
             try await store.close()
         }
-        let reopened = try SQLiteSessionStore(path: path)
+        let reopened = try await SQLiteSessionStore.open(path: path)
         let round = try await reopened.claimDeliveries(now: t0.addingTimeInterval(2), limit: 10, lease: 30, host: "b")
         #expect(round.claims.map(\.eventId) == ["evt_1"])
         #expect(round.claims.first?.attempts == 1)

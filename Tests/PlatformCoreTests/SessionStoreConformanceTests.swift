@@ -17,10 +17,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func open() async throws -> (any PlatformStore)? {
         switch self {
         case .memory:
-            return try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+            return try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         case .file:
             let directory = try TemporaryDirectory.make()
-            return try SQLiteSessionStore(path: directory.appendingPathComponent("store.sqlite").path)
+            return try await SQLiteSessionStore.open(path: directory.appendingPathComponent("store.sqlite").path)
         case .postgres:
             return try await TestPostgres.store()
         }
@@ -187,7 +187,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
     @Test func aFileStoreCommitsWithSynchronousFull() async throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteSessionStore(path: directory.appendingPathComponent("sync.sqlite").path)
+        let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("sync.sqlite").path)
         #expect(try await store.synchronousMode() == 2)
         try await store.close()
     }
@@ -196,11 +196,11 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("nested/store.sqlite").path
-        let first = try SQLiteSessionStore(path: path)
+        let first = try await SQLiteSessionStore.open(path: path)
         let state = sampleState()
         try await save(first, state)
         try await first.close()
-        let second = try SQLiteSessionStore(path: path)
+        let second = try await SQLiteSessionStore.open(path: path)
         #expect(try await second.session(tenant: "t1", key: .id("s1")) == state)
         try await second.close()
     }
@@ -246,7 +246,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
     @Test func aRejectedSessionLeavesNoAnswerInTheFileOrItsWAL() async throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteSessionStore(path: directory.appendingPathComponent("erase.sqlite").path)
+        let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("erase.sqlite").path)
         let d = try FlowDriver(plugin: FixturePlugin(), store: store)
         let markers = ["Quokkaname", "quokka@example.com", "Petquokka", "Customquokkatag"]
         var view = try await atBasics(d, details: UserDetails(firstName: "Zed", email: "quokka@example.com"))
@@ -277,7 +277,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("held.sqlite").path
-        let store = try SQLiteSessionStore(path: path)
+        let store = try await SQLiteSessionStore.open(path: path)
         let d = try FlowDriver(plugin: FixturePlugin(), store: store)
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Heldmarker"]) { $1 }, ["route": "fast"]])
@@ -296,7 +296,7 @@ extension Erasure {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("timer.sqlite").path
-        let store = try SQLiteSessionStore(path: path)
+        let store = try await SQLiteSessionStore.open(path: path)
         let d = try FlowDriver(plugin: FixturePlugin(), store: store)
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Timermarker"]) { $1 }, ["route": "fast"]])
@@ -317,7 +317,7 @@ extension Erasure {
 @Suite struct RecordTimeTests {
     @Test func recordsAreStampedWithTheTimeTheCallerGives() async throws {
         let path = try TemporaryDirectory.make().appendingPathComponent("store.sqlite").path
-        let store = try SQLiteSessionStore(path: path)
+        let store = try await SQLiteSessionStore.open(path: path)
         let state = {
             var state = sampleState()
             state.status = .completed

@@ -11,7 +11,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("db.sqlite").path
-        let store = try SQLiteSessionStore(path: path, busyTimeout: 0.2)
+        let store = try await SQLiteSessionStore.open(path: path, busyTimeout: 0.2)
         let platform = Platform(plugins: [FixturePlugin()], store: store)
         let methods = platform.rpcServer()
 
@@ -45,8 +45,8 @@ import Testing
         try await store.close()
     }
 
-    @Test func onlyPassingConditionsAreUnavailable() throws {
-        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+    @Test func onlyPassingConditionsAreUnavailable() async throws {
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         #expect(store.unavailability(of: DatabaseError(resultCode: .SQLITE_FULL)) != nil)
         #expect(store.unavailability(of: DatabaseError(resultCode: .SQLITE_BUSY)) != nil)
         #expect(store.unavailability(of: DatabaseError(resultCode: .SQLITE_CONSTRAINT)) == nil)

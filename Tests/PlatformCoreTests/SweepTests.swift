@@ -106,7 +106,7 @@ struct SweepTests {
             stores = (one, two)
         default:
             let path = try TemporaryDirectory.make().appendingPathComponent("sweep.sqlite").path
-            stores = (try SQLiteSessionStore(path: path), try SQLiteSessionStore(path: path))
+            stores = (try await SQLiteSessionStore.open(path: path), try await SQLiteSessionStore.open(path: path))
         }
         let clock = TestClock()
         let one = platform(stores.0, clock)

@@ -74,7 +74,7 @@ struct UserDataTests {
     @Test func onASQLiteFileNoByteOfThePersonRemainsInTheDatabaseOrItsWALEvenUnderAReader() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("erase.sqlite").path
-            let store = try SQLiteSessionStore(path: path)
+            let store = try await SQLiteSessionStore.open(path: path)
             let driver = try FlowDriver(plugin: FixturePlugin(), store: store, webhooks: [Self.hook])
             let marker = "Zyxwvutsrq" + String(UUID().uuidString.prefix(8))
             try await personWithData(driver, user: "erase-me", marker: marker)

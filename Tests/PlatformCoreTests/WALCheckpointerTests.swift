@@ -23,7 +23,7 @@ import Testing
     @Test func aCommittedSessionReachesTheDatabaseFileWithoutACheckpointByTheWriter() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("checkpoint.sqlite").path
-            let store = try SQLiteSessionStore(path: path)
+            let store = try await SQLiteSessionStore.open(path: path)
             let state = sampleState(id: "s-checkpointed")
             try await store.updateSession(tenant: state.tenant, key: .id(state.id)) { _ in (SessionCommit(state: state, events: []), ()) }
             let copied = try await eventually(5) {

@@ -139,7 +139,7 @@ import Testing
 
     @Test func reviewRechecksTheWholeFlow() async throws {
         // A session saved under a library that has since dropped one of its picks.
-        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         let clock = TestClock()
         let before = try FlowDriver(plugin: StatLockerPlugin(), store: store, clock: clock)
         let review = try await before.started(at: "review")

@@ -57,12 +57,12 @@ import Testing
         let path = directory.appendingPathComponent("sessions.sqlite").path
 
         let clock = TestClock()
-        let firstStore = try SQLiteSessionStore(path: path)
+        let firstStore = try await SQLiteSessionStore.open(path: path)
         let first = try FlowDriver(plugin: StatLockerPlugin(), store: firstStore, clock: clock)
         let left = try await first.started(at: "season_goals")
         try await firstStore.close()
 
-        let secondStore = try SQLiteSessionStore(path: path)
+        let secondStore = try await SQLiteSessionStore.open(path: path)
         let second = try FlowDriver(plugin: StatLockerPlugin(), store: secondStore, clock: clock)
         let resumed = try await second.start("u1", user: alex)
         #expect(resumed.sessionId == left.sessionId)

@@ -76,7 +76,7 @@ struct AgeVerificationTests {
     }
 
     @Test func onlyTheFactOfVerificationIsKept() async throws {
-        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         let d = try teePals(store: store)
         var view = try await d.session(at: "birthdate")
         view = try await d.submit(view, Answers.birthdate)
@@ -126,7 +126,7 @@ struct RejectionTests {
     }
 
     @Test func rejectionErasesEveryAnswer() async throws {
-        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         let d = try teePals(store: store)
         var view = try await d.session(at: "gender")
         view = try await d.back(view)
@@ -146,7 +146,7 @@ struct RejectionTests {
     @Test func noByteOfTheAnswersIsLeftInTheDatabaseFiles() async throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteSessionStore(path: directory.appendingPathComponent("teepals.sqlite").path)
+        let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("teepals.sqlite").path)
         let d = try teePals(store: store)
         let nickname = "Quokkagolfer"
         // Zürich's label is written in the stored city; its id and coordinates too.

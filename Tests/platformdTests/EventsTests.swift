@@ -98,7 +98,7 @@ struct EventsTests {
                 let page = try #require(try await server.call("events.list", ["tenant": .string(tenant)])["result"])
                 let id = try #require(page["events"]?.arrayValue?.first?["id"]?.stringValue)
                 // Wait for a failed attempt to be recorded, then kill -9 before the next succeeds.
-                let store = try SQLiteSessionStore(path: db)
+                let store = try await SQLiteSessionStore.open(path: db)
                 #expect(try await eventually {
                     let delivery = try await store.recentEvents(tenant: tenant, limit: 1, failedOnly: false).first?.deliveries.first
                     return (delivery?.attempts ?? 0) >= 1 && delivery?.state == .pending
@@ -204,7 +204,7 @@ struct EventsTests {
         let tenant = Hosted.tenant
         try await withTemporaryDirectory { directory in
             let db = directory.appendingPathComponent("ops.sqlite").path
-            let store = try SQLiteSessionStore(path: db)
+            let store = try await SQLiteSessionStore.open(path: db)
             let time = Date()
             for (index, webhooks) in [["http://127.0.0.1:9/hooks"], []].enumerated() {
                 let state = SessionState(

@@ -70,7 +70,7 @@ struct UserDataCommandTests {
                 #expect(backup.status == 0, "\(backup.stderr)")
                 #expect(backup.stdout.contains("integrity_check ok"))
                 #expect(load.snapshot.totalAnswered > before, "the server kept answering writes during the backup")
-                #expect(try SQLiteBackup.integrityCheck(copy) == "ok")
+                #expect(try await SQLiteBackup.integrityCheck(copy) == "ok")
                 let store = try await SQLiteSessionStore.open(path: copy)
                 for written in acknowledged {
                     #expect(try await store.session(tenant: written.tenant, key: .id(written.id)) != nil, "\(written) is missing from the copy")

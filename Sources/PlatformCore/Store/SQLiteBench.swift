@@ -5,8 +5,12 @@ import GRDB
 public enum SQLiteBench {
     /// One-row transactions per second on a fresh file in `directory`, with the server's own
     /// durability settings (WAL, `synchronous=FULL`): the disk's durable commit rate, which group
-    /// commit lets the server reach or pass.
-    public static func rawCommitsPerSecond(in directory: URL, seconds: Double) throws -> Double {
+    /// commit lets the server reach or pass. Synchronous commits, on a thread of their own.
+    public static func rawCommitsPerSecond(in directory: URL, seconds: Double) async throws -> Double {
+        try await BlockingWork.run("platformd.bench.raw-commits") { try measuringRawCommits(in: directory, seconds: seconds) }
+    }
+
+    static func measuringRawCommits(in directory: URL, seconds: Double) throws -> Double {
         let path = directory.appendingPathComponent("raw-commits.sqlite").path
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }

@@ -32,7 +32,9 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     /// Opens (creating and migrating when needed) the database at `path`, or an in-memory one for
-    /// ":memory:". Synchronous: from async code use `open(path:busyTimeout:logger:)`.
+    /// ":memory:". Synchronous, and it may wait for another process's lock: from async code use
+    /// `open(path:busyTimeout:logger:)`, which runs it on a thread of its own. (No async code in
+    /// Sources calls this directly.)
     /// - Parameter busyTimeout: how long a write waits for a lock another process holds before
     ///   the request is answered -32008 (unavailable).
     public init(path: String, busyTimeout: TimeInterval = 10, logger: Logger = Logger(label: "platformd.store")) throws {
