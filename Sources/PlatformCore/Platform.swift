@@ -94,14 +94,16 @@ public final class Platform: Sendable {
                 }
             precondition(problems.isEmpty, "tenant \(entry.id): \(problems.joined(separator: "; "))")
             let newest = Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowEngine(plugin: plugin, flow: $0)) })
-            for flow in older {
+            let olderEngines = older.map { FlowEngine(plugin: plugin, flow: $0) }
+            for engine in olderEngines {
+                let served = newest[engine.flow.id]
                 precondition(
-                    FlowEngine(plugin: plugin, flow: flow).fingerprint != newest[flow.id]?.fingerprint || flow.version != newest[flow.id]?.version,
-                    "tenant \(entry.id): flow \(flow.id) lists version \(flow.version) twice")
+                    engine.fingerprint != served?.fingerprint || engine.version != served?.version,
+                    "tenant \(entry.id): flow \(engine.flow.id) lists version \(engine.version) twice")
             }
             tenants[entry.id] = Tenant(
                 id: entry.id, plugin: plugin, flowIDs: flows.map(\.id), engines: newest,
-                olderEngines: Dictionary(grouping: older.map { FlowEngine(plugin: plugin, flow: $0) }, by: \.flow.id),
+                olderEngines: Dictionary(grouping: olderEngines, by: \.flow.id),
                 validator: plugin.validator, webhooks: entry.webhooks)
             if pluginLoggers[plugin.logLabel] == nil {
                 pluginLoggers[plugin.logLabel] = pluginLogger(plugin.logLabel)

@@ -29,8 +29,10 @@ public struct SweepReport: Sendable, Hashable {
 /// checks its condition again, so a sweep never holds the writer long and two hosts sweeping at
 /// once raise each event once.
 extension Platform {
-    /// The store the sweeper claims its lease in.
-    public var sweepStore: any SessionStore { store }
+    /// Takes (or renews) the sweeper's lease on the database for `host`; false while another holds it.
+    public func claimSweep(host: String, now: Date, lease: TimeInterval) async throws -> Bool {
+        try await store.claimSweep(host: host, now: now, lease: lease)
+    }
 
     /// Sessions per batch, and batches per kind of work per tenant in one sweep.
     static let sweepBatch = 100

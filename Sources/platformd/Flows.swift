@@ -28,18 +28,11 @@ struct Flows: AsyncParsableCommand {
         @Flag(help: "Print the report as one JSON object.") var json = false
 
         func run() async throws {
-            let logger = store.bootstrapLogging()
-            let (platform, _) = try await store.openPlatform(tenants: tenantOptions.load(), logger: logger)
-            let report: FlowCheckReport
-            do {
+            let report = try await store.withPlatform(tenantOptions) { platform in
                 // As serve will see them: sessions on versions a newer binary first served are left alone.
                 try await platform.learnFlowVersions()
-                report = try await platform.checkFlows()
-            } catch {
-                try? await platform.close()
-                throw error
+                return try await platform.checkFlows()
             }
-            try await platform.close()
             if json {
                 StandardOutput.writeLine(report.json.serialized())
             } else {

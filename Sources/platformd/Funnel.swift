@@ -22,21 +22,12 @@ struct Funnel: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = store.bootstrapLogging()
         let sinceDate = try since.map { try Self.parse($0, "--since") }
         let untilDate = try until.map { try Self.parse($0, "--until") }
-        let (platform, _) = try await store.openPlatform(tenants: tenantOptions.load(), logger: logger)
-        let result: Result<FunnelFigures.Result, FlowError>
-        do {
-            result = .success(try await platform.funnel(tenant: tenant, flow: flow, since: sinceDate, until: untilDate, version: flowVersion))
-        } catch {
-            result = .failure(error)
+        let funnel = try await store.withPlatform(tenantOptions) { platform in
+            try await platform.funnel(tenant: tenant, flow: flow, since: sinceDate, until: untilDate, version: flowVersion)
         }
-        try await platform.close()
-        switch result {
-        case .success(let funnel): StandardOutput.writeLine(json ? try JSONValue(encoding: funnel).serialized() : FunnelTable(funnel).text)
-        case .failure(let error): throw CommandRefusal.exit(RPCError(error).message)
-        }
+        StandardOutput.writeLine(json ? try JSONValue(encoding: funnel).serialized() : FunnelTable(funnel).text)
     }
 
     static func parse(_ text: String, _ option: String) throws -> Date {

@@ -98,6 +98,26 @@ struct StoreOptions: ParsableArguments {
         return components.string ?? "postgres"
     }
 
+    /// What a one-shot command does around its work: logs to stderr, opens the database (which
+    /// must exist) with the tenants, runs `body`, closes the database whether `body` succeeded or
+    /// not; a refusal of the platform's (`FlowError`) is one `Error:` line and exit 64.
+    func withPlatform<T: Sendable>(_ tenantOptions: TenantOptions, _ body: (Platform) async throws -> T) async throws -> T {
+        let logger = bootstrapLogging()
+        let (platform, _) = try await openPlatform(tenants: tenantOptions.load(), logger: logger)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(platform))
+        } catch {
+            result = .failure(error)
+        }
+        try await platform.close()
+        switch result {
+        case .success(let value): return value
+        case .failure(let error as FlowError): throw CommandRefusal.exit(RPCError(error).message)
+        case .failure(let error): throw error
+        }
+    }
+
     func openPlatform(tenants: [HostedTenant], logger: Logger, access: Access = .existingOnly) async throws -> (Platform, any PlatformStore) {
         let store = try await openStore(logger: logger, access: access)
         return (Platform(tenants: tenants, store: store, logger: logger), store)

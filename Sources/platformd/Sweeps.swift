@@ -29,7 +29,7 @@ struct SweepService: Service {
             wait = Self.interval
             do {
                 let now = Date()
-                guard try await platform.sweepStore.claimSweep(host: host, now: now, lease: Self.lease) else { continue }
+                guard try await platform.claimSweep(host: host, now: now, lease: Self.lease) else { continue }
                 let report = try await platform.sweep(now: now)
                 for line in report.lines { logger.info("sweep: \(line)") }
             } catch {
@@ -62,17 +62,8 @@ struct Sessions: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let logger = store.bootstrapLogging()
             let at = now.flatMap(Timestamp.date) ?? Date()
-            let (platform, _) = try await store.openPlatform(tenants: tenantOptions.load(), logger: logger)
-            let report: SweepReport
-            do {
-                report = try await platform.sweep(now: at)
-            } catch {
-                try? await platform.close()
-                throw error
-            }
-            try await platform.close()
+            let report = try await store.withPlatform(tenantOptions) { platform in try await platform.sweep(now: at) }
             if report.tenants.isEmpty {
                 StandardOutput.writeLine("nothing to do at \(Timestamp.string(at))")
             } else {

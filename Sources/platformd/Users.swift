@@ -18,7 +18,8 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The user's id in that tenant.") var user: String
 
         func run() async throws {
-            let exported = try await Users.run(store, tenantOptions, tenant) { platform throws(FlowError) in
+            try tenantOptions.requireDefined(tenant)
+            let exported = try await store.withPlatform(tenantOptions) { platform in
                 try await platform.exportUser(tenant: tenant, userId: user)
             }
             StandardOutput.writeLine(try JSONValue(encoding: exported).serialized())
@@ -40,30 +41,11 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The user's id in that tenant.") var user: String
 
         func run() async throws {
-            let erased = try await Users.run(store, tenantOptions, tenant) { platform throws(FlowError) in
+            try tenantOptions.requireDefined(tenant)
+            let erased = try await store.withPlatform(tenantOptions) { platform in
                 try await platform.eraseUser(tenant: tenant, userId: user)
             }
             StandardOutput.writeLine(try JSONValue(encoding: erased).serialized())
-        }
-    }
-
-    /// Opens the database and the tenants, runs `body`, closes; a refusal is one line and exit 64.
-    static func run<T: Sendable>(
-        _ store: StoreOptions, _ tenantOptions: TenantOptions, _ tenant: String, _ body: (Platform) async throws(FlowError) -> T
-    ) async throws -> T {
-        let logger = store.bootstrapLogging()
-        try tenantOptions.requireDefined(tenant)
-        let (platform, _) = try await store.openPlatform(tenants: tenantOptions.load(), logger: logger)
-        let result: Result<T, FlowError>
-        do throws(FlowError) {
-            result = .success(try await body(platform))
-        } catch {
-            result = .failure(error)
-        }
-        try await platform.close()
-        switch result {
-        case .success(let value): return value
-        case .failure(let error): throw CommandRefusal.exit(RPCError(error).message)
         }
     }
 }

@@ -37,6 +37,17 @@ public struct GenericAnswers: Sendable {
     /// The values to submit for a step's fields (`step.fields`, as JSON). `search` gives the
     /// `value` of some result for a field of type `search`, or nil.
     public func values(for fields: [JSONValue], search: (String) async throws -> JSONValue? = { _ in nil }) async throws -> [String: JSONValue] {
+        var values = valuesWithoutSearch(for: fields)
+        for field in fields where field["type"]?.stringValue == "search" {
+            guard let id = field["id"]?.stringValue, values[id] == nil else { continue }
+            if let found = try await search(id) { values[id] = found }
+        }
+        return values
+    }
+
+    /// The values that need no search: every field but a `search` field without a saved value or
+    /// a default (for callers that search on their own, such as a load driver's thread).
+    public func valuesWithoutSearch(for fields: [JSONValue]) -> [String: JSONValue] {
         var values: [String: JSONValue] = [:]
         for field in fields {
             guard let id = field["id"]?.stringValue else { continue }
@@ -49,10 +60,7 @@ public struct GenericAnswers: Sendable {
                 values[id] = preset
                 continue
             }
-            if field["type"]?.stringValue == "search" {
-                if let found = try await search(id) { values[id] = found }
-                continue
-            }
+            if field["type"]?.stringValue == "search" { continue }
             if attempt == 0 && field["required"] != true { continue }
             if let made = Self.make(field, attempt: attempt) { values[id] = made }
         }

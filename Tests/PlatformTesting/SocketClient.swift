@@ -23,6 +23,26 @@ public final class SocketClient: @unchecked Sendable {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
+    /// A descriptor connected to a Unix domain socket (blocking), for drivers that poll many
+    /// connections themselves.
+    public static func connectedDescriptor(unixPath: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in unixPath.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw Failure(description: "connect(\(unixPath)) failed: errno \(errno)")
+        }
+        return fd
+    }
+
     /// Connects to a Unix domain socket.
     public convenience init(unixPath: String, timeoutSeconds: Int = 30) throws {
         var address = sockaddr_un()

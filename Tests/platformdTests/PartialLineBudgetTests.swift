@@ -18,7 +18,7 @@ struct PartialLineBudgetTests {
     static func holdPartialLines(socket: String, count: Int, bytes: Int) async throws -> (closed: Int, holding: [Int32]) {
         try await BlockingWork.run("partial-lines") {
             var descriptors: [Int32] = []
-            for _ in 0..<count { descriptors.append(try connectUnix(socket)) }
+            for _ in 0..<count { descriptors.append(try SocketClient.connectedDescriptor(unixPath: socket)) }
             let prefix = Array(#"{"jsonrpc":"2.0","id":1,"method":"platform.info","params":{"pad":""#.utf8)
             let line = prefix + [UInt8](repeating: UInt8(ascii: "x"), count: bytes - prefix.count)
             var sent = Array(repeating: 0, count: count)
@@ -56,23 +56,6 @@ struct PartialLineBudgetTests {
     /// A blocking client's calls, on a thread of their own (never on the test's cooperative pool).
     static func off<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await BlockingWork.run("test-client", body)
-    }
-
-    static func connectUnix(_ path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard fd >= 0, result == 0 else {
-            close(fd)
-            throw SocketClient.Failure(description: "connect(\(path)) failed: errno \(errno)")
-        }
-        return fd
     }
 
     static func withServer<T>(_ extra: [String] = [], _ body: (PlatformdProcess, String) async throws -> T) async throws -> T {

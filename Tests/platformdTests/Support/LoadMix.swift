@@ -60,24 +60,15 @@ final class LoadMix: Sendable {
         tally = Mutex(Tally(sent: Array(repeating: 0, count: roles.count), answered: Array(repeating: 0, count: roles.count),
                             closed: Array(repeating: false, count: roles.count)))
         var opened: [Int32] = []
-        for _ in roles {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw SocketClient.Failure(description: "socket() failed: errno \(errno)") }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                for (index, byte) in socketPath.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        do {
+            for _ in roles {
+                let fd = try SocketClient.connectedDescriptor(unixPath: socketPath)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                opened.append(fd)
             }
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            guard result == 0 else {
-                close(fd)
-                opened.forEach { close($0) }
-                throw SocketClient.Failure(description: "connect(\(socketPath)) failed: errno \(errno)")
-            }
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            opened.append(fd)
+        } catch {
+            opened.forEach { close($0) }
+            throw error
         }
         descriptors = opened
     }
@@ -189,7 +180,7 @@ final class LoadMix: Sendable {
         guard let view = client.view, view["status"] == "active", let step = view["step"], step != .null else {
             return start(client, label: label)
         }
-        let values = Self.values(for: step["fields"]?.arrayValue ?? [], answers: client.answers)
+        let values = client.answers.valuesWithoutSearch(for: step["fields"]?.arrayValue ?? [])
         if let search = (step["fields"]?.arrayValue ?? []).first(where: { $0["type"] == "search" && values[$0["id"]?.stringValue ?? ""] == nil }),
             let field = search["id"]?.stringValue
         {
@@ -216,20 +207,6 @@ final class LoadMix: Sendable {
             "tenant": .string(client.tenant), "userId": .string("\(label)-\(client.index)-\(client.users)"),
             "user": ["firstName": "Load"],
         ])
-    }
-
-    /// `GenericAnswers.values`, without its asynchronous search (the caller searches itself).
-    static func values(for fields: [JSONValue], answers: GenericAnswers) -> [String: JSONValue] {
-        var values: [String: JSONValue] = [:]
-        for field in fields {
-            guard let id = field["id"]?.stringValue, field["type"] != "search" else { continue }
-            let attempt = answers.refusals[id, default: 0]
-            if attempt == 0, let saved = field["value"].nonNull { values[id] = saved; continue }
-            if attempt == 0, let preset = field["default"].nonNull { values[id] = preset; continue }
-            if attempt == 0 && field["required"] != true { continue }
-            if let made = GenericAnswers.make(field, attempt: attempt) { values[id] = made }
-        }
-        return values
     }
 
     private func request(_ client: Client, _ method: String, _ params: JSONValue) -> JSONValue {
