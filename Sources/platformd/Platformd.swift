@@ -113,6 +113,8 @@ struct StoreOptions: ParsableArguments {
         try await platform.close()
         switch result {
         case .success(let value): return value
+        case .failure(FlowError.unknownTenant(let tenant, let hosted)):
+            throw CommandRefusal.exit("tenant \(tenant) is not hosted (tenants: \(hosted.joined(separator: ", ")))")
         case .failure(let error as FlowError): throw CommandRefusal.exit(RPCError(error).message)
         case .failure(let error): throw error
         }

@@ -39,6 +39,9 @@ struct UserDataCommandTests {
             let again = try await AuthTests.command(["users", "erase", tenant, "person", "--db", db])
             #expect(again.stdout.contains(#""sessions":0"#))
             #expect(try await AuthTests.command(["users", "export", tenant, "person", "--db", directory.appendingPathComponent("typo.sqlite").path]).status == 66)
+            // The plugin's name for the tenant id: one line that says what to write.
+            let misnamed = try await AuthTests.command(["users", "export", Hosted.plugin, "person", "--db", db])
+            #expect(misnamed.status == 64 && misnamed.stderr.contains("is not hosted (tenants: \(Hosted.tenants.joined(separator: ", ")))"), "\(misnamed.stderr)")
         }
     }
 
