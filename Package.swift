@@ -36,6 +36,17 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // YAML tenants files (the contract lets `.yaml`/`.yml` files be YAML).
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // HTTP for apps, browsers and assistants (`serve --http`): Hummingbird 2 sits on the SwiftNIO
+        // the socket transports already use; its WebSocket upgrade carries the line protocol.
+        // ConfigurationSupport and FullFoundation are not needed: traits off.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // Metrics through the swift-metrics API (the engine records where its events happen),
+        // exposed in Prometheus' text format at /metrics.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Spans per request, carrying an incoming W3C traceparent.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // The wire types: Foundation only, shared by the server, the client and the tests.
@@ -56,6 +67,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The PostgreSQL store: the same store protocols as SQLite, for several hosts on one database.
@@ -110,6 +123,11 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ] + plugins.map { .byName(name: $0) }
         ),
         .testTarget(
@@ -126,6 +144,10 @@ let package = Package(
                 // The socket transport's line decoder, driven through an EmbeddedChannel.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                // HTTP and WebSocket clients for `serve --http`'s tests.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             exclude: ["Fixtures", "Scripts"]
         ),

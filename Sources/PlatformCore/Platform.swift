@@ -188,6 +188,28 @@ public final class Platform: Sendable {
         }
     }
 
+    /// The store's `updateSession`, counting the committed change's events in the metrics: the
+    /// events the engine produced for it, once, after the commit (a body the store runs again
+    /// on a conflict counts only as its last run).
+    func updateSession<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result {
+        let committed = LastCommit()
+        let result = try await store.updateSession(tenant: tenant, key: key) { state in
+            let (commit, result) = try body(state)
+            committed.commit.withLock { $0 = commit }
+            return (commit, result)
+        }
+        if let commit = committed.commit.withLock({ $0 }) { PlatformMetrics.record(commit) }
+        return result
+    }
+
+    /// What the last run of an update's body returned to commit.
+    final class LastCommit: Sendable {
+        let commit = Mutex<SessionCommit?>(nil)
+    }
+
     /// Writes plugins' log lines. Called only after the store call that committed their command
     /// returned, so a refused or rolled-back command logs nothing.
     func write(_ lines: [PluginLogLine]) {
@@ -216,7 +238,7 @@ public final class Platform: Sendable {
         let registered = try await self.tenant(tenant)
         _ = try registered.engine(flow)
         let (state, engine, now, logs) = try await storing {
-            try await store.updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
+            try await updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
                 let now = self.clock()
                 // A returning user resumes on the version their session runs on (moved first when
                 // that version is no longer served); a new one starts on the newest.
@@ -250,7 +272,7 @@ public final class Platform: Sendable {
         case .moves:
             // The first read after its version stopped being served moves it, once, for good.
             let (engine, moved) = try await storing {
-                try await store.updateSession(tenant: tenant, key: .id(state.id)) { stored in
+                try await updateSession(tenant: tenant, key: .id(state.id)) { stored in
                     guard let stored else { throw FlowError.notFound("session") }
                     let placed = try self.place(stored, in: registered, now: now)
                     let commit = placed.moved ? SessionCommit(state: placed.state, events: placed.events) : nil
@@ -278,7 +300,7 @@ public final class Platform: Sendable {
         while true {
             let given = workResult
             let outcome = try await storing {
-                try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state -> (SessionCommit?, SubmitOutcome) in
+                try await updateSession(tenant: tenant, key: .id(sessionId)) { state -> (SessionCommit?, SubmitOutcome) in
                     guard let state else { throw FlowError.notFound("session \(sessionId)") }
                     let now = self.clock()
                     let placed = try self.place(state, in: registered, now: now)
@@ -366,7 +388,7 @@ public final class Platform: Sendable {
     ) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
         let outcome = try await storing {
-            try await store.updateSession(tenant: tenant, key: .id(sessionId)) { state -> (SessionCommit?, Result<(SessionView, [PluginLogLine]), FlowError>) in
+            try await updateSession(tenant: tenant, key: .id(sessionId)) { state -> (SessionCommit?, Result<(SessionView, [PluginLogLine]), FlowError>) in
                 guard let state else { throw FlowError.notFound("session \(sessionId)") }
                 let now = self.clock()
                 let placed = try self.place(state, in: registered, now: now)
@@ -531,6 +553,28 @@ public final class Platform: Sendable {
 
     public func close() async throws {
         try await store.close()
+    }
+
+    /// Why the store cannot serve requests now, or nil when it answers within `patience`
+    /// (readiness: a load balancer stops sending requests a host cannot answer).
+    public func storeUnavailability(patience: Duration = .seconds(2)) async -> String? {
+        let store = self.store
+        return await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                do {
+                    try await store.ping()
+                    return nil
+                } catch {
+                    return store.unavailability(of: error) ?? "the store failed: \(error)"
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: patience)
+                return "the store did not answer within \(patience)"
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
     }
 
     /// A field's label as its flow shows it, for messages about keys that are not editable.

@@ -46,7 +46,7 @@ extension Platform {
             let policy = entry.dataPolicy
             var done = SweepReport.Tenant(tenant: entry.id)
             if let days = policy.expireAfterDays {
-                done.expired = try await sweepSessions(registered, .idle, before: now.addingTimeInterval(-days * 86_400), now: now) { state, engine in
+                done.expired = try await sweepSessions(registered, .idle, before: now.addingTimeInterval(-days * 86_400), now: now, counted: .expired) { state, engine in
                     guard !state.status.isFinal, state.updatedAt <= now.addingTimeInterval(-days * 86_400) else { return nil }
                     let at = self.standing(state, engine)
                     var expired = state
@@ -61,7 +61,7 @@ extension Platform {
             }
             if let hours = policy.abandonedAfterHours {
                 let cutoff = now.addingTimeInterval(-hours * 3_600)
-                done.abandoned = try await sweepSessions(registered, .idleNotTold, before: cutoff, now: now) { state, engine in
+                done.abandoned = try await sweepSessions(registered, .idleNotTold, before: cutoff, now: now, counted: .abandoned) { state, engine in
                     guard !state.status.isFinal, state.updatedAt <= cutoff, state.abandonedAt.map({ $0 < state.updatedAt }) ?? true else { return nil }
                     var told = state
                     told.abandonedAt = now
@@ -110,9 +110,10 @@ extension Platform {
         ]
     }
 
-    /// Applies `change` to the candidates, batch by batch; how many it changed.
+    /// Applies `change` to the candidates, batch by batch; how many it changed. Each change
+    /// committed counts once as `counted` in the sessions metric.
     func sweepSessions(
-        _ registered: Tenant, _ kind: SweepCandidates, before: Date, now: Date,
+        _ registered: Tenant, _ kind: SweepCandidates, before: Date, now: Date, counted: PlatformMetrics.SessionEvent? = nil,
         _ change: @escaping @Sendable (SessionState, FlowEngine?) -> (SessionState, [OutboxEvent])?
     ) async throws -> Int {
         var changed = 0
@@ -123,12 +124,15 @@ extension Platform {
             guard !candidates.isEmpty else { break }
             for candidate in candidates {
                 seen.insert(candidate.id)
-                let applied = try await store.updateSession(tenant: registered.id, key: .id(candidate.id)) { state -> (SessionCommit?, Bool) in
+                let applied = try await store.updateSession(tenant: registered.id, key: .id(candidate.id)) { state -> (SessionCommit?, String?) in
                     // Checked again on the stored row: another host, or the person, may have come first.
-                    guard let state, let (next, outbox) = change(state, registered.engines[state.flow]) else { return (nil, false) }
-                    return (SessionCommit(state: next, events: [], outbox: outbox), true)
+                    guard let state, let (next, outbox) = change(state, registered.engines[state.flow]) else { return (nil, nil) }
+                    return (SessionCommit(state: next, events: [], outbox: outbox), state.flow)
                 }
-                if applied { changed += 1 }
+                if let flow = applied {
+                    changed += 1
+                    if let counted { PlatformMetrics.session(counted, tenant: registered.id, flow: flow) }
+                }
             }
         }
         if changed > 0 { outboxSignal.wake() }

@@ -432,11 +432,16 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         try await connection { connection in try await self.fetchSession(connection, tenant: tenant, key: key, lock: false) }
     }
 
+    public func ping() async throws {
+        try await connection { connection in _ = try await connection.query("SELECT 1", logger: self.logger).collect() }
+    }
+
     public func updateSession<Result: Sendable>(
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result {
-        let (result, erased) = try await transaction { connection -> (Result, Bool) in
+        let started = ContinuousClock.now
+        let (result, erased, wrote) = try await transaction { connection -> (Result, Bool, Bool) in
             if case .user(let userId, let flow) = key {
                 // Serialises two hosts starting the same user's session: the second finds the first's.
                 _ = try await connection.query(
@@ -446,7 +451,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             }
             let old = try await self.fetchSession(connection, tenant: tenant, key: key, lock: true)
             let (commit, result) = try body(old)
-            guard let commit else { return (result, false) }
+            guard let commit else { return (result, false, false) }
             precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
             try await self.save(connection, commit.state, replacing: old)
             for event in commit.events { try await self.insert(connection, event, of: commit.state) }
@@ -455,8 +460,10 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             }
             for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
             try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
-            return (result, SessionState.erases(from: old, to: commit.state))
+            return (result, SessionState.erases(from: old, to: commit.state), true)
         }
+        // One session's transaction is one commit here (no group commit on PostgreSQL).
+        if wrote { PlatformMetrics.commit(duration: .now - started, batchSize: 1) }
         if erased { vacuumAfterErasure() }
         return result
     }

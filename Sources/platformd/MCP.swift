@@ -121,8 +121,8 @@ struct MCP: AsyncParsableCommand {
         logger.info("MCP server for tenant \(tenant), user \(userId), flow \(flow) on stdio, database \(store.databaseName), auth \(auth.rawValue)")
         let transport = StdioTransport(
             server: server.rpcServer(), maxLineBytes: maxLineBytes, logger: logger,
-            notifications: { await server.takeNotifications().map { $0.serializedBytes() } })
-        try await Serve.run(transport, name: "mcp", platform: platform, stopSignals: stopSignals, logger: logger)
+            notifications: { await server.takeNotifications().map { $0.serializedBytes() } }, transport: "mcp")
+        try await Serve.run([(transport, "mcp")], platform: platform, stopSignals: stopSignals, logger: logger)
     }
 
     /// One stderr line, exit code 77 (EX_NOPERM).

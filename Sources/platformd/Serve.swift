@@ -12,11 +12,15 @@ import Darwin
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the JSON-RPC protocol on stdio (the default), a Unix socket or TCP.",
+        abstract: "Serve the JSON-RPC protocol on stdio (the default), a Unix socket, TCP and HTTP.",
         discussion: """
             One JSON-RPC 2.0 message per line on every transport. With --stdio (the default) requests \
             are read from stdin and replies written to stdout; logs always go to stderr. With --unix or \
             --tcp, stdin is not read and many clients may connect at once.
+            --http HOST:PORT serves HTTP/1.1, alone or beside --unix or --tcp: POST /rpc (a request or \
+            batch per HTTP request, acting for its Authorization: Bearer), GET /rpc upgraded to a \
+            WebSocket (the line protocol, a message per text frame), POST /mcp (the MCP server over \
+            Streamable HTTP, for a user token), GET /health/live, /health/ready and /metrics (Prometheus).
             EOF on stdin, SIGTERM or SIGINT: the server stops accepting, finishes in-flight requests, \
             closes the database and exits 0.
             The default database is ./\(StoreOptions.defaultPath), in the directory the server starts in.
@@ -31,7 +35,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     @Option(name: .long, help: ArgumentHelp(
-        "required: every method but auth.login and rpc.discover needs a login; none: connections start as admin. Default: none on stdio and Unix sockets (mode 0600), required on TCP.",
+        "required: every method but auth.login and rpc.discover needs a login; none: connections start as admin. Default: none on stdio and Unix sockets (mode 0600), required on TCP and HTTP.",
         valueName: "required|none"))
     var auth: AuthMode?
 
@@ -53,6 +57,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Serve on TCP; HOST defaults to 127.0.0.1, port 0 picks a free one.", valueName: "[host:]port"))
     var tcp: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Serve HTTP on HOST:PORT (HOST defaults to 127.0.0.1, port 0 picks a free one), alone or beside --unix or --tcp.",
+        valueName: "[host:]port"))
+    var http: String?
+
     @Option(name: .long, help: "Longest accepted line in bytes; a longer line gets error -32006 and is skipped.")
     var maxLineBytes: Int = 1 << 20
 
@@ -65,17 +74,25 @@ struct Serve: AsyncParsableCommand {
         guard maxLineBytes > 0 else { throw ValidationError("--max-line-bytes must be positive") }
         guard maxBufferedBytes > 0 else { throw ValidationError("--max-buffered-bytes must be positive") }
         guard [stdio, unix != nil, tcp != nil].filter({ $0 }).count <= 1 else {
-            throw ValidationError("choose one transport: --stdio, --unix or --tcp")
+            throw ValidationError("choose one line transport: --stdio, --unix or --tcp (--http may go beside --unix or --tcp)")
+        }
+        if stdio && http != nil {
+            throw ValidationError("--http goes beside --unix or --tcp, not --stdio (stdio is one client's pipe)")
         }
         if let tcp, SocketEndpoint.tcp(tcp) == nil {
             throw ValidationError("--tcp takes [HOST:]PORT, e.g. 127.0.0.1:7070 or 7070")
+        }
+        if let http, SocketEndpoint.tcp(http) == nil {
+            throw ValidationError("--http takes [HOST:]PORT, e.g. 127.0.0.1:8080 or 8080")
         }
         if let unix, unix.isEmpty { throw ValidationError("--unix needs a path") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
         guard lineTimeout > 0 else { throw ValidationError("--line-timeout must be positive") }
-        if auth == AuthMode.none, let tcp, case .tcp(let host, _)? = SocketEndpoint.tcp(tcp), !Self.isLoopback(host) {
-            throw ValidationError("--auth none on \(host) would let anyone who reaches the port act as admin; use a loopback address or --auth required")
+        for (flag, value) in [("--tcp", tcp), ("--http", http)] {
+            if auth == AuthMode.none, let value, case .tcp(let host, _)? = SocketEndpoint.tcp(value), !Self.isLoopback(host) {
+                throw ValidationError("--auth none with \(flag) on \(host) would let anyone who reaches the port act as admin; use a loopback address or --auth required")
+            }
         }
     }
 
@@ -83,10 +100,13 @@ struct Serve: AsyncParsableCommand {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
-    /// The auth mode in force: the flag, else the transport's default.
+    /// The auth mode in force on the line transport: the flag, else the transport's default.
     var authMode: AuthMode {
         auth ?? (tcp != nil ? .required : AuthMode.none)
     }
+
+    /// The auth mode in force on HTTP: the flag, else required (as on TCP).
+    var httpAuthMode: AuthMode { auth ?? .required }
 
     func run() async throws {
         // A client that goes away must not kill the server: writes fail with EPIPE instead.
@@ -106,27 +126,37 @@ struct Serve: AsyncParsableCommand {
         // group's own; asking a group that is already stopping again changes nothing.
         let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let logger = store.bootstrapLogging()
+        // Metrics are read only over HTTP: without --http they stay on the no-op backend.
+        let registry = http == nil ? nil : ServerMetrics.bootstrap()
         let hosted = tenantOptions.load()
         let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger, access: .createIfMissing)
         try await platform.startServingFlows(logger: logger)
         let server = platform.rpcServer(credentials: Credentials(store: database))
         let tenants = platform.tenantIDs.joined(separator: ", ")
-        let transport: any Service
-        let name: String
+        var transports: [(any Service, String)] = []
         let mode = authMode
+        let readiness = Readiness()
+        if let registry, let http, case .tcp(let host, let port)? = SocketEndpoint.tcp(http) {
+            logger.info("serving \(tenants) over http, database \(store.databaseName), auth \(httpAuthMode.rawValue)")
+            let mcpSessions = MCPHTTPSessions(platform: platform, server: server, maxBodyBytes: maxLineBytes, logger: logger)
+            transports.append((HTTPTransport(
+                server: server, mcp: mcpSessions, platform: platform, readiness: readiness, metrics: registry, host: host, port: port,
+                requireLogin: httpAuthMode == .required, maxBodyBytes: maxLineBytes, logger: logger), "http \(host):\(port)"))
+            ServerMetrics.prepare(
+                platform: platform, server: server,
+                lineTransports: ["http", "websocket"] + (unix != nil ? ["unix"] : []) + (tcp != nil ? ["tcp"] : []), logger: logger)
+        }
         if let endpoint = unix.map({ SocketEndpoint.unix(path: $0) }) ?? tcp.flatMap(SocketEndpoint.tcp) {
             logger.info("serving \(tenants), database \(store.databaseName), auth \(mode.rawValue)")
             let limits = SocketTransport.Limits(
                 maxLineBytes: maxLineBytes, maxConnections: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger),
                 idleTimeout: .seconds(Int64(idleTimeout)), lineTimeout: .seconds(Int64(lineTimeout)),
                 maxBufferedBytes: maxBufferedBytes)
-            transport = SocketTransport(
-                server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, logger: logger)
-            name = endpoint.description
-        } else {
+            transports.append((SocketTransport(
+                server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, logger: logger), endpoint.description))
+        } else if http == nil {
             logger.info("serving \(tenants) on stdio, database \(store.databaseName), auth \(mode.rawValue)")
-            transport = StdioTransport(server: server, maxLineBytes: maxLineBytes, requireLogin: mode == .required, logger: logger)
-            name = "stdio"
+            transports.append((StdioTransport(server: server, maxLineBytes: maxLineBytes, requireLogin: mode == .required, logger: logger), "stdio"))
         }
         // Completion events go out from a worker beside the transport: it wakes on each commit
         // that wrote one, and never runs inside a request.
@@ -141,23 +171,24 @@ struct Serve: AsyncParsableCommand {
         if hosted.contains(where: { !$0.dataPolicy.isEmpty }) {
             before.append(.init(service: SweepService(platform: platform, logger: logger), successTerminationBehavior: .ignore, serviceName: "sweeper"))
         }
-        try await Self.run(transport, name: name, platform: platform, stopSignals: stopSignals, logger: logger, before: before)
+        try await Self.run(transports, platform: platform, stopSignals: stopSignals, logger: logger, before: before, readiness: readiness)
     }
 
-    /// Runs a transport until it ends (EOF on stdin) or a signal stops it gracefully, then closes
-    /// the store. SIGTERM or SIGINT shuts the transport down gracefully (it answers what was sent,
-    /// then returns); the transport returning by itself (EOF on stdin) ends the group the same way.
-    /// Services stop in reverse order: the transport first, then the services `before` it (the
+    /// Runs the transports until one ends (EOF on stdin) or a signal stops them gracefully, then
+    /// closes the store. SIGTERM or SIGINT shuts the transports down gracefully (each answers what
+    /// was sent, then returns; readiness answers 503 from the signal on); a transport returning
+    /// by itself (EOF on stdin) ends the group the same way. Services stop in reverse order: the
+    /// transports first (HTTP, given first, last of them), then the services `before` them (the
     /// delivery worker), so the events of the last requests still get their chance.
     static func run(
-        _ transport: any Service, name: String, platform: Platform, stopSignals: UnixSignalsSequence, logger: Logger,
-        before: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        _ transports: [(any Service, String)], platform: Platform, stopSignals: UnixSignalsSequence, logger: Logger,
+        before: [ServiceGroupConfiguration.ServiceConfiguration] = [], readiness: Readiness? = nil
     ) async throws {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: before + [
-                    .init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name),
-                ],
+                services: before + transports.map { transport, name in
+                    .init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name)
+                },
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {
@@ -165,6 +196,7 @@ struct Serve: AsyncParsableCommand {
                 tasks.addTask {
                     for await signal in stopSignals {
                         logger.info("received \(signal): stopping")
+                        readiness?.stop()
                         await group.triggerGracefulShutdown()
                     }
                 }

@@ -33,6 +33,14 @@ enum SocketEndpoint: Sendable, CustomStringConvertible {
         return .tcp(host: host.isEmpty ? "127.0.0.1" : String(host), port: number)
     }
 
+    /// The `transport` label of its requests' metrics.
+    var transport: String {
+        switch self {
+        case .unix: "unix"
+        case .tcp: "tcp"
+        }
+    }
+
     var description: String {
         switch self {
         case .unix(let path): "unix \(path)"
@@ -89,6 +97,7 @@ struct SocketTransport: Service {
         let idle = limits.idleTimeout
         let lineTimeout = limits.lineTimeout
         let budget = PartialLineBudget(limit: limits.maxBufferedBytes, logger: logger)
+        let unclaimed = UnclaimedConnections()
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 let activity = ReadActivity(lineTimeout: lineTimeout)
@@ -99,7 +108,9 @@ struct SocketTransport: Service {
                     ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limit, budget: budget)))
                 try channel.pipeline.syncOperations.addHandler(FrameCounter(activity))
                 let async = try NIOAsyncChannel<LineFramer.Frame, ByteBuffer>(wrappingChannelSynchronously: channel)
-                return Connection(channel: channel, async: async, activity: activity, budget: budget)
+                let connection = Connection(channel: channel, async: async, activity: activity, budget: budget)
+                unclaimed.add(connection)
+                return connection
             }
         }
         let listener: NIOAsyncChannel<Connection, Never>
@@ -120,6 +131,7 @@ struct SocketTransport: Service {
             try await listener.executeThenClose { connections in
                 try await withThrowingDiscardingTaskGroup { group in
                     for try await connection in connections {
+                        unclaimed.claim(connection.channel)
                         group.addTask { await serve(connection, registry: registry) }
                     }
                 }
@@ -135,6 +147,12 @@ struct SocketTransport: Service {
             for (channel, activity) in registry.stop() {
                 Self.closeInputWhenQuiet(channel, activity, deadline: .now() + Self.stopDeadline)
             }
+        }
+        // A connection accepted while the listener closed never reached the loop above: closed
+        // here, through its wrapper (dropping the wrapper unclosed would stop the process).
+        try? await listener.channel.closeFuture.get()
+        for connection in unclaimed.takeAll() {
+            try? await connection.async.executeThenClose { _, _ in }
         }
         if case .unix(let path) = endpoint { UnixSocketFile.remove(path) }
     }
@@ -188,7 +206,9 @@ struct SocketTransport: Service {
                     return
                 }
                 let label = "\(registry.nextLabel())"
-                let state = ConnectionState.opened(requireLogin: requireLogin, label: label)
+                let state = ConnectionState.opened(requireLogin: requireLogin, label: label, transport: endpoint.transport)
+                PlatformMetrics.connectionOpened(transport: endpoint.transport)
+                defer { PlatformMetrics.connectionClosed(transport: endpoint.transport) }
                 try await answer(inbound, on: connection, state: state, label: label)
             }
         } catch {
@@ -214,7 +234,7 @@ struct SocketTransport: Service {
                 case .line(let line):
                     logger.trace("handling a \(line.count)-byte line", metadata: ["connection": "\(label)"])
                     reply = await server.replyBytes(to: line, connection: state)
-                case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
+                case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes, transport: endpoint.transport)
                 }
                 if let reply {
                     var buffer = connection.channel.allocator.buffer(capacity: reply.count + 1)
@@ -243,6 +263,29 @@ struct SocketTransport: Service {
         switch address {
         case .unixDomainSocket: return endpoint.description
         default: return "tcp \(address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "?"):\(address.port ?? 0)"
+        }
+    }
+}
+
+/// Connections accepted but not yet taken by the accept loop. NIO wraps each in its initializer,
+/// before the listener's stream hands it over; one accepted while the listener closes is never
+/// handed over, and a wrapper released without `executeThenClose` is a precondition failure in
+/// NIO (its writer was never finished). Held here until claimed, or closed after the listener.
+final class UnclaimedConnections: Sendable {
+    private let connections = Mutex<[ObjectIdentifier: SocketTransport.Connection]>([:])
+
+    func add(_ connection: SocketTransport.Connection) {
+        connections.withLock { $0[ObjectIdentifier(connection.channel)] = connection }
+    }
+
+    func claim(_ channel: any Channel) {
+        _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    func takeAll() -> [SocketTransport.Connection] {
+        connections.withLock { connections in
+            defer { connections = [:] }
+            return Array(connections.values)
         }
     }
 }

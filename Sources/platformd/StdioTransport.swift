@@ -21,9 +21,11 @@ struct StdioTransport: Service {
     /// Lines a request's handling queued, written before its reply: an MCP server's
     /// notifications (`platformd mcp`), so the client knows of a change when it reads the result.
     var notifications: (@Sendable () async -> [[UInt8]])? = nil
+    /// The `transport` label of its requests' metrics: `stdio`, or `mcp` for `platformd mcp`.
+    var transport = "stdio"
 
     func run() async {
-        let connection = ConnectionState.opened(requireLogin: requireLogin, label: "stdio")
+        let connection = ConnectionState.opened(requireLogin: requireLogin, label: "stdio", transport: transport)
         let (frames, continuation) = AsyncStream<LineFramer.Frame>.makeStream()
         // A stop wakes the reader through this pipe, so it can take what was already sent first.
         var wake: [Int32] = [0, 0]
@@ -87,7 +89,7 @@ struct StdioTransport: Service {
                 let reply: [UInt8]?
                 switch frame {
                 case .line(let line): reply = await server.replyBytes(to: line, connection: connection)
-                case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes)
+                case .tooLong: reply = RPCServer.tooLarge(limit: maxLineBytes, transport: transport)
                 }
                 let queued = await notifications?() ?? []
                 guard await output.write(reply.map { queued + [$0] } ?? queued) else {

@@ -9,6 +9,7 @@ public struct AccessControl: Sendable {
     let platform: Platform
     let credentials: Credentials?
     let limiter: RateLimiter
+    let bearers = BearerLogins()
     let logger: Logger
 
     public init(platform: Platform, credentials: Credentials?, logger: Logger) {
@@ -139,6 +140,47 @@ public struct AccessControl: Sendable {
         return LoginResult(principal: login.principal)
     }
 
+    /// The login an HTTP request's `Authorization: Bearer` secret (a key's secret or a user
+    /// token) gives, checked as `auth.login` checks it. A secret seen in the last minute is not
+    /// looked up again (a key's login writes its last use): its key is still checked for
+    /// revocation and its token for expiry, as on every request of a logged-in connection.
+    func login(bearer secret: String, connection: ConnectionState) async throws(RPCError) -> ConnectionState.Login {
+        guard let credentials else { throw RPCError.unauthorized("this server has no key store") }
+        let now = platform.clock()
+        let hash = Credentials.hash(secret)
+        if let known = bearers.login(for: hash, at: now) {
+            try await stillValid(known, connection: connection, method: "bearer")
+            return known
+        }
+        let login: ConnectionState.Login
+        do {
+            if secret.hasPrefix("pdt_") {
+                switch try await credentials.token(secret) {
+                case .success(let stored):
+                    login = .init(
+                        principal: Principal(kind: .user, tenant: stored.tenant, userId: stored.userId,
+                                             expiresAt: Timestamp.string(stored.expiresAt)),
+                        expiresAt: stored.expiresAt)
+                case .failure(let refusal):
+                    throw refuse(connection, "bearer", "the bearer is not a valid key or user token", why: refusal.reason)
+                }
+            } else {
+                switch try await credentials.key(secret: secret) {
+                case .success(let stored):
+                    login = .init(principal: stored.tenant.map { Principal(kind: .tenant, tenant: $0) } ?? .admin, keyID: stored.id)
+                case .failure(let refusal):
+                    throw refuse(connection, "bearer", "the bearer is not a valid key or user token", why: refusal.reason)
+                }
+            }
+        } catch let error as RPCError {
+            throw error
+        } catch {
+            throw RPCError(FlowError.unavailable("checking a bearer: \(error)"))
+        }
+        bearers.remember(login, for: hash, at: now)
+        return login
+    }
+
     func userToken(_ params: RPCParams) async throws(RPCError) -> UserToken {
         guard let credentials else { throw RPCError.unauthorized("this server has no key store") }
         let tenant = try params.tenant()
@@ -154,6 +196,34 @@ public struct AccessControl: Sendable {
             return UserToken(token: minted.token, expiresAt: Timestamp.string(minted.expiresAt))
         } catch {
             throw RPCError(FlowError.unavailable("minting a token: \(error)"))
+        }
+    }
+}
+
+/// Bearer secrets' logins seen lately, by the secret's SHA-256 (never the secret), so an HTTP
+/// client sending its key with every request costs one read per request, not a write.
+final class BearerLogins: Sendable {
+    /// How long a secret's login is reused before it is looked up (and its use recorded) again.
+    static let reuse: TimeInterval = 60
+    /// Past this many, the oldest half is forgotten.
+    static let capacity = 10_000
+
+    private let logins = Mutex<[String: (login: ConnectionState.Login, at: Date)]>([:])
+
+    func login(for hash: String, at now: Date) -> ConnectionState.Login? {
+        logins.withLock { logins in
+            guard let known = logins[hash], now.timeIntervalSince(known.at) < Self.reuse else { return nil }
+            return known.login
+        }
+    }
+
+    func remember(_ login: ConnectionState.Login, for hash: String, at now: Date) {
+        logins.withLock { logins in
+            if logins.count >= Self.capacity {
+                let oldest = logins.sorted { $0.value.at < $1.value.at }.prefix(Self.capacity / 2).map(\.key)
+                for key in oldest { logins.removeValue(forKey: key) }
+            }
+            logins[hash] = (login, now)
         }
     }
 }

@@ -21,20 +21,24 @@ public final class ConnectionState: Sendable {
     private let current: Mutex<Login?>
     /// A label for log lines (never a secret).
     public let label: String
+    /// The transport it came on (`stdio`, `unix`, `tcp`, `http`, `websocket`, `mcp`), the
+    /// `transport` label of the request metrics.
+    public let transport: String
 
-    public init(_ login: Login?, label: String) {
+    public init(_ login: Login?, label: String, transport: String = "local") {
         current = Mutex(login)
         self.label = label
+        self.transport = transport
     }
 
     /// A connection that needs no login: it acts as admin until it logs in as someone narrower.
-    public static func trusted(_ label: String) -> ConnectionState {
-        ConnectionState(Login(principal: .admin), label: label)
+    public static func trusted(_ label: String, transport: String = "local") -> ConnectionState {
+        ConnectionState(Login(principal: .admin), label: label, transport: transport)
     }
 
     /// A new connection: logged out where the transport requires a login, else trusted.
-    public static func opened(requireLogin: Bool, label: String) -> ConnectionState {
-        requireLogin ? ConnectionState(nil, label: label) : .trusted(label)
+    public static func opened(requireLogin: Bool, label: String, transport: String = "local") -> ConnectionState {
+        requireLogin ? ConnectionState(nil, label: label, transport: transport) : .trusted(label, transport: transport)
     }
 
     public var login: Login? {

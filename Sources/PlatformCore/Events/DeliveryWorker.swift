@@ -208,12 +208,15 @@ public final class DeliveryWorker: Sendable {
         }
         switch attempt {
         case .delivered(_, let status):
+            PlatformMetrics.webhookDelivery(.delivered, tenant: claim.tenant)
             metadata["status"] = "\(status)"
             logger.info("event delivered", metadata: metadata)
         case .retry(_, let next, _, let error):
+            PlatformMetrics.webhookDelivery(.retried, tenant: claim.tenant)
             metadata["retryIn"] = "\(String(format: "%.1f", next.timeIntervalSince(now)))s"
             logger.notice("webhook delivery failed: \(error); retrying", metadata: metadata)
         case .failed(_, _, let error):
+            PlatformMetrics.webhookDelivery(.failed, tenant: claim.tenant)
             logger.error(
                 // The window is the outbox's (`Platform.deliveryWindow`), fixed when the event was written.
                 "webhook delivery failed until its window closed at \(Timestamp.string(claim.expiresAt)), giving up (platformd events retry \(claim.eventId) re-queues it): \(error)",

@@ -1,4 +1,5 @@
 import Logging
+import Tracing
 
 /// JSON-RPC 2.0 over lines: parses one line, runs its request (or batch) through the method
 /// table, and returns the reply line. Transports only move bytes in and out of it.
@@ -41,6 +42,9 @@ public struct RPCServer: Sendable {
         do {
             (message, rawIDs) = try JSONValue.parseMessage(line)
         } catch {
+            PlatformMetrics.request(
+                transport: connection.transport, method: PlatformMetrics.otherMethod,
+                outcome: "\(ErrorCode.parseError.rawValue)", duration: .zero)
             return Self.errorResponse(.parseError(error.description), id: .null).line
         }
         guard case .array(let batch) = message else {
@@ -80,9 +84,31 @@ public struct RPCServer: Sendable {
     }
 
     /// The reply to an over-long line that was skipped.
-    public static func tooLarge(limit: Int) -> [UInt8] {
-        errorResponse(.payloadTooLarge(limit: limit), id: .null).line
+    public static func tooLarge(limit: Int, transport: String = "local") -> [UInt8] {
+        PlatformMetrics.request(
+            transport: transport, method: PlatformMetrics.otherMethod,
+            outcome: "\(ErrorCode.payloadTooLarge.rawValue)", duration: .zero)
+        return errorResponse(.payloadTooLarge(limit: limit), id: .null).line
     }
+
+    /// The login a bearer secret gives (HTTP's `Authorization: Bearer`), or the -32001 refusal.
+    /// A server without access control treats every request as admin's.
+    public func login(bearer: String, connection: ConnectionState) async -> Result<ConnectionState.Login, RPCError> {
+        guard let access else { return .success(.init(principal: .admin)) }
+        do {
+            return .success(try await access.login(bearer: bearer, connection: connection))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Whether a method may be called with no login (`auth.login`, `rpc.discover`).
+    public static func needsNoLogin(_ method: String) -> Bool {
+        AccessControl.open.contains(method)
+    }
+
+    /// The methods of the table, for the metrics' labels.
+    public var methodNames: [String] { methods.keys.sorted() }
 
     static func isBlank(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
@@ -101,8 +127,33 @@ public struct RPCServer: Sendable {
               Self.isValidID(request["id"]),
               request["params"].map({ $0.objectValue != nil || $0.arrayValue != nil }) ?? true
         else {
+            PlatformMetrics.request(
+                transport: connection.transport, method: PlatformMetrics.otherMethod,
+                outcome: "\(ErrorCode.invalidRequest.rawValue)", duration: .zero)
             return Self.errorResponse(.invalidRequest, id: .null)
         }
+        // The label is the method's name only when the table has it: what a client sends never
+        // becomes a label of its own.
+        let label = methods[method] == nil ? PlatformMetrics.otherMethod : method
+        let started = ContinuousClock.now
+        var outcome = "ok"
+        defer {
+            PlatformMetrics.request(transport: connection.transport, method: label, outcome: outcome, duration: .now - started)
+        }
+        return await withSpan(label, ofKind: .server) { span in
+            let reply = await run(request, method: method, rawID: rawID, connection: connection)
+            if let code = reply.code {
+                outcome = "\(code)"
+                span.setStatus(SpanStatus(code: .error, message: "\(code)"))
+            }
+            return reply.reply
+        }
+    }
+
+    /// Runs one valid request: its reply (nil for a notification) and its error code, if any.
+    private func run(
+        _ request: [String: JSONValue], method: String, rawID: String?, connection: ConnectionState
+    ) async -> (reply: Reply?, code: Int?) {
         let id = request["id"]
         let result: [UInt8]
         do {
@@ -122,18 +173,18 @@ public struct RPCServer: Sendable {
                     logger.warning("\(method): \(detail)")
                 }
             }
-            return id.map { Self.errorResponse(error, id: $0, rawID: rawID) }
+            return (id.map { Self.errorResponse(error, id: $0, rawID: rawID) }, error.code)
         } catch {
             logger.error("\(method) failed: \(error)")
-            return id.map { Self.errorResponse(.internalError("\(error)"), id: $0, rawID: rawID) }
+            return (id.map { Self.errorResponse(.internalError("\(error)"), id: $0, rawID: rawID) }, ErrorCode.internalError.rawValue)
         }
-        guard let id else { return nil }
+        guard let id else { return (nil, nil) }
         let line = Self.resultLine(result, id: id, rawID: rawID)
         guard line.count <= Self.maxReplyBytes else {
             logger.warning("\(method): the reply would be \(line.count) bytes, over the \(Self.maxReplyBytes)-byte limit")
-            return Self.errorResponse(.replyTooLarge, id: id, rawID: rawID)
+            return (Self.errorResponse(.replyTooLarge, id: id, rawID: rawID), ErrorCode.payloadTooLarge.rawValue)
         }
-        return Reply(id: id, line: line)
+        return (Reply(id: id, line: line), nil)
     }
 
     static func isValidID(_ id: JSONValue?) -> Bool {

@@ -62,9 +62,11 @@ final class GroupCommitter: Sendable {
 
     private func commit(_ batch: [Job]) async {
         do {
+            let started = ContinuousClock.now
             let outcomes: [Outcome] = try await writer.write { db in
                 try batch.map { job in try Self.inSavepoint(db, job) }
             }
+            PlatformMetrics.commit(duration: .now - started, batchSize: batch.count)
             counts.withLock { $0.transactions += 1; $0.writes += batch.count }
             // Durable now: answer everyone, in arrival order.
             for (job, outcome) in zip(batch, outcomes) {

@@ -257,6 +257,10 @@ public final class SQLiteSessionStore: SessionStore {
     /// transaction on the latest state; so a body may run twice, its first result dropped. An
     /// in-memory database has one connection for reads and writes, so there the body always runs
     /// inside the transaction.
+    public func ping() async throws {
+        _ = try await writer.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) }
+    }
+
     public func updateSession<Result: Sendable>(
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)

@@ -45,6 +45,9 @@ public protocol SessionStore: Sendable {
     /// its timeout, a server out of reach), or nil for a defect.
     func unavailability(of error: any Error) -> String?
 
+    /// Answers when the store can serve a read now; throws why not (readiness checks).
+    func ping() async throws
+
     /// Reads the session without writing anything.
     func session(tenant: String, key: SessionKey) async throws -> SessionState?
 
@@ -156,6 +159,9 @@ extension SessionStore {
     public func unavailability(of error: any Error) -> String? {
         (error as? StoreUnavailable)?.reason
     }
+
+    /// A store that is always there (in memory, in a test) answers at once.
+    public func ping() async throws {}
 
     /// For a store with no registry: the versions in the order given, nothing kept.
     public func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord] {

@@ -1,0 +1,265 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import PlatformCore
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+
+/// `serve --http HOST:PORT`: the same RPC server and access control as the socket transports,
+/// reached over HTTP/1.1 (the contract's version 3 "HTTP" section). `POST /rpc` is one request
+/// (or batch) per HTTP request acting for its bearer; `GET /rpc` upgraded to a WebSocket is one
+/// connection of the line protocol, a message per text frame; `POST /mcp` is the MCP server for
+/// assistants elsewhere; `/health/live`, `/health/ready` and `/metrics` are for operators.
+struct HTTPTransport: Service {
+    let server: RPCServer
+    let mcp: MCPHTTPSessions
+    let platform: Platform
+    let readiness: Readiness
+    let metrics: PrometheusCollectorRegistry
+    let host: String
+    let port: Int
+    let requireLogin: Bool
+    let maxBodyBytes: Int
+    let logger: Logger
+
+    /// The paths that answer, with the methods each takes (anything else there is 405).
+    static let routes: [(path: String, methods: [HTTPRequest.Method])] = [
+        ("/rpc", [.post, .get]), ("/mcp", [.post, .delete]), ("/health/live", [.get]), ("/health/ready", [.get]), ("/metrics", [.get]),
+    ]
+
+    func run() async throws {
+        let router = Router(context: BasicRequestContext.self)
+        router.middlewares.add(TracingMiddleware(recordingHeaders: [.contentType, .userAgent]))
+        router.post("/rpc") { request, _ in try await rpc(request) }
+        router.post("/mcp") { request, _ in try await mcp.post(request) }
+        router.delete("/mcp") { request, _ in await mcp.delete(request) }
+        router.get("/health/live") { _, _ in Self.json(.ok, #"{"status":"ok"}"#) }
+        router.get("/health/ready") { _, _ in await ready() }
+        router.get("/metrics") { _, _ in exposition() }
+        // A GET of /rpc with no upgrade, and every other method on a known path: 405 naming the
+        // methods that path takes.
+        for route in Self.routes {
+            let others: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
+            for method in others where !route.methods.contains(method) || (route.path == "/rpc" && method == .get) {
+                router.on(RouterPath(route.path), method: method) { _, _ in Self.methodNotAllowed(route.methods) }
+            }
+        }
+
+        let sockets = Router(context: BasicWebSocketRequestContext.self)
+        sockets.ws("/rpc") { request, _ in
+            // Checked before the upgrade, so a wrong bearer is a 401, not a socket that closes.
+            if let bearer = Self.bearer(request.headers), case .failure(let error) = await login(bearer, label: "websocket") {
+                throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: error.message)
+            }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            try await lineProtocol(inbound, outbound, request: context.request)
+        }
+
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: sockets,
+                configuration: .init(
+                    http1: .init(additionalChannelHandlers: [ConnectionGauge(transport: "http")]),
+                    ws: .init(maxFrameSize: maxBodyBytes))),
+            configuration: .init(address: .hostname(host, port: port), serverName: nil, backlog: Int(SocketTransport.backlog)),
+            onServerRunning: { [logger] channel in
+                let address = channel.localAddress
+                let shown = address?.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? host
+                logger.notice("listening on http \(shown):\(address?.port ?? port)")
+            },
+            logger: logger)
+        try await app.run()
+    }
+
+    // MARK: - POST /rpc
+
+    func rpc(_ request: Request) async throws -> Response {
+        guard Self.isJSON(request.headers[.contentType]) else {
+            return Self.json(.unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
+        }
+        guard let body = try await Self.collect(request, upTo: maxBodyBytes) else {
+            return Self.json(.contentTooLarge, String(decoding: RPCServer.tooLarge(limit: maxBodyBytes, transport: "http"), as: UTF8.self))
+        }
+        let label = "http"
+        let connection: ConnectionState
+        if let bearer = Self.bearer(request.headers) {
+            switch await login(bearer, label: label) {
+            case .success(let login): connection = ConnectionState(login, label: label, transport: "http")
+            case .failure(let error): return Self.unauthorized(error.message, id: Self.requestID(body))
+            }
+        } else if requireLogin {
+            // Only what needs no login may go without a bearer (rpc.discover, auth.login).
+            if let method = Self.methodsNeedingLogin(body).first {
+                return Self.unauthorized("\(method) needs a login: send Authorization: Bearer with a key's secret or a user token", id: Self.requestID(body))
+            }
+            connection = ConnectionState(nil, label: label, transport: "http")
+        } else {
+            connection = .trusted(label, transport: "http")
+        }
+        guard let reply = await server.replyBytes(to: body.readableBytesView, connection: connection) else {
+            return Response(status: .noContent)
+        }
+        return Self.json(.ok, ByteBuffer(bytes: reply))
+    }
+
+    func login(_ bearer: String, label: String) async -> Result<ConnectionState.Login, RPCError> {
+        await server.login(bearer: bearer, connection: ConnectionState(nil, label: label, transport: "http"))
+    }
+
+    // MARK: - GET /rpc upgraded
+
+    /// One connection of the line protocol: its login (the upgrade's bearer, else the
+    /// transport's default), its messages answered in order, one reply per text frame.
+    func lineProtocol(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request) async throws {
+        PlatformMetrics.connectionOpened(transport: "websocket")
+        defer { PlatformMetrics.connectionClosed(transport: "websocket") }
+        let label = "websocket"
+        let connection: ConnectionState
+        if let bearer = Self.bearer(request.headers) {
+            guard case .success(let login) = await login(bearer, label: label) else {
+                try await outbound.close(.policyViolation, reason: "the bearer is not a valid key or user token")
+                return
+            }
+            connection = ConnectionState(login, label: label, transport: "websocket")
+        } else {
+            connection = .opened(requireLogin: requireLogin, label: label, transport: "websocket")
+        }
+        for try await message in inbound.messages(maxSize: maxBodyBytes) {
+            let line: [UInt8]
+            switch message {
+            case .text(let text): line = Array(text.utf8)
+            case .binary(let buffer): line = Array(buffer.readableBytesView)
+            }
+            if let reply = await server.replyBytes(to: line, connection: connection) {
+                try await outbound.write(.text(String(decoding: reply, as: UTF8.self)))
+            }
+        }
+    }
+
+    // MARK: - operators
+
+    func ready() async -> Response {
+        if readiness.isStopping {
+            return Self.json(.serviceUnavailable, Self.unavailable("the server is stopping"))
+        }
+        if let reason = await platform.storeUnavailability() {
+            return Self.json(.serviceUnavailable, Self.unavailable(reason))
+        }
+        return Self.json(.ok, #"{"status":"ok"}"#)
+    }
+
+    func exposition() -> Response {
+        var bytes: [UInt8] = []
+        metrics.emit(into: &bytes)
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func unavailable(_ reason: String) -> String {
+        String(decoding: JSONValue.object(["status": "unavailable", "reason": .string(reason)]).serializedBytes(), as: UTF8.self)
+    }
+
+    // MARK: - helpers
+
+    /// The body, or nil when it is longer than `limit`.
+    static func collect(_ request: Request, upTo limit: Int) async throws -> ByteBuffer? {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { return nil }
+        do {
+            return try await request.body.collect(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            return nil
+        }
+    }
+
+    static func bearer(_ headers: HTTPFields) -> String? {
+        guard let value = headers[.authorization] else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let secret = parts[1].trimmingCharacters(in: .whitespaces)
+        return secret.isEmpty ? nil : secret
+    }
+
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return media == "application/json"
+    }
+
+    /// The methods of a request or batch that need a login, in order; none when the body does
+    /// not parse (the RPC server answers that with -32700).
+    static func methodsNeedingLogin(_ body: ByteBuffer) -> [String] {
+        guard let message = try? JSONValue.parse(Array(body.readableBytesView)) else { return [] }
+        let requests = message.arrayValue ?? [message]
+        return requests.compactMap { $0["method"]?.stringValue ?? "a request" }.filter { !RPCServer.needsNoLogin($0) }
+    }
+
+    /// The id of a single request, for a refusal's reply; null for a batch or what does not parse.
+    static func requestID(_ body: ByteBuffer) -> JSONValue {
+        guard let message = try? JSONValue.parse(Array(body.readableBytesView)), message.arrayValue == nil else { return .null }
+        return message["id"] ?? .null
+    }
+
+    /// 401 with a -32001 reply; `message` as an RPCError words it, or a reason to put after "Unauthorized: ".
+    static func unauthorized(_ message: String, id: JSONValue) -> Response {
+        let worded = message.hasPrefix("Unauthorized") ? message : "Unauthorized: \(message)"
+        var response = json(.unauthorized, RPCErrorBody.line(code: .unauthorized, message: worded, id: id))
+        response.headers[.wwwAuthenticate] = "Bearer"
+        return response
+    }
+
+    static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> Response {
+        var response = json(.methodNotAllowed, RPCErrorBody.line(code: .invalidRequest, message: "Method Not Allowed: use \(allowed.map(\.rawValue).joined(separator: " or "))"))
+        response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+        return response
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        json(status, ByteBuffer(string: text))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ body: ByteBuffer) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+    }
+}
+
+/// A JSON-RPC error reply written for an HTTP refusal (no request was run).
+enum RPCErrorBody {
+    static func line(code: ErrorCode, message: String, id: JSONValue = .null) -> String {
+        let reply: JSONValue = ["jsonrpc": "2.0", "id": id, "error": ["code": .int(Int64(code.rawValue)), "message": .string(message)]]
+        return String(decoding: reply.serializedBytes(), as: UTF8.self)
+    }
+}
+
+/// Whether the server is stopping: readiness answers 503 from the first stop signal on, so a
+/// load balancer sends nothing more while the last requests are answered.
+final class Readiness: Sendable {
+    private let stopping = Atomic<Bool>(false)
+
+    var isStopping: Bool { stopping.load(ordering: .relaxed) }
+
+    func stop() { stopping.store(true, ordering: .relaxed) }
+}
+
+/// Counts an HTTP connection in `platformd_connections` while its HTTP handlers are in its
+/// pipeline (from accept to close, or to a WebSocket upgrade, which counts it as a WebSocket).
+final class ConnectionGauge: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = NIOAny
+    let transport: String
+
+    init(transport: String) { self.transport = transport }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        PlatformMetrics.connectionOpened(transport: transport)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        PlatformMetrics.connectionClosed(transport: transport)
+    }
+}

@@ -1,0 +1,36 @@
+import Logging
+import Metrics
+import PlatformCore
+import Prometheus
+
+/// The process's metrics backend for `serve --http`: swift-metrics bootstrapped with a
+/// Prometheus registry, which `/metrics` writes out in the text format.
+enum ServerMetrics {
+    /// Request and commit latencies: from a cached read (well under a millisecond) to a slow
+    /// disk or a remote database's commit.
+    static let durationBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+        .seconds(1), .seconds(2.5), .seconds(5),
+    ]
+    /// Writes per group commit: one on a quiet server, hundreds under load.
+    static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+
+    static func bootstrap() -> PrometheusCollectorRegistry {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = durationBuckets
+        factory.valueHistogramBuckets[PlatformMetrics.commitBatchSize] = batchBuckets
+        MetricsSystem.bootstrap(factory)
+        return registry
+    }
+
+    /// Every series the configuration allows, at zero, before the first request.
+    static func prepare(platform: Platform, server: RPCServer, lineTransports: [String], logger: Logger) {
+        // The MCP server's method table is the same for every user: one made here names it.
+        let mcpMethods = MCPServer(platform: platform, tenant: "", userId: "", logger: logger).methods.keys.sorted()
+        var methods = Dictionary(uniqueKeysWithValues: lineTransports.map { ($0, server.methodNames) })
+        methods["mcp"] = mcpMethods
+        PlatformMetrics.prepare(methods: methods, connections: lineTransports, flows: platform.metricLabels)
+    }
+}
