@@ -14,7 +14,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure requests/s, latency, server CPU per request and memory against the raw SQLite commit rate.",
         discussion: """
-            Starts `platformd serve --unix` as a child process on a temporary directory, opens --connections \
+            Starts `platformd serve --unix` (or `--http` with --transport http) as a child process on a temporary directory, opens --connections \
             connections, each walking StatLocker users to completion (12 requests a user, one in flight at \
             a time) for --seconds, then prints requests/s, p50/p99/p99.9 latency, the server's CPU time per \
             request (from its own accounting), its resident memory, and the ratio of acknowledged requests/s \
@@ -28,6 +28,10 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "How long to drive load, in seconds.") var seconds = 10.0
     @Option(help: "Completed sessions to store first (in bulk), to compare costs at 1 k and 1 M.") var preload = 0
     @Option(help: "Where to put the temporary socket and database (default: a new directory under /tmp).") var directory: String?
+    @Option(help: ArgumentHelp(
+        "unix: JSON lines on a Unix socket; http: POST /rpc over HTTP/1.1 keep-alive connections on loopback (the readers pipeline their requests).",
+        valueName: "unix|http"))
+    var transport: BenchTransport = .unix
     @Flag(help: "Print the results as one JSON object.") var json = false
 
     func validate() throws {
@@ -55,9 +59,12 @@ struct Bench: AsyncParsableCommand {
             try await store.close()
         }
 
-        let server = try await BlockingWork.run {
-            try ChildServer(arguments: ["serve", "--db", db, "--unix", socket, "--log-level", "warning"], socket: socket)
+        let endpoint: BenchEndpoint
+        switch transport {
+        case .unix: endpoint = .unix(socket)
+        case .http: endpoint = .http(port: try BenchEndpoint.freePort())
         }
+        let server = try await BlockingWork.run { try ChildServer(arguments: ["serve", "--db", db, "--log-level", "warning"], endpoint: endpoint) }
         // On a failure before the stop below: signalled, not waited for (no wait on the pool).
         defer { server.terminate() }
         let cpuBefore = server.cpuMicroseconds()
@@ -69,7 +76,7 @@ struct Bench: AsyncParsableCommand {
         // One thread drives every connection (poll over their sockets), so the load generator
         // costs the 2-core machine little: 32 blocking client threads and full parses of every
         // reply took about as much CPU as the server itself and skewed what the server could do.
-        let driver = try LoadDriver(socket: socket, connections: connections, pipelined: pipelined, depth: depth)
+        let driver = try LoadDriver(endpoint: endpoint, connections: connections, pipelined: pipelined, depth: depth)
         Thread {
             driver.run(until: deadline, recorder: recorder, reads: reads)
         }.start()
@@ -98,6 +105,7 @@ struct Bench: AsyncParsableCommand {
             return latencies[min(latencies.count - 1, Int((Double(latencies.count) * fraction).rounded(.down)))] * 1000
         }
         var result: [(String, JSONValue)] = [
+            ("transport", .string(transport.rawValue)),
             ("connections", .int(Int64(connections))), ("seconds", .double(seconds.rounded(to: 2))),
             ("preloadedSessions", .int(Int64(preload))), ("requests", .int(Int64(requests))),
             ("failures", .int(Int64(driver.failures.load(ordering: .relaxed)))),
@@ -369,6 +377,7 @@ struct JSONSkimmer {
 final class LoadDriver: @unchecked Sendable {
     final class Connection {
         let descriptor: Int32
+        let framing: BenchEndpoint.Framing
         var walk: StatLockerWalk
         var buffer: [UInt8] = []
         var sentAt = ContinuousClock.now
@@ -379,8 +388,9 @@ final class LoadDriver: @unchecked Sendable {
         var readSession: String?
         var inFlight: [ContinuousClock.Instant] = []
 
-        init(descriptor: Int32, walk: StatLockerWalk, depth: Int? = nil) {
+        init(descriptor: Int32, framing: BenchEndpoint.Framing, walk: StatLockerWalk, depth: Int? = nil) {
             self.descriptor = descriptor
+            self.framing = framing
             self.walk = walk
             self.depth = depth
             buffer.reserveCapacity(1 << 17)
@@ -389,7 +399,7 @@ final class LoadDriver: @unchecked Sendable {
         deinit { close(descriptor) }
 
         func send() throws {
-            try write(walk.nextRequest())
+            try write(framing.request(walk.nextRequest()))
             sentAt = ContinuousClock.now
         }
 
@@ -398,7 +408,7 @@ final class LoadDriver: @unchecked Sendable {
             guard let depth else { return }
             guard let session = readSession else {
                 if inFlight.isEmpty {
-                    try write(walk.nextRequest())
+                    try write(framing.request(walk.nextRequest()))
                     inFlight.append(ContinuousClock.now)
                 }
                 return
@@ -410,7 +420,7 @@ final class LoadDriver: @unchecked Sendable {
                     "jsonrpc": "2.0", "id": .int(walk.requestID), "method": "flow.get",
                     "params": ["tenant": "statlocker", "sessionId": .string(session)],
                 ]
-                batch += request.serializedBytes() + [0x0A]
+                batch += framing.request(request.serializedBytes())
                 inFlight.append(ContinuousClock.now)
             }
             if !batch.isEmpty { try write(batch) }
@@ -430,11 +440,11 @@ final class LoadDriver: @unchecked Sendable {
     /// Error replies and lost connections.
     let failures = Atomic<Int>(0)
 
-    init(socket path: String, connections count: Int, pipelined: Int = 0, depth: Int = 16) throws {
+    init(endpoint: BenchEndpoint, connections count: Int, pipelined: Int = 0, depth: Int = 16) throws {
         connections = try (0..<count).map { number in
-            Connection(descriptor: try Self.connect(path), walk: StatLockerWalk(prefix: "c\(number)"))
+            Connection(descriptor: try endpoint.connect(), framing: endpoint.framing, walk: StatLockerWalk(prefix: "c\(number)"))
         } + (0..<pipelined).map { number in
-            Connection(descriptor: try Self.connect(path), walk: StatLockerWalk(prefix: "r\(number)"), depth: depth)
+            Connection(descriptor: try endpoint.connect(), framing: endpoint.framing, walk: StatLockerWalk(prefix: "r\(number)"), depth: depth)
         }
     }
 
@@ -479,10 +489,10 @@ final class LoadDriver: @unchecked Sendable {
                     takeReads(connection, until: deadline, reads: reads, fail: fail)
                     continue
                 }
-                // One request in flight: a whole reply is the line up to the first newline.
-                guard let newline = connection.buffer.firstIndex(of: 0x0A) else { continue }
+                // One request in flight: a whole reply is the first message of the buffer.
+                guard let message = connection.framing.message(in: connection.buffer, from: connection.buffer.startIndex) else { continue }
                 recorder.record(ContinuousClock.now - connection.sentAt)
-                let reply = try? ReplySummary(line: connection.buffer[..<newline])
+                let reply = try? ReplySummary(line: connection.buffer[message.body])
                 connection.buffer.removeAll(keepingCapacity: true)
                 if reply.map({ !connection.walk.accept($0) }) ?? true {
                     failures.add(1, ordering: .relaxed)
@@ -505,9 +515,9 @@ final class LoadDriver: @unchecked Sendable {
         _ connection: Connection, until deadline: ContinuousClock.Instant, reads: LatencyRecorder, fail: (Connection) -> Void
     ) {
         var start = connection.buffer.startIndex
-        while let newline = connection.buffer[start...].firstIndex(of: 0x0A) {
-            let line = connection.buffer[start..<newline]
-            start = newline + 1
+        while let message = connection.framing.message(in: connection.buffer, from: start) {
+            let line = connection.buffer[message.body]
+            start = message.end
             guard !connection.inFlight.isEmpty else { continue }
             let sentAt = connection.inFlight.removeFirst()
             if connection.readSession == nil {
@@ -539,17 +549,17 @@ final class LoadDriver: @unchecked Sendable {
 final class ChildServer: @unchecked Sendable {
     let process = Process()
 
-    init(arguments: [String], socket: String) throws {
+    init(arguments: [String], endpoint: BenchEndpoint) throws {
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0].hasPrefix("/")
             ? CommandLine.arguments[0] : (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        process.arguments = arguments
+        process.arguments = arguments + endpoint.serveArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<1000 where !FileManager.default.fileExists(atPath: socket) {
+        for _ in 0..<1000 where !endpoint.isListening() {
             Thread.sleep(forTimeInterval: 0.01)
         }
-        guard FileManager.default.fileExists(atPath: socket) else { throw CommandFailure("the server did not start") }
+        guard endpoint.isListening() else { throw CommandFailure("the server did not start") }
     }
 
     /// Asks the child to stop without waiting for it.
@@ -579,5 +589,159 @@ final class ChildServer: @unchecked Sendable {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
         return line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+    }
+}
+
+enum BenchTransport: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case unix, http
+}
+
+/// Where the bench's server listens, and how its messages are framed there.
+enum BenchEndpoint: Sendable {
+    case unix(String)
+    case http(port: Int)
+
+    enum Framing: Sendable {
+        /// One JSON-RPC message per line.
+        case lines
+        /// One POST /rpc per message on a keep-alive connection, its reply the response's body.
+        case http
+
+        /// The bytes that send one request, given its JSON text (a trailing newline is dropped).
+        func request(_ json: [UInt8]) -> [UInt8] {
+            switch self {
+            case .lines:
+                return json.last == 0x0A ? json : json + [0x0A]
+            case .http:
+                let body = json.last == 0x0A ? json.dropLast() : json[...]
+                let head = "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+                return Array(head.utf8) + body
+            }
+        }
+
+        /// The first whole reply in `buffer` from `start`: its JSON's range and where it ends.
+        func message(in buffer: [UInt8], from start: Int) -> (body: Range<Int>, end: Int)? {
+            switch self {
+            case .lines:
+                guard let newline = buffer[start...].firstIndex(of: 0x0A) else { return nil }
+                return (start..<newline, newline + 1)
+            case .http:
+                // The head ends at the first CRLF CRLF; its Content-Length says where the body
+                // ends. Read from the bytes: the driver's CPU is taken from the server's machine.
+                guard let headEnd = Self.headEnd(in: buffer, from: start),
+                      let length = Self.contentLength(in: buffer[start..<headEnd])
+                else { return nil }
+                let bodyStart = headEnd + 4
+                guard buffer.count >= bodyStart + length else { return nil }
+                return (bodyStart..<(bodyStart + length), bodyStart + length)
+            }
+        }
+
+        static func headEnd(in buffer: [UInt8], from start: Int) -> Int? {
+            var index = start
+            while index + 3 < buffer.count {
+                if buffer[index] == 0x0D && buffer[index + 1] == 0x0A && buffer[index + 2] == 0x0D && buffer[index + 3] == 0x0A {
+                    return index
+                }
+                index += 1
+            }
+            return nil
+        }
+
+        static let contentLengthName = Array("content-length:".utf8)
+
+        static func contentLength(in head: ArraySlice<UInt8>) -> Int? {
+            let name = contentLengthName
+            var index = head.startIndex
+            while index + name.count <= head.endIndex {
+                // At a line start, a case-insensitive match of the header's name.
+                if index == head.startIndex || head[index - 1] == 0x0A {
+                    var matched = true
+                    for offset in 0..<name.count where head[index + offset] | 0x20 != name[offset] {
+                        matched = false
+                        break
+                    }
+                    if matched {
+                        var value = 0
+                        var cursor = index + name.count
+                        while cursor < head.endIndex, head[cursor] == 0x20 { cursor += 1 }
+                        while cursor < head.endIndex, (0x30...0x39).contains(head[cursor]) {
+                            value = value * 10 + Int(head[cursor] - 0x30)
+                            cursor += 1
+                        }
+                        return value
+                    }
+                }
+                index += 1
+            }
+            return nil
+        }
+    }
+
+    var framing: Framing {
+        switch self {
+        case .unix: .lines
+        case .http: .http
+        }
+    }
+
+    var serveArguments: [String] {
+        switch self {
+        case .unix(let path): ["--unix", path]
+        case .http(let port): ["--http", "127.0.0.1:\(port)", "--auth", "none"]
+        }
+    }
+
+    func connect() throws -> Int32 {
+        switch self {
+        case .unix(let path): return try LoadDriver.connect(path)
+        case .http(let port): return try Self.connectTCP(port: port)
+        }
+    }
+
+    func isListening() -> Bool {
+        switch self {
+        case .unix(let path):
+            return FileManager.default.fileExists(atPath: path)
+        case .http(let port):
+            guard let descriptor = try? Self.connectTCP(port: port) else { return false }
+            close(descriptor)
+            return true
+        }
+    }
+
+    static func connectTCP(port: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            throw CommandFailure("cannot connect to 127.0.0.1:\(port): errno \(errno)")
+        }
+        var yes: Int32 = 1
+        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+        return descriptor
+    }
+
+    /// A port nothing listens on now (bound to 0 and released), for the child server.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw CommandFailure("cannot find a free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

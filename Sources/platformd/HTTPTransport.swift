@@ -24,6 +24,8 @@ struct HTTPTransport: Service {
     let port: Int
     let requireLogin: Bool
     let maxBodyBytes: Int
+    /// Whether a tracer was bootstrapped (spans are exported).
+    var tracing = false
     let logger: Logger
 
     /// The paths that answer, with the methods each takes (anything else there is 405).
@@ -33,7 +35,9 @@ struct HTTPTransport: Service {
 
     func run() async throws {
         let router = Router(context: BasicRequestContext.self)
-        router.middlewares.add(TracingMiddleware(recordingHeaders: [.contentType, .userAgent]))
+        // The HTTP request's span (the caller's `traceparent` its parent) when a tracer is set up;
+        // without one, the middleware would only cost each request the attributes it builds.
+        if tracing { router.middlewares.add(TracingMiddleware(recordingHeaders: [.contentType, .userAgent])) }
         router.post("/rpc") { request, _ in try await rpc(request) }
         router.post("/mcp") { request, _ in try await mcp.post(request) }
         router.delete("/mcp") { request, _ in await mcp.delete(request) }
