@@ -47,6 +47,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Spans per request, carrying an incoming W3C traceparent.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // Exports those spans over OTLP/HTTP when an OTEL_EXPORTER_OTLP_* endpoint is set; the
+        // gRPC exporter's trait is off (grpc-swift would add minutes to every build).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // The wire types: Foundation only, shared by the server, the client and the tests.
@@ -128,6 +131,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
             ] + plugins.map { .byName(name: $0) }
         ),
         .testTarget(

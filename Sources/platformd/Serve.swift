@@ -128,6 +128,7 @@ struct Serve: AsyncParsableCommand {
         let logger = store.bootstrapLogging()
         // Metrics are read only over HTTP: without --http they stay on the no-op backend.
         let registry = http == nil ? nil : ServerMetrics.bootstrap()
+        let tracer = ServerTracing.bootstrap(logger: logger)
         let hosted = tenantOptions.load()
         let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger, access: .createIfMissing)
         try await platform.startServingFlows(logger: logger)
@@ -141,7 +142,8 @@ struct Serve: AsyncParsableCommand {
             let mcpSessions = MCPHTTPSessions(platform: platform, server: server, maxBodyBytes: maxLineBytes, logger: logger)
             transports.append((HTTPTransport(
                 server: server, mcp: mcpSessions, platform: platform, readiness: readiness, metrics: registry, host: host, port: port,
-                requireLogin: httpAuthMode == .required, maxBodyBytes: maxLineBytes, logger: logger), "http \(host):\(port)"))
+                requireLogin: httpAuthMode == .required, maxBodyBytes: maxLineBytes, tracing: tracer != nil, logger: logger),
+                "http \(host):\(port)"))
             ServerMetrics.prepare(
                 platform: platform, server: server,
                 lineTransports: ["http", "websocket"] + (unix != nil ? ["unix"] : []) + (tcp != nil ? ["tcp"] : []), logger: logger)
@@ -168,6 +170,9 @@ struct Serve: AsyncParsableCommand {
         var before: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: delivery, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "webhook delivery"),
         ]
+        if let tracer {
+            before.append(.init(service: tracer, successTerminationBehavior: .ignore, serviceName: "trace export"))
+        }
         if hosted.contains(where: { !$0.dataPolicy.isEmpty }) {
             before.append(.init(service: SweepService(platform: platform, logger: logger), successTerminationBehavior: .ignore, serviceName: "sweeper"))
         }

@@ -354,11 +354,50 @@ struct HTTPTests {
         }
     }
 
+    @Test func anIncomingTraceparentIsCarriedIntoTheExportedSpans() async throws {
+        // An OTLP/HTTP collector stand-in: every export answered 200 and kept.
+        let collector = try LoopbackHTTPServer { _ in .answer(status: 200, reason: "OK", headers: [("Content-Type", "application/x-protobuf")]) }
+        defer { collector.close() }
+        let environment = [
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collector.port)",
+            "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+            "OTEL_BSP_SCHEDULE_DELAY": "100",
+        ]
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--auth", "none"], environment: environment) { http in
+            #expect(http.server.stderrText.contains("exporting traces"))
+            let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+            let traceparent = "00-\(traceID)-00f067aa0ba902b7-01"
+            let answer = try await http.request(
+                .POST, "/rpc", body: Array(#"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#.utf8), headers: [("traceparent", traceparent)])
+            #expect(answer.status == 200)
+            // The spans' protobuf holds the trace id as its 16 bytes, and the method's span by name.
+            let idBytes = stride(from: 0, to: traceID.count, by: 2).map { offset -> UInt8 in
+                let start = traceID.index(traceID.startIndex, offsetBy: offset)
+                return UInt8(traceID[start..<traceID.index(start, offsetBy: 2)], radix: 16) ?? 0
+            }
+            var exported: [UInt8] = []
+            for _ in 0..<150 {
+                exported = collector.received.filter { $0.path.hasSuffix("/v1/traces") }.flatMap(\.body)
+                if exported.contains(subsequence: idBytes) && exported.contains(subsequence: Array("platform.info".utf8)) { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(exported.contains(subsequence: idBytes), "no exported span carries the caller's trace id")
+            #expect(exported.contains(subsequence: Array("platform.info".utf8)), "no span named after the method")
+        }
+    }
+
     @Test func authNoneIsRefusedOffLoopbackForHTTP() async throws {
         try await PlatformdProcess.with(["serve", "--db", ":memory:", "--http", "0.0.0.0:0", "--auth", "none"]) { server in
             let exit = try await server.waitForExit()
             #expect(exit.status == 64)
             #expect(server.stderrText.contains("--auth none"))
         }
+    }
+}
+
+extension Array where Element == UInt8 {
+    func contains(subsequence needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, count >= needle.count else { return false }
+        return (0...(count - needle.count)).contains { start in self[start..<(start + needle.count)].elementsEqual(needle) }
     }
 }

@@ -28,8 +28,10 @@ struct HTTPServing {
     }
 
     /// Starts the server with `arguments` after `serve`, waits for its HTTP listener.
-    static func with<T>(_ arguments: [String], _ body: (HTTPServing) async throws -> T) async throws -> T {
-        try await PlatformdProcess.with(["serve"] + arguments) { server in
+    static func with<T>(
+        _ arguments: [String], environment: [String: String] = [:], _ body: (HTTPServing) async throws -> T
+    ) async throws -> T {
+        try await PlatformdProcess.with(["serve"] + arguments, environment: environment) { server in
             let port = try await listeningPort(server)
             return try await body(HTTPServing(server: server, port: port))
         }
