@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -24,6 +25,10 @@ struct HTTPTransport: Service {
     let port: Int
     let requireLogin: Bool
     let maxBodyBytes: Int
+    /// Keep-alive connections quiet this long are closed; past `maxConnections` open, new ones
+    /// wait in the listen backlog until one closes.
+    var idleTimeout: TimeAmount = .seconds(300)
+    var maxConnections = 1024
     /// Whether a tracer was bootstrapped (spans are exported).
     var tracing = false
     let logger: Logger
@@ -69,9 +74,11 @@ struct HTTPTransport: Service {
             server: .http1WebSocketUpgrade(
                 webSocketRouter: sockets,
                 configuration: .init(
-                    http1: .init(additionalChannelHandlers: [ConnectionGauge(transport: "http")]),
+                    http1: .init(additionalChannelHandlers: [ConnectionGauge(transport: "http")], idleTimeout: idleTimeout),
                     ws: .init(maxFrameSize: maxBodyBytes))),
-            configuration: .init(address: .hostname(host, port: port), serverName: nil, backlog: Int(SocketTransport.backlog)),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: nil, backlog: Int(SocketTransport.backlog),
+                availableConnectionsDelegate: MaximumAvailableConnections(maxConnections, logger: logger)),
             onServerRunning: { [logger] channel in
                 let address = channel.localAddress
                 let shown = address?.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? host

@@ -142,7 +142,9 @@ struct Serve: AsyncParsableCommand {
             let mcpSessions = MCPHTTPSessions(platform: platform, server: server, maxBodyBytes: maxLineBytes, logger: logger)
             transports.append((HTTPTransport(
                 server: server, mcp: mcpSessions, platform: platform, readiness: readiness, metrics: registry, host: host, port: port,
-                requireLogin: httpAuthMode == .required, maxBodyBytes: maxLineBytes, tracing: tracer != nil, logger: logger),
+                requireLogin: httpAuthMode == .required, maxBodyBytes: maxLineBytes, idleTimeout: .seconds(Int64(idleTimeout)),
+                maxConnections: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger), tracing: tracer != nil,
+                logger: logger),
                 "http \(host):\(port)"))
             ServerMetrics.prepare(
                 platform: platform, server: server,
