@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // YAML tenants files (the contract lets `.yaml`/`.yml` files be YAML).
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         // HTTP for apps, browsers and assistants (`serve --http`): Hummingbird 2 sits on the SwiftNIO
@@ -81,6 +82,8 @@ let package = Package(
                 "PlatformCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // TLS to PostgreSQL (sslmode), as postgres-nio takes it.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(

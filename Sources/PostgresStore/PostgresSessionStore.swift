@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PlatformCore
+import NIOSSL
 import PostgresNIO
 import Synchronization
 
@@ -61,14 +62,77 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     let vacuumState = Mutex<(running: Task<Void, Never>?, again: Bool)>((nil, false))
     let vacuumCount = Atomic<Int>(0)
     let closed = Atomic<Bool>(false)
+    let reachability: Reachability
+
+    /// A store call still waiting for a pooled connection this long asks whether the server can
+    /// be reached at all (a direct connection, at most `probeTimeout`): when not, it is answered
+    /// -32008 at once instead of at the operation timeout, so a request is refused within 1 s
+    /// while the database is away.
+    static let leaseGrace: Duration = .milliseconds(350)
+    static let probeTimeout: Duration = .milliseconds(500)
 
     /// Whether `string` names a PostgreSQL database (`postgres://` or `postgresql://`).
     public static func isURL(_ string: String) -> Bool {
         string.hasPrefix("postgres://") || string.hasPrefix("postgresql://")
     }
 
-    /// The client configuration a URL names: `postgres://USER:PASSWORD@HOST:PORT/DATABASE`.
-    static func configuration(url: String) throws -> (PostgresClient.Configuration, target: String) {
+    /// The TLS a URL's `sslmode` asks for, as libpq reads it: `disable` (plain), `prefer` (TLS when
+    /// the server offers it), `require` (TLS, the certificate not checked unless `sslrootcert`
+    /// names a file, as libpq does), `verify-ca` (TLS, the certificate signed by `sslrootcert`'s
+    /// CA) and `verify-full` (that, and issued for the host named). The default is `prefer`.
+    enum SSLMode: String, CaseIterable, Sendable {
+        case disable, prefer, require
+        case verifyCA = "verify-ca"
+        case verifyFull = "verify-full"
+    }
+
+    /// The TLS of a URL: its mode and, unless disabled, the TLS configuration that checks what the
+    /// mode asks of the server's certificate.
+    struct TLSSetting: Sendable {
+        var mode: SSLMode
+        var configuration: TLSConfiguration?
+
+        init(mode: SSLMode, rootCertificate: String?) throws {
+            self.mode = mode
+            guard mode != .disable else { return }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let rootCertificate {
+                guard FileManager.default.isReadableFile(atPath: rootCertificate) else {
+                    throw InvalidURL(reason: "sslrootcert \(rootCertificate) cannot be read")
+                }
+                tls.trustRoots = .file(rootCertificate)
+            }
+            switch mode {
+            case .disable:
+                break
+            case .prefer, .require:
+                // libpq checks a `require` connection's certificate only when a root certificate is given.
+                if rootCertificate == nil { tls.certificateVerification = .none }
+            case .verifyCA:
+                guard rootCertificate != nil else { throw InvalidURL(reason: "sslmode=verify-ca needs sslrootcert=FILE (the CA's certificate)") }
+                tls.certificateVerification = .noHostnameVerification
+            case .verifyFull:
+                guard rootCertificate != nil else { throw InvalidURL(reason: "sslmode=verify-full needs sslrootcert=FILE (the CA's certificate)") }
+                tls.certificateVerification = .fullVerification
+            }
+            configuration = tls
+        }
+
+        var client: PostgresClient.Configuration.TLS {
+            guard let configuration else { return .disable }
+            return mode == .prefer ? .prefer(configuration) : .require(configuration)
+        }
+
+        func connection() throws -> PostgresConnection.Configuration.TLS {
+            guard let configuration else { return .disable }
+            let context = try NIOSSLContext(configuration: configuration)
+            return mode == .prefer ? .prefer(context) : .require(context)
+        }
+    }
+
+    /// The client configuration a URL names: `postgres://USER:PASSWORD@HOST:PORT/DATABASE`, with
+    /// `?sslmode=…&sslrootcert=FILE` as libpq takes them.
+    static func configuration(url: String) throws -> (PostgresClient.Configuration, target: String, tls: TLSSetting) {
         guard isURL(url), let components = URLComponents(string: url) else {
             throw InvalidURL(reason: "expected postgres://USER:PASSWORD@HOST:PORT/DATABASE")
         }
@@ -76,15 +140,41 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         guard let user = components.user, !user.isEmpty else { throw InvalidURL(reason: "no user") }
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty, !database.contains("/") else { throw InvalidURL(reason: "no database (…/DATABASE)") }
-        for item in components.queryItems ?? [] where !(item.name == "sslmode" && item.value == "disable") {
-            throw InvalidURL(reason: "unsupported parameter \(item.name) (TLS is not supported yet; only sslmode=disable)")
+        var mode = SSLMode.prefer
+        var rootCertificate: String?
+        for item in components.queryItems ?? [] {
+            switch item.name {
+            case "sslmode":
+                guard let value = item.value, let given = SSLMode(rawValue: value) else {
+                    throw InvalidURL(reason: "sslmode must be one of \(SSLMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                mode = given
+            case "sslrootcert":
+                rootCertificate = item.value?.removingPercentEncoding ?? item.value
+            default:
+                throw InvalidURL(reason: "unsupported parameter \(item.name) (sslmode and sslrootcert are)")
+            }
         }
         let port = components.port ?? 5432
+        let tls = try TLSSetting(mode: mode, rootCertificate: rootCertificate)
         let configuration = PostgresClient.Configuration(
             host: host, port: port, username: user.removingPercentEncoding ?? user,
             password: components.password.map { $0.removingPercentEncoding ?? $0 },
-            database: database.removingPercentEncoding ?? database, tls: .disable)
-        return (configuration, "\(host):\(port)/\(database)")
+            database: database.removingPercentEncoding ?? database, tls: tls.client)
+        return (configuration, "\(host):\(port)/\(database)", tls)
+    }
+
+    /// One connection as the pool makes them (for the start-up check and reachability probes).
+    static func directConfiguration(
+        _ configuration: PostgresClient.Configuration, tls: TLSSetting, connectTimeout: Duration
+    ) throws -> PostgresConnection.Configuration {
+        var direct = PostgresConnection.Configuration(
+            host: configuration.host ?? "localhost", port: configuration.port ?? 5432,
+            username: configuration.username, password: configuration.password,
+            database: configuration.database, tls: try tls.connection())
+        direct.options.connectTimeout = .nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
+        direct.options.additionalStartupParameters = configuration.options.additionalStartupParameters
+        return direct
     }
 
     /// Connects (failing with `Unreachable` when the server cannot be reached or refuses the
@@ -92,7 +182,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     public static func connect(
         url: String, options: Options = Options(), logger: Logger = Logger(label: "platformd.store")
     ) async throws -> PostgresSessionStore {
-        var (configuration, target) = try configuration(url: url)
+        var (configuration, target, tls) = try configuration(url: url)
         configuration.options.maximumConnections = max(1, options.poolSize)
         configuration.options.minimumConnections = 0
         configuration.options.connectTimeout = options.connectTimeout
@@ -106,11 +196,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         // once, instead of the pool retrying it in the background.
         do {
             let check = try await PostgresConnection.connect(
-                configuration: PostgresConnection.Configuration(
-                    host: configuration.host ?? "localhost", port: configuration.port ?? 5432,
-                    username: configuration.username, password: configuration.password,
-                    database: configuration.database, tls: .disable),
-                id: 0, logger: logger)
+                configuration: directConfiguration(configuration, tls: tls, connectTimeout: options.connectTimeout), id: 0, logger: logger)
             if let schema = options.schema {
                 // Under the migration lock: concurrent CREATE SCHEMA IF NOT EXISTS can still collide.
                 for sql in [
@@ -125,7 +211,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         } catch {
             throw Unreachable(target: target, detail: Self.describe(error))
         }
-        let store = PostgresSessionStore(configuration: configuration, target: target, options: options, logger: logger)
+        let direct = try directConfiguration(configuration, tls: tls, connectTimeout: probeTimeout)
+        let store = PostgresSessionStore(configuration: configuration, direct: direct, target: target, options: options, logger: logger)
         do {
             try await store.migrate()
         } catch {
@@ -135,13 +222,22 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         return store
     }
 
-    init(configuration: PostgresClient.Configuration, target: String, options: Options, logger: Logger) {
+    init(configuration: PostgresClient.Configuration, direct: PostgresConnection.Configuration, target: String, options: Options, logger: Logger) {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.runner = Task { await client.run() }
         self.logger = logger
         self.options = options
         self.target = target
+        self.reachability = Reachability { [logger] in
+            do {
+                let connection = try await PostgresConnection.connect(configuration: direct, id: 0, logger: logger)
+                try? await connection.close()
+                return nil
+            } catch {
+                return Self.describe(error)
+            }
+        }
     }
 
     // MARK: - schema
@@ -358,12 +454,27 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// `StoreUnavailable` with the detail.
     func connection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let timeout = options.operationTimeout
+        let leased = LeaseFlag()
         do {
             return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask { try await self.client.withConnection { try await body($0) } }
+                group.addTask {
+                    try await self.client.withConnection { connection in
+                        leased.value.store(true, ordering: .relaxed)
+                        return try await body(connection)
+                    }
+                }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     throw StoreUnavailable("PostgreSQL at \(self.target) did not answer within \(timeout)")
+                }
+                group.addTask {
+                    try await Task.sleep(for: Self.leaseGrace)
+                    if !leased.value.load(ordering: .relaxed), let reason = await self.reachability.unreachable() {
+                        throw StoreUnavailable("PostgreSQL at \(self.target) cannot be reached: \(reason)")
+                    }
+                    // Reachable (or already leased): the call itself and the timeout decide.
+                    try await Task.sleep(for: timeout * 2)
+                    throw CancellationError()
                 }
                 defer { group.cancelAll() }
                 return try await group.next()!
@@ -374,6 +485,10 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             if let reason = Self.passingFailure(error) { throw StoreUnavailable("PostgreSQL at \(target): \(reason)") }
             throw error
         }
+    }
+
+    final class LeaseFlag: Sendable {
+        let value = Atomic<Bool>(false)
     }
 
     /// Why `error` is a passing condition (the server out of reach, restarting, overloaded, a
@@ -412,6 +527,17 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
 
     static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {
+            switch error.code {
+            case .sslUnsupported:
+                return "TLS: the server does not offer TLS, which the URL's sslmode requires"
+            case .failedToAddSSLHandler:
+                return "TLS could not be set up: \(error.underlying.map { "\($0)" } ?? "\(error.code)")"
+            default:
+                break
+            }
+            if let underlying = error.underlying, underlying is NIOSSLError || "\(type(of: underlying))".contains("SSL") {
+                return "TLS handshake failed: \(underlying)"
+            }
             if let message = error.serverInfo?[.message] {
                 return "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
             }
@@ -1039,4 +1165,28 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
 struct StoreDefect: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Whether the server can be reached now: one direct connection attempt at a time, its answer
+/// kept for half a second, so a burst of waiting requests makes one probe, not one each.
+actor Reachability {
+    let probe: @Sendable () async -> String?
+    private var last: (at: ContinuousClock.Instant, reason: String?)?
+    private var running: Task<String?, Never>?
+
+    init(probe: @escaping @Sendable () async -> String?) {
+        self.probe = probe
+    }
+
+    /// Why the server cannot be reached, or nil when it can.
+    func unreachable() async -> String? {
+        if let last, ContinuousClock.now - last.at < .milliseconds(500) { return last.reason }
+        if let running { return await running.value }
+        let task = Task { await probe() }
+        running = task
+        let reason = await task.value
+        last = (ContinuousClock.now, reason)
+        running = nil
+        return reason
+    }
 }

@@ -1,0 +1,123 @@
+import Foundation
+import PlatformCore
+import PlatformTesting
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A serving host whose PostgreSQL goes away and comes back (a TCP proxy in between is cut and
+/// restored): requests are refused with -32008 within a second while it is away, readiness says
+/// 503, and the host serves again by itself once the database is back.
+@Suite("platformd: PostgreSQL going away under a serving host")
+struct PostgresOutageTests {
+    /// `Scripts/tcp_proxy.py` in a process of its own.
+    final class Proxy: @unchecked Sendable {
+        let process = Process()
+        let output = Pipe()
+        let input = Pipe()
+        final class Lines: Sendable {
+            let value = Mutex<[String]>([])
+        }
+        let lines = Lines()
+        private(set) var port = 0
+
+        init(targetHost: String, targetPort: Int) throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/tcp_proxy.py").path
+            process.arguments = ["python3", script, targetHost, "\(targetPort)"]
+            process.standardOutput = output
+            process.standardInput = input
+            try process.run()
+            let handle = output.fileHandleForReading
+            handle.readabilityHandler = { [lines] handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                lines.value.withLock { $0 += text.split(separator: "\n").map(String.init) }
+            }
+        }
+
+        func waitFor(_ prefix: String) async throws -> String {
+            for _ in 0..<500 {
+                if let line = lines.value.withLock({ $0.last { $0.hasPrefix(prefix) } }) { return line }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            throw PlatformdProcess.Failure(description: "the proxy never printed \(prefix)")
+        }
+
+        func start() async throws {
+            let line = try await waitFor("port ")
+            port = Int(line.dropFirst("port ".count)) ?? 0
+        }
+
+        func cut() async throws {
+            lines.value.withLock { $0.removeAll() }
+            input.fileHandleForWriting.write(Data("down\n".utf8))
+            _ = try await waitFor("down")
+        }
+
+        func restore() async throws {
+            lines.value.withLock { $0.removeAll() }
+            input.fileHandleForWriting.write(Data("up\n".utf8))
+            _ = try await waitFor("up")
+        }
+
+        func stop() {
+            output.fileHandleForReading.readabilityHandler = nil
+            try? input.fileHandleForWriting.close()
+            if process.isRunning { process.terminate() }
+        }
+    }
+
+    @Test func requestsAreRefusedWithin1SecondWhileTheDatabaseIsAwayAndServedWhenItReturns() async throws {
+        guard let url = PostgresHostsTests.url, var components = URLComponents(string: url),
+              let host = components.host, let port = components.port ?? 5432 as Int?
+        else { return }
+        let proxy = try Proxy(targetHost: host, targetPort: port)
+        defer { proxy.stop() }
+        try await proxy.start()
+        components.host = "127.0.0.1"
+        components.port = proxy.port
+        let proxied = try #require(components.string)
+        let tenant = Hosted.tenant
+        let user = "outage-\(UUID().uuidString.prefix(8))"
+
+        try await HTTPServing.with(["--db", proxied, "--http", "127.0.0.1:0", "--auth", "none", "--db-pool-size", "4"]) { http in
+            let started = try await http.call("flow.start", ["tenant": .string(tenant), "userId": .string(user)])
+            #expect(started["result"]?["sessionId"] != nil, "\(started.serialized())")
+            #expect(try await http.request(.GET, "/health/ready").status == 200)
+
+            try await proxy.cut()
+            // Every request while it is away: -32008, each within a second.
+            var slowest: Duration = .zero
+            for _ in 0..<5 {
+                let began = ContinuousClock.now
+                let answer = try await http.call("flow.get", ["tenant": .string(tenant), "userId": .string(user)])
+                let took = ContinuousClock.now - began
+                slowest = max(slowest, took)
+                #expect(answer["error"]?["code"] == -32008, "\(answer.serialized())")
+            }
+            print("slowest -32008 while the database was away: \(slowest)")
+            #expect(slowest < .milliseconds(1500), "a refusal took \(slowest)")
+            let unready = try await http.request(.GET, "/health/ready")
+            #expect(unready.status == 503)
+            #expect(unready.json?["status"] == "unavailable")
+
+            try await proxy.restore()
+            var served: JSONValue?
+            for _ in 0..<150 {
+                let answer = try await http.call("flow.get", ["tenant": .string(tenant), "userId": .string(user)])
+                if answer["result"] != nil {
+                    served = answer
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(served?["result"]?["sessionId"] == started["result"]?["sessionId"], "never served again after the database returned")
+            #expect(try await http.request(.GET, "/health/ready").status == 200)
+        }
+    }
+}
