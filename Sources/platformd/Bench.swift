@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PlatformCore
+import PostgresStore
 import Synchronization
 
 #if canImport(Glibc)
@@ -29,6 +30,12 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "Completed sessions to store first (in bulk), to compare costs at 1 k and 1 M.") var preload = 0
     @Option(help: "Where to put the temporary socket and database (default: a new directory under /tmp).") var directory: String?
     @Option(help: ArgumentHelp(
+        "A postgres:// URL to measure the PostgreSQL store on (its database gets pgbench's tables and the bench's sessions); default: a SQLite file in --directory.",
+        valueName: "url"))
+    var db: String?
+    @Option(help: "Servers to start on the --db database, the connections split among them (PostgreSQL only).") var hosts = 1
+    @Option(help: "Pool size of each server's PostgreSQL connections (serve's --db-pool-size).") var dbPoolSize = 8
+    @Option(help: ArgumentHelp(
         "unix: JSON lines on a Unix socket; http: POST /rpc over HTTP/1.1 keep-alive connections on loopback (the readers pipeline their requests).",
         valueName: "unix|http"))
     var transport: BenchTransport = .unix
@@ -40,34 +47,49 @@ struct Bench: AsyncParsableCommand {
         guard (1...1024).contains(depth) else { throw ValidationError("--depth must be 1-1024") }
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
         guard preload >= 0 else { throw ValidationError("--preload must not be negative") }
+        guard (1...16).contains(hosts) else { throw ValidationError("--hosts must be 1-16") }
+        if let db, !PostgresSessionStore.isURL(db) { throw ValidationError("--db takes a postgres:// URL (the SQLite bench makes its own file)") }
+        if hosts > 1 && db == nil { throw ValidationError("--hosts needs --db postgres://… (one SQLite file has one host)") }
+        if preload > 0 && db != nil { throw ValidationError("--preload is for the SQLite store") }
     }
+
+    /// Where the bench's database is: a SQLite file of its own, or the PostgreSQL URL given.
+    var postgres: String? { db }
 
     func run() async throws {
         let base = URL(fileURLWithPath: directory ?? "/tmp/platformd-bench-\(getpid())", isDirectory: true)
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         defer { if directory == nil { try? FileManager.default.removeItem(at: base) } }
-        let db = base.appendingPathComponent("bench.sqlite").path
-        let socket = base.appendingPathComponent("bench.sock").path
-
-        progress("measuring raw one-row commits (WAL, synchronous=FULL) for 2 s")
-        let rawCommits = try await SQLiteBench.rawCommitsPerSecond(in: base, seconds: 2)
+        let database = postgres ?? base.appendingPathComponent("bench.sqlite").path
+        let rawCommits: Double
+        if let postgres {
+            progress("measuring pgbench's simple updates (-N) with \(connections) clients, 10,000 transactions")
+            rawCommits = try await PgBench.simpleUpdatesPerSecond(url: postgres, clients: connections, transactions: 10_000)
+        } else {
+            progress("measuring raw one-row commits (WAL, synchronous=FULL) for 2 s")
+            rawCommits = try await SQLiteBench.rawCommitsPerSecond(in: base, seconds: 2)
+        }
 
         if preload > 0 {
             progress("storing \(preload) completed sessions")
-            let store = try await SQLiteSessionStore.open(path: db)
+            let store = try await SQLiteSessionStore.open(path: database)
             try await store.preloadCompletedSessions(count: preload, tenant: "statlocker", flow: "onboarding", at: Date())
             try await store.close()
         }
 
-        let endpoint: BenchEndpoint
-        switch transport {
-        case .unix: endpoint = .unix(socket)
-        case .http: endpoint = .http(port: try BenchEndpoint.freePort())
+        var endpoints: [BenchEndpoint] = []
+        for host in 0..<hosts {
+            switch transport {
+            case .unix: endpoints.append(.unix(base.appendingPathComponent("bench\(host).sock").path))
+            case .http: endpoints.append(.http(port: try BenchEndpoint.freePort()))
+            }
         }
-        let server = try await BlockingWork.run { try ChildServer(arguments: ["serve", "--db", db, "--log-level", "warning"], endpoint: endpoint) }
+        let serveArguments = ["serve", "--db", database, "--log-level", "warning"] + (postgres == nil ? [] : ["--db-pool-size", "\(dbPoolSize)"])
+        let listening = endpoints
+        let servers = try await BlockingWork.run { try listening.map { try ChildServer(arguments: serveArguments, endpoint: $0) } }
         // On a failure before the stop below: signalled, not waited for (no wait on the pool).
-        defer { server.terminate() }
-        let cpuBefore = server.cpuMicroseconds()
+        defer { for server in servers { server.terminate() } }
+        let cpuBefore = servers.map { $0.cpuMicroseconds() }
 
         let recorder = LatencyRecorder()
         let reads = LatencyRecorder()
@@ -76,7 +98,7 @@ struct Bench: AsyncParsableCommand {
         // One thread drives every connection (poll over their sockets), so the load generator
         // costs the 2-core machine little: 32 blocking client threads and full parses of every
         // reply took about as much CPU as the server itself and skewed what the server could do.
-        let driver = try LoadDriver(endpoint: endpoint, connections: connections, pipelined: pipelined, depth: depth)
+        let driver = try LoadDriver(endpoints: listening, connections: connections, pipelined: pipelined, depth: depth)
         Thread {
             driver.run(until: deadline, recorder: recorder, reads: reads)
         }.start()
@@ -90,10 +112,12 @@ struct Bench: AsyncParsableCommand {
         }
         let elapsed = ([recorder.lastFinish, reads.lastFinish].compactMap { $0 }.max() ?? ContinuousClock.now) - started
         let seconds = elapsed.seconds
-        let cpu = server.cpuMicroseconds() - cpuBefore
-        let rss = server.residentKiB()
-        // Its exit is waited for on a thread of its own, never on the cooperative pool.
-        await BlockingWork.run("platformd.bench.stop") { server.stop() }
+        let cpus = zip(servers, cpuBefore).map { server, before in server.cpuMicroseconds() - before }
+        let cpu = cpus.reduce(0, +)
+        let rss = servers.map { $0.residentKiB() }.max() ?? 0
+        // Their exits are waited for on a thread of their own, never on the cooperative pool.
+        await BlockingWork.run("platformd.bench.stop") { for server in servers { server.stop() } }
+        let answeredByHost = driver.answeredByHost()
         let latencies = recorder.sorted()
         let readLatencies = reads.sorted()
         // Requests/s and the commit ratio count the walks (each a durable write but the start of
@@ -117,6 +141,14 @@ struct Bench: AsyncParsableCommand {
             ("rawCommitsPerSecond", .double(rawCommits.rounded(to: 1))),
             ("ackedToRawCommitRatio", .double((rate / max(rawCommits, 1)).rounded(to: 3))),
         ]
+        if postgres != nil {
+            result.insert(("store", "postgres"), at: 1)
+            result.append(("hosts", .int(Int64(hosts))))
+            result.append(("pgbenchSimpleUpdatesPerSecond", .double(rawCommits.rounded(to: 1))))
+            result.append(("hostCpuMicrosecondsPerRequest", .array(zip(cpus, answeredByHost).map { cpu, answered in
+                .double((Double(cpu) / Double(max(answered, 1))).rounded(to: 1))
+            })))
+        }
         if pipelined > 0 {
             result += [
                 ("pipelinedConnections", .int(Int64(pipelined))), ("depth", .int(Int64(depth))),
@@ -378,6 +410,9 @@ final class LoadDriver: @unchecked Sendable {
     final class Connection {
         let descriptor: Int32
         let framing: BenchEndpoint.Framing
+        /// Which server it talks to, and the replies it has had.
+        var host = 0
+        var answered = 0
         var walk: StatLockerWalk
         var buffer: [UInt8] = []
         var sentAt = ContinuousClock.now
@@ -440,12 +475,28 @@ final class LoadDriver: @unchecked Sendable {
     /// Error replies and lost connections.
     let failures = Atomic<Int>(0)
 
-    init(endpoint: BenchEndpoint, connections count: Int, pipelined: Int = 0, depth: Int = 16) throws {
-        connections = try (0..<count).map { number in
-            Connection(descriptor: try endpoint.connect(), framing: endpoint.framing, walk: StatLockerWalk(prefix: "c\(number)"))
-        } + (0..<pipelined).map { number in
-            Connection(descriptor: try endpoint.connect(), framing: endpoint.framing, walk: StatLockerWalk(prefix: "r\(number)"), depth: depth)
+    /// The connections, split round-robin among `endpoints` (one server each). Users are named
+    /// after this run, so a database kept from an earlier run is walked by new users.
+    init(endpoints: [BenchEndpoint], connections count: Int, pipelined: Int = 0, depth: Int = 16) throws {
+        let run = String(UInt32.random(in: .min ... .max), radix: 36)
+        func connection(_ number: Int, prefix: String, depth: Int?) throws -> Connection {
+            let endpoint = endpoints[number % endpoints.count]
+            let made = Connection(descriptor: try endpoint.connect(), framing: endpoint.framing, walk: StatLockerWalk(prefix: "\(run)-\(prefix)\(number)"), depth: depth)
+            made.host = number % endpoints.count
+            return made
         }
+        connections = try (0..<count).map { try connection($0, prefix: "c", depth: nil) }
+            + (0..<pipelined).map { try connection($0, prefix: "r", depth: depth) }
+        hostCount = endpoints.count
+    }
+
+    let hostCount: Int
+
+    /// Replies each server gave (every request it answered, walks and reads). Read after `run`.
+    func answeredByHost() -> [Int] {
+        var counts = Array(repeating: 0, count: hostCount)
+        for connection in connections { counts[connection.host] += connection.answered }
+        return counts
     }
 
     static func connect(_ path: String) throws -> Int32 {
@@ -492,6 +543,7 @@ final class LoadDriver: @unchecked Sendable {
                 // One request in flight: a whole reply is the first message of the buffer.
                 guard let message = connection.framing.message(in: connection.buffer, from: connection.buffer.startIndex) else { continue }
                 recorder.record(ContinuousClock.now - connection.sentAt)
+                connection.answered += 1
                 let reply = try? ReplySummary(line: connection.buffer[message.body])
                 connection.buffer.removeAll(keepingCapacity: true)
                 if reply.map({ !connection.walk.accept($0) }) ?? true {
@@ -518,6 +570,7 @@ final class LoadDriver: @unchecked Sendable {
         while let message = connection.framing.message(in: connection.buffer, from: start) {
             let line = connection.buffer[message.body]
             start = message.end
+            connection.answered += 1
             guard !connection.inFlight.isEmpty else { continue }
             let sentAt = connection.inFlight.removeFirst()
             if connection.readSession == nil {
@@ -743,5 +796,56 @@ enum BenchEndpoint: Sendable {
         }
         guard bound else { throw CommandFailure("cannot find a free port: errno \(errno)") }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// pgbench's simple-update transactions per second (`pgbench -N`: one UPDATE, one INSERT and two
+/// SELECTs per transaction, each a durable commit) on the bench's PostgreSQL database: the raw
+/// rate a PostgreSQL store's requests are compared with. Its tables are made first (`pgbench -i`,
+/// scale 1) and dropped after.
+enum PgBench {
+    static func simpleUpdatesPerSecond(url: String, clients: Int, transactions: Int) async throws -> Double {
+        guard let pgbench = locate() else {
+            throw CommandFailure("pgbench is not installed (Debian: the postgresql package's /usr/lib/postgresql/N/bin/pgbench, or postgresql-contrib); the PostgreSQL bench compares with it")
+        }
+        return try await BlockingWork.run("platformd.bench.pgbench") {
+            _ = try run(pgbench, ["-i", "-s", "1", "-q", url])
+            defer { _ = try? run(pgbench, ["-i", "-I", "d", url]) }
+            // A count of transactions, not -T: pgbench ends a timed run on SIGALRM, which a child of
+            // this process may inherit blocked (it then never stops).
+            let perClient = max(100, transactions / clients)
+            let output = try run(pgbench, ["-N", "-n", "-c", "\(clients)", "-j", "\(min(clients, 4))", "-t", "\(perClient)", url])
+            // "tps = 1234.567890 (without initial connection time)"
+            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
+                  let value = Double(line.dropFirst("tps = ".count).prefix { $0 != " " })
+            else { throw CommandFailure("pgbench printed no rate:\n\(output)") }
+            return value
+        }
+    }
+
+    static func locate() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let candidates = path.split(separator: ":").map { "\($0)/pgbench" }
+            + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted().reversed().map { "/usr/lib/postgresql/\($0)/bin/pgbench" }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs pgbench to its end (on the caller's thread, one of its own); its output, or why it failed.
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw CommandFailure("pgbench \(arguments.first ?? "") failed (exit \(process.terminationStatus)):\n\(text)")
+        }
+        return text
     }
 }
