@@ -65,9 +65,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     let reachability: Reachability
 
     /// A store call still waiting for a pooled connection this long asks whether the server can
-    /// be reached at all (a direct connection, at most `probeTimeout`): when not, it is answered
-    /// -32008 at once instead of at the operation timeout, so a request is refused within 1 s
-    /// while the database is away.
+    /// be reached at all (a direct connection, at most `probeTimeout`): when it is refused, it is
+    /// answered -32008 at once instead of at the operation timeout, so a request is refused within
+    /// 1 s while the database is down. (A probe that times out proves nothing and changes nothing.)
     static let leaseGrace: Duration = .milliseconds(350)
     static let probeTimeout: Duration = .milliseconds(500)
 
@@ -235,7 +235,11 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 try? await connection.close()
                 return nil
             } catch {
-                return Self.describe(error)
+                // Refused, reset, unresolvable, closed: the server is not there. A probe that only
+                // ran out of time proves nothing (a busy host or server is slow to connect, not
+                // gone): the call then waits for its connection as long as the operation timeout.
+                let reason = Self.describe(error)
+                return reason.localizedCaseInsensitiveContains("timeout") || reason.localizedCaseInsensitiveContains("timed out") ? nil : reason
             }
         }
     }
@@ -385,6 +389,11 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         ("v3-sweeps", [
             "ALTER TABLE sessions ADD COLUMN abandoned_at DOUBLE PRECISION",
             "CREATE TABLE sweeps (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until DOUBLE PRECISION NOT NULL)",
+        ]),
+        // Every write of a session row counts here: the optimistic path writes only when the
+        // count is still the one it read.
+        ("v4-write-counts", [
+            "ALTER TABLE sessions ADD COLUMN writes BIGINT NOT NULL DEFAULT 0",
         ]),
     ]
 
@@ -566,6 +575,99 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result {
+        if case .id = key, let result = try await updateOptimistically(tenant: tenant, key: key, body) {
+            return result
+        }
+        return try await updateLocked(tenant: tenant, key: key, body)
+    }
+
+    /// The optimistic path, as the SQLite store's: the command is decided outside any
+    /// transaction on the row as last read, and its whole write (the session, its changed
+    /// answers, its events) is one statement, committed on its own, that applies only if the row's
+    /// write count is still the one read. Two round trips instead of a transaction's eight or more.
+    /// Nil when the locked path must decide: the row changed meanwhile (the command runs again on
+    /// the locked row, where a stale revision is -32003 as ever), or the commit is one this path
+    /// does not write (a new or replaced session, records, completion events, an erasure).
+    func updateOptimistically<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result? {
+        guard let read = try await connection({ connection in try await self.fetchStored(connection, tenant: tenant, key: key, lock: false) }) else {
+            return nil
+        }
+        let (commit, result) = try body(read.state)
+        guard let commit else { return result }
+        let state = commit.state
+        guard state.id == read.state.id, state.tenant == tenant, commit.profile == nil, commit.outbox.isEmpty,
+              !SessionState.erases(from: read.state, to: state)
+        else { return nil }
+        let started = ContinuousClock.now
+        let query = try Self.optimisticWrite(state, events: commit.events, replacing: read.state, writes: read.writes)
+        let written = try await connection { connection in
+            let rows = try await connection.query(query, logger: self.logger)
+            for try await count in rows.decode(Int64.self) { return count }
+            return 0
+        }
+        guard written == 1 else { return nil }
+        PlatformMetrics.commit(duration: .now - started, batchSize: 1)
+        return result
+    }
+
+    /// One statement writing a command's commit if the row's write count is `writes`: the
+    /// session's update, then (only when it matched) its removed and upserted answers and its
+    /// events, in order. Answers and events travel as one JSON parameter each.
+    static func optimisticWrite(_ state: SessionState, events: [FlowEvent], replacing old: SessionState, writes: Int64) throws -> PostgresQuery {
+        let text = try SessionTextColumns(state)
+        let answers = AnswerRowChanges(state, replacing: old)
+        let removed = JSONValue.array(answers.removed.map(JSONValue.string)).serialized()
+        let upserted = JSONValue.array(answers.upserted.map { row in
+            ["step": .string(row.step), "values": .string(row.values), "computed": row.computed.map(JSONValue.string) ?? .null]
+        }).serialized()
+        let logged = JSONValue.array(events.map { event in
+            [
+                "kind": .string(event.kind.rawValue), "step": event.step.map(JSONValue.string) ?? .null,
+                "action": event.action.map(JSONValue.string) ?? .null, "toStep": event.toStep.map(JSONValue.string) ?? .null,
+                "seconds": event.seconds.map(JSONValue.double) ?? .null, "at": .double(event.at.timeIntervalSince1970),
+            ]
+        }).serialized()
+        return """
+            WITH s AS (
+                UPDATE sessions SET status = \(state.status.rawValue), revision = \(Int64(state.revision)), user_json = \(text.user),
+                    path_json = \(text.path), progress_json = \(text.progress), arrived_at = \(state.arrivedAt.timeIntervalSince1970),
+                    last_submit_digest = \(state.lastSubmitDigest), completion_json = \(text.completion),
+                    rejection_json = \(text.rejection), updated_at = \(state.updatedAt.timeIntervalSince1970),
+                    flow_version = \(state.flowVersion), flow_fingerprint = \(state.flowFingerprint),
+                    abandoned_at = \(state.abandonedAt?.timeIntervalSince1970), writes = writes + 1
+                WHERE tenant = \(state.tenant) AND id = \(state.id) AND writes = \(writes)
+                RETURNING id
+            ), removed AS (
+                DELETE FROM answers WHERE EXISTS (SELECT 1 FROM s) AND tenant = \(state.tenant) AND session_id = \(state.id)
+                    AND step_id IN (SELECT json_array_elements_text(\(removed)::json))
+            ), upserted AS (
+                INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json)
+                SELECT \(state.id), \(state.tenant), row.value->>'step', row.value->>'values', row.value->>'computed'
+                FROM json_array_elements(\(upserted)::json) AS row(value)
+                WHERE EXISTS (SELECT 1 FROM s)
+                ON CONFLICT (session_id, step_id) DO UPDATE SET
+                    values_json = excluded.values_json, computed_json = excluded.computed_json
+            ), logged AS (
+                INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
+                SELECT \(state.tenant), \(state.flow), \(state.id), event.value->>'kind', event.value->>'step', event.value->>'action',
+                    event.value->>'toStep', (event.value->>'seconds')::double precision, (event.value->>'at')::double precision,
+                    \(state.flowVersion)
+                FROM json_array_elements(\(logged)::json) WITH ORDINALITY AS event(value, position)
+                WHERE EXISTS (SELECT 1 FROM s)
+                ORDER BY event.position
+            )
+            SELECT count(*) FROM s
+            """
+    }
+
+    /// The command decided on the row locked in a transaction (`SELECT … FOR UPDATE`).
+    func updateLocked<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result {
         let started = ContinuousClock.now
         let (result, erased, wrote) = try await transaction { connection -> (Result, Bool, Bool) in
             if case .user(let userId, let flow) = key {
@@ -635,10 +737,17 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     }
 
     func fetchSession(_ connection: PostgresConnection, tenant: String, key: SessionKey, lock: Bool) async throws -> SessionState? {
+        try await fetchStored(connection, tenant: tenant, key: key, lock: lock)?.state
+    }
+
+    /// The session and the count of writes its row has had.
+    func fetchStored(
+        _ connection: PostgresConnection, tenant: String, key: SessionKey, lock: Bool
+    ) async throws -> (state: SessionState, writes: Int64)? {
         let columns = """
             id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json, arrived_at,
             last_submit_digest, completion_json, rejection_json, created_at, updated_at, flow_version, flow_fingerprint,
-            abandoned_at
+            abandoned_at, writes
             """
         var query: PostgresQuery
         switch key {
@@ -663,7 +772,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             progress: try row["progress_json"].decode(String.self), completion: try row["completion_json"].decode(String?.self),
             rejection: try row["rejection_json"].decode(String?.self)
         ).decoded()
-        return SessionState(
+        let state = SessionState(
             id: id, tenant: try row["tenant"].decode(String.self), userId: try row["user_id"].decode(String.self),
             flow: try row["flow"].decode(String.self),
             flowVersion: try row["flow_version"].decode(String.self), flowFingerprint: try row["flow_fingerprint"].decode(String.self),
@@ -679,6 +788,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             updatedAt: Date(timeIntervalSince1970: try row["updated_at"].decode(Double.self)),
             abandonedAt: try row["abandoned_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:))
         )
+        return (state, try row["writes"].decode(Int64.self))
     }
 
     func save(_ connection: PostgresConnection, _ state: SessionState, replacing old: SessionState?) async throws {
@@ -709,7 +819,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                     last_submit_digest = \(state.lastSubmitDigest), completion_json = \(completionJSON),
                     rejection_json = \(rejectionJSON), updated_at = \(updated),
                     flow_version = \(state.flowVersion), flow_fingerprint = \(state.flowFingerprint),
-                    abandoned_at = \(state.abandonedAt?.timeIntervalSince1970)
+                    abandoned_at = \(state.abandonedAt?.timeIntervalSince1970), writes = writes + 1
                 WHERE tenant = \(state.tenant) AND id = \(state.id) RETURNING 1
                 """, logger: logger).collect().count
             guard changed == 1 else { throw StoreDefect("session \(state.id) is not in tenant \(state.tenant)") }
