@@ -749,23 +749,43 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             last_submit_digest, completion_json, rejection_json, created_at, updated_at, flow_version, flow_fingerprint,
             abandoned_at, writes
             """
+        // The answers come in the same round trip, as a JSON array of [step, values, computed],
+        // except when the row is locked (FOR UPDATE cannot go with an aggregate).
+        let answerRows = lock ? "NULL" : """
+            (SELECT json_agg(json_build_array(a.step_id, a.values_json, a.computed_json))::text
+             FROM answers a WHERE a.tenant = sessions.tenant AND a.session_id = sessions.id)
+            """
         var query: PostgresQuery
         switch key {
         case .id(let id):
-            query = "SELECT \(unescaped: columns) FROM sessions WHERE tenant = \(tenant) AND id = \(id)"
+            query = "SELECT \(unescaped: columns), \(unescaped: answerRows) AS answer_rows FROM sessions WHERE tenant = \(tenant) AND id = \(id)"
         case .user(let userId, let flow):
-            query = "SELECT \(unescaped: columns) FROM sessions WHERE tenant = \(tenant) AND user_id = \(userId) AND flow = \(flow)"
+            query = """
+                SELECT \(unescaped: columns), \(unescaped: answerRows) AS answer_rows FROM sessions
+                WHERE tenant = \(tenant) AND user_id = \(userId) AND flow = \(flow)
+                """
         }
         if lock { query = PostgresQuery(unsafeSQL: query.sql + " FOR UPDATE", binds: query.binds) }
         guard let row = try await connection.query(query, logger: logger).collect().first?.makeRandomAccess() else { return nil }
         let id = try row["id"].decode(String.self)
         var answers: [String: [String: JSONValue]] = [:]
         var computed: [String: JSONValue] = [:]
-        for try await (step, values, computedJSON) in try await connection.query(
-            "SELECT step_id, values_json, computed_json FROM answers WHERE tenant = \(tenant) AND session_id = \(id)", logger: logger
-        ).decode((String, String, String?).self) {
+        func take(_ step: String, _ values: String, _ computedJSON: String?) throws {
             answers[step] = try JSONValue.parse(values).objectValue ?? [:]
             if let computedJSON { computed[step] = try JSONValue.parse(computedJSON) }
+        }
+        if lock {
+            for try await (step, values, computedJSON) in try await connection.query(
+                "SELECT step_id, values_json, computed_json FROM answers WHERE tenant = \(tenant) AND session_id = \(id)", logger: logger
+            ).decode((String, String, String?).self) {
+                try take(step, values, computedJSON)
+            }
+        } else if let rows = try row["answer_rows"].decode(String?.self) {
+            for entry in try JSONValue.parse(rows).arrayValue ?? [] {
+                guard let fields = entry.arrayValue, fields.count == 3, let step = fields[0].stringValue, let values = fields[1].stringValue
+                else { continue }
+                try take(step, values, fields[2].stringValue)
+            }
         }
         let text = try SessionTextColumns(
             user: try row["user_json"].decode(String.self), path: try row["path_json"].decode(String.self),
