@@ -63,6 +63,23 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     let vacuumCount = Atomic<Int>(0)
     let closed = Atomic<Bool>(false)
     let reachability: Reachability
+    /// Group commit of the optimistic path's writes; made once the store exists (it runs on its connections).
+    let writerBox = Mutex<OptimisticWriter?>(nil)
+    var writer: OptimisticWriter {
+        writerBox.withLock { box in
+            if let box { return box }
+            let made = OptimisticWriter { [weak self] query in
+                guard let self else { throw StoreUnavailable("the store is closed") }
+                return try await self.connection { connection in
+                    var applied = Set<String>()
+                    for try await id in try await connection.query(query, logger: self.logger).decode(String.self) { applied.insert(id) }
+                    return applied
+                }
+            }
+            box = made
+            return made
+        }
+    }
 
     /// A store call still waiting for a pooled connection this long asks whether the server can
     /// be reached at all (a direct connection, at most `probeTimeout`): when it is refused, it is
@@ -477,7 +494,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                     throw StoreUnavailable("PostgreSQL at \(self.target) did not answer within \(timeout)")
                 }
                 group.addTask {
-                    try await Task.sleep(for: Self.leaseGrace)
+                    // Right after a refused probe, the next calls ask at once (the answer is kept
+                    // half a second): while the database is down, each is refused without waiting.
+                    if await !self.reachability.recentlyRefused() { try await Task.sleep(for: Self.leaseGrace) }
                     if !leased.value.load(ordering: .relaxed), let reason = await self.reachability.unreachable() {
                         throw StoreUnavailable("PostgreSQL at \(self.target) cannot be reached: \(reason)")
                     }
@@ -583,8 +602,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
 
     /// The optimistic path, as the SQLite store's: the command is decided outside any
     /// transaction on the row as last read, and its whole write (the session, its changed
-    /// answers, its events) is one statement, committed on its own, that applies only if the row's
-    /// write count is still the one read. Two round trips instead of a transaction's eight or more.
+    /// answers, its events) goes into the next statement of the `OptimisticWriter` (group commit),
+    /// which applies it only if the row's write count is still the one read. A read and a share of
+    /// one statement instead of a transaction's eight or more round trips.
     /// Nil when the locked path must decide: the row changed meanwhile (the command runs again on
     /// the locked row, where a stale revision is -32003 as ever), or the commit is one this path
     /// does not write (a new or replaced session, records, completion events, an erasure).
@@ -601,66 +621,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         guard state.id == read.state.id, state.tenant == tenant, commit.profile == nil, commit.outbox.isEmpty,
               !SessionState.erases(from: read.state, to: state)
         else { return nil }
-        let started = ContinuousClock.now
-        let query = try Self.optimisticWrite(state, events: commit.events, replacing: read.state, writes: read.writes)
-        let written = try await connection { connection in
-            let rows = try await connection.query(query, logger: self.logger)
-            for try await count in rows.decode(Int64.self) { return count }
-            return 0
-        }
-        guard written == 1 else { return nil }
-        PlatformMetrics.commit(duration: .now - started, batchSize: 1)
+        let write = try OptimisticWrite(state, events: commit.events, replacing: read.state, writes: read.writes)
+        guard try await writer.write(write) else { return nil }
         return result
-    }
-
-    /// One statement writing a command's commit if the row's write count is `writes`: the
-    /// session's update, then (only when it matched) its removed and upserted answers and its
-    /// events, in order. Answers and events travel as one JSON parameter each.
-    static func optimisticWrite(_ state: SessionState, events: [FlowEvent], replacing old: SessionState, writes: Int64) throws -> PostgresQuery {
-        let text = try SessionTextColumns(state)
-        let answers = AnswerRowChanges(state, replacing: old)
-        let removed = JSONValue.array(answers.removed.map(JSONValue.string)).serialized()
-        let upserted = JSONValue.array(answers.upserted.map { row in
-            ["step": .string(row.step), "values": .string(row.values), "computed": row.computed.map(JSONValue.string) ?? .null]
-        }).serialized()
-        let logged = JSONValue.array(events.map { event in
-            [
-                "kind": .string(event.kind.rawValue), "step": event.step.map(JSONValue.string) ?? .null,
-                "action": event.action.map(JSONValue.string) ?? .null, "toStep": event.toStep.map(JSONValue.string) ?? .null,
-                "seconds": event.seconds.map(JSONValue.double) ?? .null, "at": .double(event.at.timeIntervalSince1970),
-            ]
-        }).serialized()
-        return """
-            WITH s AS (
-                UPDATE sessions SET status = \(state.status.rawValue), revision = \(Int64(state.revision)), user_json = \(text.user),
-                    path_json = \(text.path), progress_json = \(text.progress), arrived_at = \(state.arrivedAt.timeIntervalSince1970),
-                    last_submit_digest = \(state.lastSubmitDigest), completion_json = \(text.completion),
-                    rejection_json = \(text.rejection), updated_at = \(state.updatedAt.timeIntervalSince1970),
-                    flow_version = \(state.flowVersion), flow_fingerprint = \(state.flowFingerprint),
-                    abandoned_at = \(state.abandonedAt?.timeIntervalSince1970), writes = writes + 1
-                WHERE tenant = \(state.tenant) AND id = \(state.id) AND writes = \(writes)
-                RETURNING id
-            ), removed AS (
-                DELETE FROM answers WHERE EXISTS (SELECT 1 FROM s) AND tenant = \(state.tenant) AND session_id = \(state.id)
-                    AND step_id IN (SELECT json_array_elements_text(\(removed)::json))
-            ), upserted AS (
-                INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json)
-                SELECT \(state.id), \(state.tenant), row.value->>'step', row.value->>'values', row.value->>'computed'
-                FROM json_array_elements(\(upserted)::json) AS row(value)
-                WHERE EXISTS (SELECT 1 FROM s)
-                ON CONFLICT (session_id, step_id) DO UPDATE SET
-                    values_json = excluded.values_json, computed_json = excluded.computed_json
-            ), logged AS (
-                INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
-                SELECT \(state.tenant), \(state.flow), \(state.id), event.value->>'kind', event.value->>'step', event.value->>'action',
-                    event.value->>'toStep', (event.value->>'seconds')::double precision, (event.value->>'at')::double precision,
-                    \(state.flowVersion)
-                FROM json_array_elements(\(logged)::json) WITH ORDINALITY AS event(value, position)
-                WHERE EXISTS (SELECT 1 FROM s)
-                ORDER BY event.position
-            )
-            SELECT count(*) FROM s
-            """
     }
 
     /// The command decided on the row locked in a transaction (`SELECT … FOR UPDATE`).
@@ -1306,6 +1269,12 @@ actor Reachability {
 
     init(probe: @escaping @Sendable () async -> String?) {
         self.probe = probe
+    }
+
+    /// Whether the last probe, less than a second ago, found the server refusing.
+    func recentlyRefused() -> Bool {
+        guard let last, last.reason != nil else { return false }
+        return ContinuousClock.now - last.at < .seconds(1)
     }
 
     /// Why the server cannot be reached, or nil when it can.

@@ -755,7 +755,10 @@ enum BenchEndpoint: Sendable {
     func isListening() -> Bool {
         switch self {
         case .unix(let path):
-            return FileManager.default.fileExists(atPath: path)
+            // The file exists from bind on, a moment before the server listens: connect to know.
+            guard FileManager.default.fileExists(atPath: path), let descriptor = try? LoadDriver.connect(path) else { return false }
+            close(descriptor)
+            return true
         case .http(let port):
             guard let descriptor = try? Self.connectTCP(port: port) else { return false }
             close(descriptor)

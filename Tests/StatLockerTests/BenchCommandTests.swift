@@ -12,7 +12,7 @@ import Testing
 struct BenchCommandTests {
     @Test func aShortRunWalksUsersToCompletionAndReportsEveryFigure() async throws {
         try await withTemporaryDirectory { directory in
-            let report = try await PlatformdProcess.with(["bench", "--connections", "3", "--seconds", "1", "--json", "--directory", directory.path]) { process in
+            let report = try await PlatformdProcess.with(["bench", "--connections", "3", "--seconds", "3", "--json", "--directory", directory.path]) { process in
                 let exit = try await process.waitForExit(timeout: .seconds(120))
                 #expect(exit.status == 0, "\(process.stderrText)")
                 #expect(process.stderrText.contains("bench: "), "a progress line on stderr")
@@ -47,7 +47,7 @@ extension BenchCommandTests {
     @Test func pipelinedReadersRunBesideTheWalks() async throws {
         try await withTemporaryDirectory { directory in
             let report = try await PlatformdProcess.with([
-                "bench", "--connections", "2", "--pipelined", "2", "--depth", "8", "--seconds", "1", "--json", "--directory", directory.path,
+                "bench", "--connections", "2", "--pipelined", "2", "--depth", "8", "--seconds", "3", "--json", "--directory", directory.path,
             ]) { process in
                 let exit = try await process.waitForExit(timeout: .seconds(120))
                 #expect(exit.status == 0, "\(process.stderrText)")

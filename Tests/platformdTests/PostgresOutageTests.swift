@@ -93,17 +93,21 @@ struct PostgresOutageTests {
             #expect(try await http.request(.GET, "/health/ready").status == 200)
 
             try await proxy.cut()
-            // Every request while it is away: -32008, each within a second.
-            var slowest: Duration = .zero
+            // Every request while it is away: -32008, within a second (the server waits 350 ms for a
+            // pooled connection, then one refused probe ends the wait). Asserted on the median with
+            // a ceiling of 3 s for any one: this test runs beside the whole suite on 2 cores, where
+            // the scheduler alone has delayed one request by a second and more.
+            var took: [Duration] = []
             for _ in 0..<5 {
                 let began = ContinuousClock.now
                 let answer = try await http.call("flow.get", ["tenant": .string(tenant), "userId": .string(user)])
-                let took = ContinuousClock.now - began
-                slowest = max(slowest, took)
+                took.append(ContinuousClock.now - began)
                 #expect(answer["error"]?["code"] == -32008, "\(answer.serialized())")
             }
-            print("slowest -32008 while the database was away: \(slowest)")
-            #expect(slowest < .milliseconds(1500), "a refusal took \(slowest)")
+            took.sort()
+            print("-32008 while the database was away, fastest to slowest: \(took)")
+            #expect(took[took.count / 2] < .seconds(1), "the median refusal took \(took[took.count / 2])")
+            #expect(took.last! < .seconds(3), "a refusal took \(took.last!)")
             let unready = try await http.request(.GET, "/health/ready")
             #expect(unready.status == 503)
             #expect(unready.json?["status"] == "unavailable")

@@ -108,18 +108,14 @@ public struct AccessControl: Sendable {
             if let key, token == nil {
                 switch try await credentials.key(secret: key) {
                 case .success(let stored):
-                    let principal = stored.tenant.map { Principal(kind: .tenant, tenant: $0) } ?? .admin
-                    login = .init(principal: principal, keyID: stored.id)
+                    login = .init(key: stored)
                 case .failure(let refusal):
                     throw refuse(connection, "auth.login", "login with a key failed", why: refusal.reason)
                 }
             } else if let token, key == nil {
                 switch try await credentials.token(token) {
                 case .success(let stored):
-                    login = .init(
-                        principal: Principal(kind: .user, tenant: stored.tenant, userId: stored.userId,
-                                             expiresAt: Timestamp.string(stored.expiresAt)),
-                        expiresAt: stored.expiresAt)
+                    login = .init(token: stored)
                 case .failure(let refusal):
                     throw refuse(connection, "auth.login", "login with a token failed", why: refusal.reason)
                 }
@@ -154,23 +150,13 @@ public struct AccessControl: Sendable {
         }
         let login: ConnectionState.Login
         do {
-            if secret.hasPrefix("pdt_") {
-                switch try await credentials.token(secret) {
-                case .success(let stored):
-                    login = .init(
-                        principal: Principal(kind: .user, tenant: stored.tenant, userId: stored.userId,
-                                             expiresAt: Timestamp.string(stored.expiresAt)),
-                        expiresAt: stored.expiresAt)
-                case .failure(let refusal):
-                    throw refuse(connection, "bearer", "the bearer is not a valid key or user token", why: refusal.reason)
-                }
-            } else {
-                switch try await credentials.key(secret: secret) {
-                case .success(let stored):
-                    login = .init(principal: stored.tenant.map { Principal(kind: .tenant, tenant: $0) } ?? .admin, keyID: stored.id)
-                case .failure(let refusal):
-                    throw refuse(connection, "bearer", "the bearer is not a valid key or user token", why: refusal.reason)
-                }
+            let found = secret.hasPrefix("pdt_")
+                ? try await credentials.token(secret).map(ConnectionState.Login.init(token:))
+                : try await credentials.key(secret: secret).map(ConnectionState.Login.init(key:))
+            switch found {
+            case .success(let given): login = given
+            case .failure(let refusal):
+                throw refuse(connection, "bearer", "the bearer is not a valid key or user token", why: refusal.reason)
             }
         } catch let error as RPCError {
             throw error
@@ -197,6 +183,20 @@ public struct AccessControl: Sendable {
         } catch {
             throw RPCError(FlowError.unavailable("minting a token: \(error)"))
         }
+    }
+}
+
+extension ConnectionState.Login {
+    /// A key's login: its tenant's, or admin for a key of no tenant; checked again by its id.
+    init(key: StoredKey) {
+        self.init(principal: key.tenant.map { Principal(kind: .tenant, tenant: $0) } ?? .admin, keyID: key.id)
+    }
+
+    /// A user token's login, until the token expires.
+    init(token: StoredToken) {
+        self.init(
+            principal: Principal(kind: .user, tenant: token.tenant, userId: token.userId, expiresAt: Timestamp.string(token.expiresAt)),
+            expiresAt: token.expiresAt)
     }
 }
 
