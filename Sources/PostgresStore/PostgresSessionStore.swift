@@ -247,16 +247,21 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         self.options = options
         self.target = target
         self.reachability = Reachability { [logger] in
-            do {
-                let connection = try await PostgresConnection.connect(configuration: direct, id: 0, logger: logger)
-                try? await connection.close()
-                return nil
-            } catch {
-                // Refused, reset, unresolvable, closed: the server is not there. A probe that only
-                // ran out of time proves nothing (a busy host or server is slow to connect, not
-                // gone): the call then waits for its connection as long as the operation timeout.
-                let reason = Self.describe(error)
-                return reason.localizedCaseInsensitiveContains("timeout") || reason.localizedCaseInsensitiveContains("timed out") ? nil : reason
+            // Bounded whatever the server does: a connect whose TCP part succeeded can still wait
+            // forever for the server's startup answer, and a caller must never wait on that.
+            await Reachability.first(within: Self.probeTimeout * 2) {
+                do {
+                    let connection = try await PostgresConnection.connect(configuration: direct, id: 0, logger: logger)
+                    try? await connection.close()
+                    return nil
+                } catch {
+                    // Refused, reset, unresolvable, closed: the server is not there. A probe that
+                    // only ran out of time proves nothing (a busy host or server is slow to
+                    // connect, not gone): the call then waits for its connection as long as the
+                    // operation timeout.
+                    let reason = Self.describe(error)
+                    return reason.localizedCaseInsensitiveContains("timeout") || reason.localizedCaseInsensitiveContains("timed out") ? nil : reason
+                }
             }
         }
     }
@@ -1269,6 +1274,28 @@ actor Reachability {
 
     init(probe: @escaping @Sendable () async -> String?) {
         self.probe = probe
+    }
+
+    /// What `work` gives, or nil (nothing learnt) if it has not answered within `limit`; the work
+    /// is left to finish on its own, and nobody waits for it.
+    static func first(within limit: Duration, _ work: @escaping @Sendable () async -> String?) async -> String? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+            let once = Once()
+            Task {
+                let reason = await work()
+                if once.take() { continuation.resume(returning: reason) }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                if once.take() { continuation.resume(returning: nil) }
+            }
+        }
+    }
+
+    /// True for the first caller only.
+    final class Once: Sendable {
+        private let taken = Atomic<Bool>(false)
+        func take() -> Bool { !taken.exchange(true, ordering: .relaxed) }
     }
 
     /// Whether the last probe, less than a second ago, found the server refusing.
