@@ -57,6 +57,9 @@ extension PostgresSessionStore {
                 gone.append((id, flow))
             }
             counts.sessions = gone.count
+            // Nothing of the person stays in this host's memory either (and a command that
+            // finished just before cannot put its state back: tombstones).
+            self.recent.forget(gone.map(\.id))
             for session in gone {
                 counts.events += try await count("""
                     WITH gone AS (DELETE FROM events WHERE tenant = \(tenant) AND flow = \(session.flow)

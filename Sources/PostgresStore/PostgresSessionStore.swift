@@ -63,6 +63,10 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     let vacuumCount = Atomic<Int>(0)
     let closed = Atomic<Bool>(false)
     let reachability: Reachability
+    /// The sessions this host last wrote or read locked, with their rows' write counts: a command
+    /// on one of them is decided without reading it first (a write from another host makes the
+    /// entry stale, and the write count's check then sends the command to the locked path).
+    let recent = RecentSessions()
     /// Group commit of the optimistic path's writes; made once the store exists (it runs on its connections).
     let writerBox = Mutex<OptimisticWriter?>(nil)
     var writer: OptimisticWriter {
@@ -617,17 +621,33 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result? {
-        guard let read = try await connection({ connection in try await self.fetchStored(connection, tenant: tenant, key: key, lock: false) }) else {
+        let remembered: RecentSessions.Entry? = if case .id(let id) = key { recent.entry(tenant: tenant, id: id) } else { nil }
+        let read: (state: SessionState, writes: Int64)
+        if let remembered {
+            read = (remembered.state, Int64(remembered.writeCount))
+        } else {
+            guard let stored = try await connection({ connection in try await self.fetchStored(connection, tenant: tenant, key: key, lock: false) }) else {
+                return nil
+            }
+            read = stored
+        }
+        let commit: SessionCommit?
+        let result: Result
+        do {
+            (commit, result) = try body(read.state)
+        } catch where remembered != nil {
+            // Refused on a remembered state, which may be stale: the locked path decides.
             return nil
         }
-        let (commit, result) = try body(read.state)
-        guard let commit else { return result }
+        // Nothing to write is an answer only on a state just read.
+        guard let commit else { return remembered == nil ? result : nil }
         let state = commit.state
         guard state.id == read.state.id, state.tenant == tenant, commit.profile == nil, commit.outbox.isEmpty,
               !SessionState.erases(from: read.state, to: state)
         else { return nil }
         let write = try OptimisticWrite(state, events: commit.events, replacing: read.state, writes: read.writes)
         guard try await writer.write(write) else { return nil }
+        recent.remember(state, writeCount: Int(read.writes + 1))
         return result
     }
 
@@ -637,7 +657,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result {
         let started = ContinuousClock.now
-        let (result, erased, wrote) = try await transaction { connection -> (Result, Bool, Bool) in
+        let (result, erased, wrote, saved) = try await transaction { connection -> (Result, Bool, Bool, RecentSessions.Entry?) in
             if case .user(let userId, let flow) = key {
                 // Serialises two hosts starting the same user's session: the second finds the first's.
                 _ = try await connection.query(
@@ -645,9 +665,14 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                     logger: self.logger
                 ).collect()
             }
-            let old = try await self.fetchSession(connection, tenant: tenant, key: key, lock: true)
+            let stored = try await self.fetchStored(connection, tenant: tenant, key: key, lock: true)
+            let old = stored?.state
             let (commit, result) = try body(old)
-            guard let commit else { return (result, false, false) }
+            // Read locked, the stored row is what to remember when nothing is written (a stale
+            // entry is refreshed).
+            guard let commit else {
+                return (result, false, false, stored.map { RecentSessions.Entry(state: $0.state, writeCount: Int($0.writes)) })
+            }
             precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
             try await self.save(connection, commit.state, replacing: old)
             for event in commit.events { try await self.insert(connection, event, of: commit.state) }
@@ -656,9 +681,12 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             }
             for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
             try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
-            return (result, SessionState.erases(from: old, to: commit.state), true)
+            // The row's write count after this write: one more, or 0 for a row just inserted.
+            let writes = stored.map { $0.state.id == commit.state.id ? Int($0.writes) + 1 : 0 } ?? 0
+            return (result, SessionState.erases(from: old, to: commit.state), true, RecentSessions.Entry(state: commit.state, writeCount: writes))
         }
-        // One session's transaction is one commit here (no group commit on PostgreSQL).
+        if let saved { recent.remember(saved) }
+        // One session's transaction is one commit.
         if wrote { PlatformMetrics.commit(duration: .now - started, batchSize: 1) }
         if erased { vacuumAfterErasure() }
         return result

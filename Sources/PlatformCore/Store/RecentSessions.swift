@@ -8,10 +8,15 @@ import Synchronization
 /// state (its answers were erased): an earlier state of it remembered late (two commands of one
 /// batch resume in any order) is then refused as older. Two generations bound it: when the newer
 /// one fills, the older one is dropped, so an entry in use stays and the rest age out.
-final class RecentSessions: Sendable {
-    struct Entry: Sendable {
-        var state: SessionState
-        var writeCount: Int
+package final class RecentSessions: Sendable {
+    package struct Entry: Sendable {
+        package var state: SessionState
+        package var writeCount: Int
+
+        package init(state: SessionState, writeCount: Int) {
+            self.state = state
+            self.writeCount = writeCount
+        }
     }
 
     /// Boxed, so moving an entry in and out of the dictionaries copies one reference, not the
@@ -34,11 +39,11 @@ final class RecentSessions: Sendable {
     /// Entries per generation.
     let capacity: Int
 
-    init(capacity: Int = 512) {
+    package init(capacity: Int = 512) {
         self.capacity = capacity
     }
 
-    func entry(tenant: String, id: String) -> Entry? {
+    package func entry(tenant: String, id: String) -> Entry? {
         let kept = generations.withLock { $0.newer[id] ?? $0.older[id] }
         guard let entry = kept?.entry, entry.state.tenant == tenant else { return nil }
         return entry
@@ -46,14 +51,14 @@ final class RecentSessions: Sendable {
 
     /// Keeps a committed state (a tombstone for a rejected one) unless a later write of the same
     /// row is already kept.
-    func remember(_ row: Entry) {
+    package func remember(_ row: Entry) {
         remember(row.state, writeCount: row.writeCount)
     }
 
     /// Drops what is kept of these sessions (an erasure deleted them), leaving tombstones no
     /// later write count passes, so a commit that finished just before the erasure cannot put
     /// the person's state back when it is remembered late.
-    func forget(_ ids: [String]) {
+    package func forget(_ ids: [String]) {
         generations.withLock { generations in
             for id in ids {
                 generations.older[id] = nil
@@ -62,7 +67,7 @@ final class RecentSessions: Sendable {
         }
     }
 
-    func remember(_ state: SessionState, writeCount: Int) {
+    package func remember(_ state: SessionState, writeCount: Int) {
         // A rejected or expired session's answers are erased: only a tombstone is kept.
         let entry = state.status == .rejected || state.status == .expired ? nil : Entry(state: state, writeCount: writeCount)
         let fresh = Kept(entry, writeCount: writeCount)
