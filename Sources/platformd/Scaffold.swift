@@ -18,7 +18,7 @@ struct Scaffold: ParsableCommand {
                 (a branch with a list and a conditional field, a review, a completion record, a gate after \
                 completion and an editable field), its tests and its docs page, with Tailwag renamed NAME and \
                 tailwag renamed TENANT, and adds NAME to Package.swift's plugins and to \
-                Sources/platformd/RegisteredPlugins.swift. Then: swift build && swift test --filter NAMETests.
+                Sources/platformd/RegisteredPlugins.swift, last (the hosted tenants keep their order). Then: swift build && swift test --filter NAMETests.
                 """)
 
         @Argument(help: "The plugin's name, UpperCamelCase (Gardenly).") var name: String
@@ -53,15 +53,31 @@ struct Scaffold: ParsableCommand {
             guard !manifestText.contains("\"\(name)\"") else {
                 throw CommandRefusal.exit("Package.swift names \(name) already; choose another name")
             }
-            guard let list = manifestText.range(of: "let plugins = [") else {
-                throw CommandRefusal.exit("Package.swift has no `let plugins = [` line to add \(name) to")
+            // Added last, so the hosted tenants keep their order (platform.info, the README's
+            // sample output) and the new app comes after them.
+            guard let list = manifestText.range(of: "let plugins = ["),
+                  let listEnd = manifestText[list.upperBound...].firstIndex(of: "]"),
+                  !manifestText[list.upperBound..<listEnd].contains("\n")
+            else {
+                throw CommandRefusal.exit("Package.swift has no one-line `let plugins = [...]` to add \(name) to")
             }
-            guard let registrations = registryText.range(of: "static let registrations: [PluginRegistration] = [\n") else {
+            guard let registrations = registryText.range(of: "static let registrations: [PluginRegistration] = [\n"),
+                  let registrationsEnd = registryText[registrations.upperBound...].range(of: "\n    ]")
+            else {
                 throw CommandRefusal.exit("RegisteredPlugins.swift has no registrations list to add \(name) to")
             }
-            manifestText.insert(contentsOf: "\"\(name)\", ", at: list.upperBound)
-            registryText.insert(contentsOf: "        \(name)Plugin.registration,\n", at: registrations.upperBound)
-            registryText = "import \(name)\n" + registryText
+            let empty = manifestText[list.upperBound..<listEnd].trimmingCharacters(in: .whitespaces).isEmpty
+            manifestText.insert(contentsOf: (empty ? "" : ", ") + "\"\(name)\"", at: listEnd)
+            registryText.insert(contentsOf: "\n        \(name)Plugin.registration,", at: registrationsEnd.lowerBound)
+            // Its import after the others.
+            let lastImport = registryText.range(of: "\nimport ", options: .backwards).flatMap { found in
+                registryText[found.upperBound...].firstIndex(of: "\n")
+            }
+            if let lastImport {
+                registryText.insert(contentsOf: "\nimport \(name)", at: lastImport)
+            } else {
+                registryText = "import \(name)\n" + registryText
+            }
 
             for (source, target) in copies {
                 let text = example.renamed(try String(contentsOf: source.url, encoding: .utf8), name: name, tenant: tenantID)

@@ -42,11 +42,15 @@ struct ScaffoldTests {
                 #expect(exit.status == 0, "\(process.stderrText)")
             }
             let manifest = try text(directory, "Package.swift")
-            #expect(manifest.contains(#"let plugins = ["ScaffoldProbe", "#))
+            // Added last: the plugins already there keep their order (and the first stays first).
+            let pluginsLine = try #require(manifest.split(separator: "\n").first { $0.hasPrefix("let plugins = [") })
+            #expect(pluginsLine.hasSuffix(#", "ScaffoldProbe"]"#), "\(pluginsLine)")
+            let beforeLine = try #require(before.split(separator: "\n").first { $0.hasPrefix("let plugins = [") })
+            #expect(pluginsLine == beforeLine.dropLast() + #", "ScaffoldProbe"]"#)
             #expect(manifest.split(separator: "\n").count == before.split(separator: "\n").count)
             let registry = try text(directory, "Sources/platformd/RegisteredPlugins.swift")
-            #expect(registry.contains("import ScaffoldProbe\n"))
-            #expect(registry.contains("        ScaffoldProbePlugin.registration,\n"))
+            #expect(registry.contains("\nimport ScaffoldProbe\n"))
+            #expect(registry.contains("        ScaffoldProbePlugin.registration,\n    ]"), "\(registry)")
 
             for (written, example) in zip(Self.written, Self.example) {
                 let generated = try text(directory, written)
