@@ -67,24 +67,6 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// on one of them is decided without reading it first (a write from another host makes the
     /// entry stale, and the write count's check then sends the command to the locked path).
     let recent = RecentSessions()
-    /// Group commit of the optimistic path's writes; made once the store exists (it runs on its connections).
-    let writerBox = Mutex<OptimisticWriter?>(nil)
-    var writer: OptimisticWriter {
-        writerBox.withLock { box in
-            if let box { return box }
-            let made = OptimisticWriter { [weak self] query in
-                guard let self else { throw StoreUnavailable("the store is closed") }
-                return try await self.connection { connection in
-                    var applied = Set<String>()
-                    for try await id in try await connection.query(query, logger: self.logger).decode(String.self) { applied.insert(id) }
-                    return applied
-                }
-            }
-            box = made
-            return made
-        }
-    }
-
     /// A store call still waiting for a pooled connection this long asks whether the server can
     /// be reached at all (a direct connection, at most `probeTimeout`): when it is refused, it is
     /// answered -32008 at once instead of at the operation timeout, so a request is refused within
@@ -611,9 +593,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
 
     /// The optimistic path, as the SQLite store's: the command is decided outside any
     /// transaction on the row as last read, and its whole write (the session, its changed
-    /// answers, its events) goes into the next statement of the `OptimisticWriter` (group commit),
-    /// which applies it only if the row's write count is still the one read. A read and a share of
-    /// one statement instead of a transaction's eight or more round trips.
+    /// answers, its events) is one statement that applies it only if the row's write count is
+    /// still the one read. At most a read and one statement instead of a transaction's eight or
+    /// more round trips.
     /// Nil when the locked path must decide: the row changed meanwhile (the command runs again on
     /// the locked row, where a stale revision is -32003 as ever), or the commit is one this path
     /// does not write (a new or replaced session, records, completion events, an erasure).
@@ -646,7 +628,15 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
               !SessionState.erases(from: read.state, to: state)
         else { return nil }
         let write = try OptimisticWrite(state, events: commit.events, replacing: read.state, writes: read.writes)
-        guard try await writer.write(write) else { return nil }
+        let started = ContinuousClock.now
+        let query = OptimisticWriter.statement([write])
+        let applied = try await connection { connection in
+            var applied = Set<String>()
+            for try await id in try await connection.query(query, logger: self.logger).decode(String.self) { applied.insert(id) }
+            return applied
+        }
+        guard applied.contains(write.sessionID) else { return nil }
+        PlatformMetrics.commit(duration: .now - started, batchSize: 1)
         recent.remember(state, writeCount: Int(read.writes + 1))
         return result
     }
