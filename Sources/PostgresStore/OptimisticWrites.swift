@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PlatformCore
 import PostgresNIO
-import Synchronization
 
 /// One command's optimistic write: the session as the command left it, the write count of the row
 /// it was decided on, its changed answers and its events.
@@ -47,14 +46,9 @@ struct OptimisticWrite: Sendable {
     }
 }
 
-/// The optimistic path's statement. It takes several writes at once (one statement and one commit
-/// for all, each write applied only if its session's write count is unchanged, the ids updated
-/// returned), but the store sends one per command: a batching writer (a drain task collecting
-/// concurrent writes) measured +15-25 % requests/s, and was taken out while a test-suite stall
-/// seen twice with it in place is not explained (Docs/performance.md).
-enum OptimisticWriter {
-    /// One statement for the whole batch: the sessions' updates where their write counts still
-    /// match, then, for the sessions updated only, their removed and upserted answers and their
+extension OptimisticWrite {
+    /// One statement for these writes (the store sends one per command): the sessions' updates
+    /// where their write counts still match, then, for the sessions updated only, their removed and upserted answers and their
     /// events in order. It returns the ids it updated.
     static func statement(_ writes: [OptimisticWrite]) -> PostgresQuery {
         let sessions = JSONValue.array(writes.map(\.session)).serialized()

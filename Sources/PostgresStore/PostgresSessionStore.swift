@@ -629,7 +629,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         else { return nil }
         let write = try OptimisticWrite(state, events: commit.events, replacing: read.state, writes: read.writes)
         let started = ContinuousClock.now
-        let query = OptimisticWriter.statement([write])
+        let query = OptimisticWrite.statement([write])
         let applied = try await connection { connection in
             var applied = Set<String>()
             for try await id in try await connection.query(query, logger: self.logger).decode(String.self) { applied.insert(id) }

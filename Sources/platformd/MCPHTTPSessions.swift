@@ -79,7 +79,7 @@ final class MCPHTTPSessions: Sendable {
             } catch {
                 return HTTPTransport.json(.notFound, RPCErrorBody.line(code: .notFound, message: RPCError(error).message, id: id))
             }
-            sessionID = Self.newSessionID()
+            sessionID = Platform.randomID()
             let mcp = MCPServer(platform: platform, tenant: tenant, userId: userId, flow: flow, logger: logger)
             session = Session(tenant: tenant, userId: userId, mcp: mcp, rpc: mcp.rpcServer(), lastUsed: Date())
             open(session, id: sessionID)
@@ -163,11 +163,6 @@ final class MCPHTTPSessions: Sendable {
     static func isInitialize(_ body: ByteBuffer) -> Bool {
         guard let message = try? JSONValue.parse(Array(body.readableBytesView)) else { return false }
         return message["method"]?.stringValue == "initialize"
-    }
-
-    static func newSessionID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
     }
 
     /// A browser page on another site must not drive a person's onboarding through their
