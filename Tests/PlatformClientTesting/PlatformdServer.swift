@@ -34,7 +34,7 @@ public final class PlatformdServer {
     public static let configuration = PlatformClient.Configuration(requestTimeout: timeout, connectTimeout: .seconds(10))
 
     public let endpoint: PlatformClient.Endpoint
-    private let process: Process
+    private let process: ChildProcess
     private let directory: URL
     private let exit: Exit
 
@@ -45,7 +45,7 @@ public final class PlatformdServer {
         func record() { exited.withLock { $0 = true } }
     }
 
-    private init(process: Process, directory: URL, endpoint: PlatformClient.Endpoint, exit: Exit) {
+    private init(process: ChildProcess, directory: URL, endpoint: PlatformClient.Endpoint, exit: Exit) {
         self.process = process
         self.directory = directory
         self.endpoint = endpoint
@@ -82,17 +82,15 @@ public final class PlatformdServer {
     /// It blocks its thread: from async code, use the async overload.
     public static func command(_ arguments: [String]) throws -> String {
         guard let binary = binaryURL else { throw Failure(description: "platformd binary not found") }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            binary.path, arguments: arguments, stdin: .null,
+            stdout: .descriptor(output.fileHandleForWriting.fileDescriptor), stderr: .null)
+        try output.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "platformd \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        let exit = process.waitUntilExit()
+        guard exit == ChildProcess.Exit(status: 0, signaled: false) else {
+            throw Failure(description: "platformd \(arguments.joined(separator: " ")) ended with \(exit)")
         }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -105,7 +103,7 @@ public final class PlatformdServer {
     /// SIGKILL, unless it has exited already. (`stop` waits for the exit.)
     public func kill() {
         if !exit.hasExited {
-            _ = deliver(SIGKILL, to: process.processIdentifier)
+            process.send(SIGKILL)
         }
     }
 
@@ -135,16 +133,12 @@ public final class PlatformdServer {
         let stderrURL = directory.appendingPathComponent("stderr.log")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
 
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve"] + arguments
-            + (transport == .unix ? ["--unix", socketPath] : ["--tcp", "127.0.0.1:0"])
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
         let exit = Exit()
-        process.terminationHandler = { _ in exit.record() }
-        try process.run()
+        let stderr = try FileHandle(forWritingTo: stderrURL)
+        let process = try ChildProcess(
+            binary.path, arguments: ["serve"] + arguments + (transport == .unix ? ["--unix", socketPath] : ["--tcp", "127.0.0.1:0"]),
+            stdin: .null, stdout: .null, stderr: .descriptor(stderr.fileDescriptor), onExit: { _ in exit.record() })
+        try stderr.close()
 
         // Port 0 makes the server pick a free port; its "listening on tcp 127.0.0.1:PORT" line says which.
         let started = PlatformdServer(process: process, directory: directory, endpoint: .unix(path: socketPath), exit: exit)
@@ -173,11 +167,6 @@ public final class PlatformdServer {
     /// The executable the other binary-driving tests use (PlatformTesting's locator: next to the
     /// test bundle, or `PLATFORMD_BINARY`).
     public static var binaryURL: URL? { PlatformdProcess.binaryURL }
-}
-
-/// `kill(2)`, out of reach of the method of the same name.
-private func deliver(_ signal: Int32, to pid: Int32) -> Int32 {
-    kill(pid, signal)
 }
 
 /// A step's saved answers (each field's `value`), as a submit sends them back.

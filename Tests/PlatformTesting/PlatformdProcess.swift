@@ -25,18 +25,7 @@ public final class PlatformdProcess: Sendable {
         }
     }
 
-    public struct Exit: Sendable, Equatable, CustomStringConvertible {
-        public var status: Int32
-        /// True when the process was ended by a signal it did not handle (`status` is the signal).
-        public var signaled: Bool
-
-        public init(status: Int32, signaled: Bool) {
-            self.status = status
-            self.signaled = signaled
-        }
-
-        public var description: String { signaled ? "killed by signal \(status)" : "exit status \(status)" }
-    }
+    public typealias Exit = ChildProcess.Exit
 
     private struct State: Sendable {
         var stdout: [UInt8] = []
@@ -53,7 +42,7 @@ public final class PlatformdProcess: Sendable {
         var timers: [Int: Task<Void, Never>] = [:]
     }
 
-    private let process: Process
+    private let process: ChildProcess
     private let stdinPipe = Pipe()
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
@@ -73,21 +62,21 @@ public final class PlatformdProcess: Sendable {
         // A write to the stdin of a server that already exited must throw, not kill the test runner.
         signal(SIGPIPE, SIG_IGN)
         self.arguments = arguments
-        process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        process.terminationHandler = { [weak self] finished in
-            let exit = Exit(status: finished.terminationStatus, signaled: finished.terminationReason == .uncaughtSignal)
+        process = try ChildProcess(
+            binary.path, arguments: arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            currentDirectory: currentDirectory?.path,
+            stdin: .descriptor(stdinPipe.fileHandleForReading.fileDescriptor),
+            stdout: .descriptor(stdoutPipe.fileHandleForWriting.fileDescriptor),
+            stderr: .descriptor(stderrPipe.fileHandleForWriting.fileDescriptor))
+        // The child holds its own copies; ours would keep its stdout open after it exits.
+        try stdinPipe.fileHandleForReading.close()
+        try stdoutPipe.fileHandleForWriting.close()
+        try stderrPipe.fileHandleForWriting.close()
+        Task { [weak self, process] in
+            let exit = await process.waitForExit()
             self?.update { $0.exit = exit }
         }
-        try process.run()
         startReader(stdoutPipe.fileHandleForReading.fileDescriptor, stdout: true)
         startReader(stderrPipe.fileHandleForReading.fileDescriptor, stdout: false)
     }
@@ -186,7 +175,7 @@ public final class PlatformdProcess: Sendable {
         try stdinPipe.fileHandleForWriting.close()
     }
 
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.pid }
 
     /// The server's resident memory in KiB (Linux), for tests that bound its growth.
     public var residentKiB: Int? {
@@ -197,7 +186,7 @@ public final class PlatformdProcess: Sendable {
 
     /// Sends `signal` (e.g. `SIGTERM`) to the server.
     public func send(signal number: Int32) {
-        _ = deliver(number, to: process.processIdentifier)
+        process.send(number)
     }
 
     /// SIGKILL when still running; used on every way out of `with`.
@@ -359,11 +348,6 @@ public final class PlatformdProcess: Sendable {
         let tail = stderr.count > 2000 ? "…" + stderr.suffix(2000) : stderr
         return Failure(description: "platformd \(arguments.joined(separator: " ")): \(message)\n--- stderr ---\n\(tail)")
     }
-}
-
-/// `kill(2)`, out of reach of the method of the same name.
-private func deliver(_ signal: Int32, to pid: Int32) -> Int32 {
-    kill(pid, signal)
 }
 
 /// A fresh directory under the system's temporary directory, removed after `body`.

@@ -8,26 +8,7 @@ public enum Python {
     /// together. The wait is on a thread of its own, never on the tests' cooperative pool, so a
     /// script that runs for seconds holds up no other test.
     public static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                do {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                    process.arguments = ["python3"] + arguments
-                    let pipe = Pipe()
-                    process.standardOutput = pipe
-                    process.standardError = pipe
-                    try process.run()
-                    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: (process.terminationStatus, String(decoding: output, as: UTF8.self)))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-            thread.name = "python3"
-            thread.start()
-        }
+        try await ChildProcess.run("/usr/bin/env", ["python3"] + arguments)
     }
 
     /// Whether `python3` can import `module`.

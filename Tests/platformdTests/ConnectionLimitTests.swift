@@ -47,14 +47,8 @@ struct ConnectionLimitTests {
             let socket = directory.appendingPathComponent("fd.sock").path
             let script = "ulimit -n 100 && exec \"$0\" serve --db :memory: --unix \"$1\""
             guard let binary = PlatformdProcess.binaryURL?.path else { return }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", script, binary, socket]
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            defer { process.terminate(); process.waitUntilExit() }
+            let process = try ChildProcess("/bin/sh", arguments: ["-c", script, binary, socket], stdout: .null, stderr: .null)
+            defer { process.send(SIGKILL) }
             for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(for: .milliseconds(20)) }
             try await Task.sleep(for: .milliseconds(100))
             var clients: [SocketClient] = []

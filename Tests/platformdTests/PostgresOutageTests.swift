@@ -17,7 +17,7 @@ import Darwin
 struct PostgresOutageTests {
     /// `Scripts/tcp_proxy.py` in a process of its own.
     final class Proxy: @unchecked Sendable {
-        let process = Process()
+        let process: ChildProcess
         let output = Pipe()
         let input = Pipe()
         final class Lines: Sendable {
@@ -27,12 +27,13 @@ struct PostgresOutageTests {
         private(set) var port = 0
 
         init(targetHost: String, targetPort: Int) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/tcp_proxy.py").path
-            process.arguments = ["python3", script, targetHost, "\(targetPort)"]
-            process.standardOutput = output
-            process.standardInput = input
-            try process.run()
+            process = try ChildProcess(
+                "/usr/bin/env", arguments: ["python3", script, targetHost, "\(targetPort)"],
+                stdin: .descriptor(input.fileHandleForReading.fileDescriptor),
+                stdout: .descriptor(output.fileHandleForWriting.fileDescriptor))
+            try input.fileHandleForReading.close()
+            try output.fileHandleForWriting.close()
             let handle = output.fileHandleForReading
             handle.readabilityHandler = { [lines] handle in
                 let text = String(decoding: handle.availableData, as: UTF8.self)
@@ -68,7 +69,7 @@ struct PostgresOutageTests {
         func stop() {
             output.fileHandleForReading.readabilityHandler = nil
             try? input.fileHandleForWriting.close()
-            if process.isRunning { process.terminate() }
+            process.terminate()
         }
     }
 
