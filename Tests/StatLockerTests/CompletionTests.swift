@@ -183,7 +183,7 @@ import Testing
     @Test func reviewReportsEveryMissingOrInvalidAnswer() throws {
         let plugin = StatLockerPlugin()
         let flow = try #require(plugin.flow("onboarding"))
-        let review = try #require(flow.step("review") as? ReviewStep)
+        let review = try #require(flow.step("review") as? LockerReviewStep)
         var context = StepContext(tenant: "statlocker", userId: "u1", displayName: "Alex", now: Date())
         let empty = review.validate([:], in: context)
         #expect(Set(empty.compactMap(\.field)) == [

@@ -245,16 +245,25 @@ public struct FlowEngine: Sendable {
         // still clears it. The server never fills in `defaultValue`: that is the client's prefill.
         let saved = state.answers[step.id] ?? [:]
         let values = values.merging(saved.filter { key, _ in values[key] == nil && specs.contains { $0.id == key } }) { given, _ in given }
+        let validator = self.validator.on(CalendarDate(now))
         var clean: [String: JSONValue] = [:]
         var errors: [FieldError] = []
+        var partial = Set<String>()
         for spec in specs where spec.isVisible(given: { values[$0] ?? context.value(of: $0) }) {
             switch validator.check(values[spec.id], against: spec) {
             case .valid(let value): clean[spec.id] = value
             case .absent: break
-            case .invalid: errors += validator.allErrors(values[spec.id], against: spec)
+            case .invalid:
+                errors += validator.allErrors(values[spec.id], against: spec)
+                // A list's entries that passed go on to the step's own rules, so one reply holds
+                // every error (an entry's own and, say, two good entries that overlap).
+                if let passing = validator.passingEntries(values[spec.id], against: spec) {
+                    clean[spec.id] = passing
+                    partial.insert(spec.id)
+                }
             }
         }
-        let failed = Set(errors.compactMap(\.field))
+        let failed = Set(errors.compactMap(\.field)).subtracting(partial)
         errors += step.validate(clean, in: context).filter { $0.field.map { !failed.contains($0) } ?? true }
         guard errors.isEmpty else {
             throw .validationFailed(errors, session: view(state, now: now))
@@ -333,7 +342,7 @@ public struct FlowEngine: Sendable {
         let context = self.context(state, now: now, effects: effects)
         for (stepId, saved) in state.answers where !state.path.contains(stepId) {
             guard let step = flow.step(stepId) else { continue }
-            let kept = step.reconciled(saved, in: context, validator: validator)
+            let kept = step.reconciled(saved, in: context, validator: validator.on(CalendarDate(now)))
             guard kept != saved else { continue }
             if kept.isEmpty {
                 state.answers[stepId] = nil
@@ -398,12 +407,15 @@ public struct FlowEngine: Sendable {
     }
 
     func context(_ state: SessionState, now: Date, effects: CommandEffects) -> StepContext {
-        StepContext(
+        var context = StepContext(
             tenant: state.tenant, userId: state.userId, user: state.user,
             displayName: state.user.personalName(default: plugin.defaultDisplayName),
             answers: state.answers, computedResults: state.computed, path: state.path,
             skipped: state.skipped, secondsSpent: state.secondsSpent, now: now, effects: effects
         )
+        context.flow = flow
+        context.validator = validator.on(CalendarDate(now))
+        return context
     }
 
     /// The contract's SessionView.
@@ -434,7 +446,7 @@ public struct FlowEngine: Sendable {
         let saved = state.answers[step.id] ?? [:]
         return StepView(
             id: step.id, kind: step.kind, title: copy.title, subtitle: copy.subtitle, helper: copy.helper,
-            fields: step.fields(in: context).map { $0.view(value: saved[$0.id]) },
+            fields: step.fields(in: context).map { $0.view(value: saved[$0.id], today: CalendarDate(now)) },
             actions: copy.actions + (state.path.count > 1 ? [.back] : []),
             content: copy.content, errors: state.stepErrors[step.id] ?? [])
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One option of a choice or multi-choice field.
 public struct FieldOption: Sendable, Hashable {
     /// What a client posts and the answer keeps.
@@ -97,6 +99,11 @@ public struct FieldSpec: Sendable {
     /// For `number` and `slider`: the value must be `min` (or 0) plus a whole number of steps,
     /// else `invalid_format`.
     public var step: Double?
+    /// For `date` and `time`: the earliest value allowed, else `out_of_range`; fixed or counted
+    /// from the command's day. Clients see it as `min`.
+    public var earliest: TemporalBound?
+    /// For `date` and `time`: the latest value allowed, else `out_of_range`. Clients see it as `max`.
+    public var latest: TemporalBound?
     /// For `text`: the fewest characters after normalisation, else `too_short`.
     public var minLength: Int?
     /// For `text`: the most characters after normalisation, else `too_long`.
@@ -150,6 +157,7 @@ public struct FieldSpec: Sendable {
         id: String, type: FieldType, label: String, required: Bool = true,
         placeholder: String? = nil, options: [FieldOption] = [],
         min: Double? = nil, max: Double? = nil, step: Double? = nil,
+        earliest: TemporalBound? = nil, latest: TemporalBound? = nil,
         minLength: Int? = nil, maxLength: Int? = nil,
         minItems: Int? = nil, maxItems: Int? = nil,
         defaultValue: JSONValue? = nil, visibleWhen: VisibilityCondition? = nil,
@@ -169,6 +177,8 @@ public struct FieldSpec: Sendable {
         self.min = min
         self.max = max
         self.step = step
+        self.earliest = earliest
+        self.latest = latest
         self.minLength = minLength
         self.maxLength = maxLength
         self.minItems = minItems
@@ -188,6 +198,12 @@ public struct FieldSpec: Sendable {
         options.first { $0.value == value }
     }
 
+    /// Whether the field's own checks depend on the command's day (a relative date bound), so
+    /// a saved answer may no longer pass them on another day.
+    public var dependsOnToday: Bool {
+        earliest?.isRelative == true || latest?.isRelative == true
+    }
+
     /// Whether the field is shown, given the values it could depend on.
     ///
     /// - Parameter values: the value of a field by id (the engine reads the submit first, then the
@@ -200,15 +216,22 @@ public struct FieldSpec: Sendable {
     }
 
     /// The FieldView of the contract, with the saved answer as `value`.
-    public func view(value: JSONValue?) -> FieldView {
+    ///
+    /// - Parameters:
+    ///   - value: the saved answer.
+    ///   - today: the command's day, which relative date bounds are counted from (the engine
+    ///     passes it; the default, today by the wall clock, is for views made outside a command).
+    public func view(value: JSONValue?, today: CalendarDate = CalendarDate(Date())) -> FieldView {
         var view = FieldView(
             id: id, type: type, label: label, required: required, placeholder: placeholder,
             options: options.isEmpty ? nil : options.map(\.view),
-            min: min.map(JSONValue.number), max: max.map(JSONValue.number), step: step.map(JSONValue.number),
+            min: earliest.map { .string($0.text(on: today)) } ?? min.map(JSONValue.number),
+            max: latest.map { .string($0.text(on: today)) } ?? max.map(JSONValue.number),
+            step: step.map(JSONValue.number),
             minLength: minLength, maxLength: maxLength, minItems: minItems, maxItems: maxItems,
             default: defaultValue, value: value.flatMap { $0.isNull ? nil : $0 }, visibleWhen: visibleWhen,
             allowCustom: allowCustom ? true : nil,
-            itemFields: itemFields.isEmpty ? nil : itemFields.map { $0.view(value: nil) },
+            itemFields: itemFields.isEmpty ? nil : itemFields.map { $0.view(value: nil, today: today) },
             pattern: pattern?.source, extra: extra)
         view.adoptKnownKeys()
         return view

@@ -9,9 +9,21 @@ import Foundation
 public struct FieldValidator: Sendable {
     /// Resolve the values of `search` fields, by field id.
     public var searchProviders: [String: any SearchProvider]
+    /// The command's day, which relative date bounds (``TemporalBound/today``) are counted from.
+    /// The engine sets it from the command's time (``on(_:)``); nil: today's UTC date by the
+    /// wall clock, for a validator used outside a command.
+    public var today: CalendarDate?
 
-    public init(searchProviders: [String: any SearchProvider] = [:]) {
+    public init(searchProviders: [String: any SearchProvider] = [:], today: CalendarDate? = nil) {
         self.searchProviders = searchProviders
+        self.today = today
+    }
+
+    /// The same validator with relative date bounds counted from `day`.
+    public func on(_ day: CalendarDate) -> FieldValidator {
+        var copy = self
+        copy.today = day
+        return copy
     }
 
     /// The result of ``check(_:against:)``.
@@ -57,13 +69,7 @@ public struct FieldValidator: Sendable {
                 errors.append(typeError(spec, "a list of entries"))
                 continue
             }
-            var itemErrors: [FieldError] = []
-            for itemSpec in spec.itemFields {
-                if case .invalid(let error) = check(object[itemSpec.id], against: itemSpec) {
-                    itemErrors.append(FieldError(field: spec.id, code: error.code, message: "Entry \(position + 1): \(error.message)"))
-                }
-            }
-            errors += itemErrors
+            errors += checkEntry(object, of: spec, position: position).errors
         }
         do throws(FieldError) {
             try checkCount(items.count, spec, noun: "entry")
@@ -71,6 +77,36 @@ public struct FieldValidator: Sendable {
             errors.append(error)
         }
         return errors.isEmpty ? [first] : errors
+    }
+
+    /// For a `list` that was refused: the entries that passed their own checks, as they are kept,
+    /// so a step's own rules (``FlowStep/validate(_:in:)``) can run on them in the same reply;
+    /// nil for any other field, or when `raw` is not a list.
+    public func passingEntries(_ raw: JSONValue?, against spec: FieldSpec) -> JSONValue? {
+        guard spec.type == .list, let items = raw?.arrayValue else { return nil }
+        return .array(items.enumerated().compactMap { position, item in
+            guard let object = item.objectValue else { return nil }
+            let entry = checkEntry(object, of: spec, position: position)
+            return entry.errors.isEmpty ? .object(entry.clean) : nil
+        })
+    }
+
+    /// One list entry through its item fields: an item field hidden by its `visibleWhen` (read
+    /// from the same entry) is neither checked nor kept.
+    private func checkEntry(
+        _ object: [String: JSONValue], of spec: FieldSpec, position: Int
+    ) -> (clean: [String: JSONValue], errors: [FieldError]) {
+        var clean: [String: JSONValue] = [:]
+        var errors: [FieldError] = []
+        for itemSpec in spec.itemFields where itemSpec.isVisible(given: { clean[$0] ?? object[$0] }) {
+            switch check(object[itemSpec.id], against: itemSpec) {
+            case .valid(let value): clean[itemSpec.id] = value
+            case .absent: break
+            case .invalid(let error):
+                errors.append(FieldError(field: spec.id, code: error.code, message: "Entry \(position + 1): \(error.message)"))
+            }
+        }
+        return (clean, errors)
     }
 
     private func missing(_ spec: FieldSpec) -> Outcome {
@@ -119,15 +155,17 @@ public struct FieldValidator: Sendable {
             return .bool(flag)
         case .date:
             guard let text = raw.stringValue else { throw typeError(spec, "a date") }
-            guard CalendarDate(text) != nil else {
+            guard let date = CalendarDate(text) else {
                 throw failure(spec, .invalidFormat, "\(spec.label) must be a real date written YYYY-MM-DD.")
             }
+            try checkBounds(spec) { bound in bound.date(on: today ?? CalendarDate(Date())).map { date < $0 ? -1 : (date > $0 ? 1 : 0) } }
             return .string(text)
         case .time:
             guard let text = raw.stringValue else { throw typeError(spec, "a time") }
-            guard ClockTime(text) != nil else {
+            guard let time = ClockTime(text) else {
                 throw failure(spec, .invalidFormat, "\(spec.label) must be a time written HH:mm (00:00 to 23:59).")
             }
+            try checkBounds(spec) { bound in bound.time.map { time < $0 ? -1 : (time > $0 ? 1 : 0) } }
             return .string(text)
         case .choice:
             guard let text = raw.stringValue else { throw typeError(spec, "one of the options") }
@@ -191,6 +229,25 @@ public struct FieldValidator: Sendable {
         throw failure(spec, .outOfRange, "\(spec.label) must be \(text).")
     }
 
+    /// `earliest` and `latest` of a date or time; `compare` orders the value against a bound
+    /// (-1 before it, 0 on it, 1 after it), nil for a bound of the other kind (never checked).
+    private func checkBounds(_ spec: FieldSpec, _ compare: (TemporalBound) -> Int?) throws(FieldError) {
+        let day = today ?? CalendarDate(Date())
+        let tooEarly = spec.earliest.flatMap(compare).map { $0 < 0 } ?? false
+        let tooLate = spec.latest.flatMap(compare).map { $0 > 0 } ?? false
+        guard tooEarly || tooLate, let broken = tooEarly ? spec.earliest : spec.latest else { return }
+        let text: String
+        switch (spec.earliest.map { $0.text(on: day) }, spec.latest.map { $0.text(on: day) }) {
+        case let (earliest?, latest?): text = "between \(earliest) and \(latest)"
+        case let (earliest?, nil): text = "\(earliest) or later"
+        case let (nil, latest?): text = "\(latest) or earlier"
+        case (nil, nil): text = "in range"
+        }
+        throw FieldError(
+            field: spec.id, code: .outOfRange,
+            message: broken.message ?? spec.messages[.outOfRange] ?? "\(spec.label) must be \(text).")
+    }
+
     private func checkOption(_ value: String, _ spec: FieldSpec) throws(FieldError) -> String {
         guard let option = spec.option(value) else {
             throw failure(spec, .notAnOption, "Choose one of the options for \(spec.label.lowercased()).")
@@ -233,16 +290,9 @@ public struct FieldValidator: Sendable {
         var kept: [JSONValue] = []
         for (position, item) in items.enumerated() {
             guard let object = item.objectValue else { throw typeError(spec, "a list of entries") }
-            var clean: [String: JSONValue] = [:]
-            for itemSpec in spec.itemFields {
-                switch check(object[itemSpec.id], against: itemSpec) {
-                case .valid(let value): clean[itemSpec.id] = value
-                case .absent: break
-                case .invalid(let error):
-                    throw FieldError(field: spec.id, code: error.code, message: "Entry \(position + 1): \(error.message)")
-                }
-            }
-            kept.append(.object(clean))
+            let entry = checkEntry(object, of: spec, position: position)
+            if let error = entry.errors.first { throw error }
+            kept.append(.object(entry.clean))
         }
         try checkCount(kept.count, spec, noun: "entry")
         return .array(kept)
@@ -267,7 +317,7 @@ public struct FieldValidator: Sendable {
 }
 
 /// A `YYYY-MM-DD` date that exists in the proleptic Gregorian calendar.
-public struct CalendarDate: Sendable, Hashable, Comparable {
+public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var year: Int
     public var month: Int
     public var day: Int
@@ -291,12 +341,8 @@ public struct CalendarDate: Sendable, Hashable, Comparable {
 
     /// The UTC calendar date of an instant.
     public init(_ date: Date) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        self.year = parts.year!
-        self.month = parts.month!
-        self.day = parts.day!
+        // Whole days since the epoch: UTC by definition, and no Calendar made per command.
+        self.init(daysSinceEpoch: Int((date.timeIntervalSince1970 / 86_400).rounded(.down)))
     }
 
     public static func isLeap(_ year: Int) -> Bool {
@@ -331,7 +377,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable {
 }
 
 /// An `HH:mm` time of day on a 24-hour clock.
-public struct ClockTime: Sendable, Hashable, Comparable {
+public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Minutes since midnight, 0 to 1439.
     public var minutes: Int
 

@@ -222,6 +222,14 @@ public struct Flow: Sendable {
                     problems.append("field \(field.id) is in both \(owner) and \(step.id)")
                 }
                 owners[field.id] = step.id
+                problems += Self.boundProblems(field, in: step.id)
+                let siblings = Set(field.itemFields.map(\.id))
+                for item in field.itemFields {
+                    problems += Self.boundProblems(item, in: step.id)
+                    if let condition = item.visibleWhen, !siblings.contains(condition.field) {
+                        problems.append("\(step.id): list item field \(field.id).\(item.id) is visible when \(condition.field), which is not an item field of \(field.id)")
+                    }
+                }
             }
         }
         for id in progress.indices.keys where self.step(id) == nil {
@@ -231,6 +239,28 @@ public struct Flow: Sendable {
             problems.append("\(from) has an edge to unknown step \(edge.to)")
         }
         return problems.map { "flow \(id): \($0)" }
+    }
+
+    /// Date bounds on date fields and time bounds on time fields only, the earliest not after the latest.
+    static func boundProblems(_ field: FieldSpec, in step: String) -> [String] {
+        let bounds = [field.earliest, field.latest].compactMap { $0 }
+        guard !bounds.isEmpty else { return [] }
+        switch field.type {
+        case .date where bounds.allSatisfy({ $0.time == nil }):
+            // Only bounds of one kind compare the same on every day (fixed ones, or relative ones).
+            let day = CalendarDate(year: 2000, month: 1, day: 1)!
+            if field.earliest?.isRelative == field.latest?.isRelative, let earliest = field.earliest?.date(on: day), let latest = field.latest?.date(on: day), latest < earliest {
+                return ["\(step): field \(field.id)'s earliest date is after its latest"]
+            }
+            return []
+        case .time where bounds.allSatisfy({ $0.time != nil }):
+            if let earliest = field.earliest?.time, let latest = field.latest?.time, latest < earliest {
+                return ["\(step): field \(field.id)'s earliest time is after its latest"]
+            }
+            return []
+        default:
+            return ["\(step): field \(field.id) (\(field.type.rawValue)) has bounds of another kind: dates bound date fields, times of day bound time fields"]
+        }
     }
 
     /// Every edge of the flow graph: each step's branches, its way on (labelled "otherwise" beside

@@ -33,6 +33,11 @@ public struct StepContext: Sendable {
     public var now: Date
     /// Shared by every copy of this context made for one command.
     let effects: CommandEffects
+    /// The flow the session runs on and the plugin's validator (dated to the command's day), set
+    /// by the engine: a ``ReviewStep`` reads the steps on the path through them. Nil in contexts
+    /// a plugin's tests make themselves.
+    var flow: Flow?
+    var validator: FieldValidator?
 
     /// The engine makes the contexts of a session; a plugin's tests make their own.
     ///

@@ -38,7 +38,7 @@ public struct StatLockerPlugin: OnboardingPlugin {
             ToneQuizStep(),
             MotivationalStep.almostThere,
         ]
-        let steps = questions + [ReviewStep(earlierSteps: questions, rules: rules)]
+        let steps = questions + [LockerReviewStep(earlierSteps: questions, rules: rules)]
         return [Flow(
             steps: steps, resumePolicy: .savedStep,
             completion: StatLockerCompletion(rules: rules))]

@@ -26,6 +26,9 @@ struct FixturePlugin: OnboardingPlugin {
                 id: "quick", steps: [QuickStep(id: "one"), QuickStep(id: "two"), QuickStep(id: "three", sensitive: true), QuickStep(id: "four")],
                 resumePolicy: .firstMissingAnswer,
                 completion: QuickCompletion()),
+            Flow(
+                id: "planner", steps: [LevelStep(), PlanStep(), PlannerReview.step],
+                completion: PlannerCompletion()),
         ]
     }
 
@@ -287,5 +290,100 @@ struct CitySearch: SearchProvider {
 
     func unknownValueError(field: String) -> FieldError {
         FieldError(field: field, code: .unknownCity, message: "Pick a city from the list.")
+    }
+}
+
+// MARK: - the planner flow: date and time bounds, list item conditions, every error at once, the generic review
+
+/// A branch on level: racers list their races (an ultra's distance asked per race), others say
+/// how often they run; both rejoin at the plan.
+struct LevelStep: FlowStep {
+    let id = "level"
+    let kind = StepKind.question
+
+    func fields(in context: StepContext) -> [FieldSpec] {
+        [FieldSpec(id: "level", type: .choice, label: "Level", options: [
+            FieldOption(value: "casual", label: "Just for fun"), FieldOption(value: "racer", label: "I race"),
+        ])]
+    }
+
+    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "How do you run?") }
+
+    var branches: [FlowBranch] {
+        [
+            FlowBranch(when: "level = racer", if: { $0["level"] == "racer" }, steps: [RacesStep()]),
+            FlowBranch(when: "level = casual", if: { $0["level"] == "casual" }, steps: [HabitStep()]),
+        ]
+    }
+}
+
+struct RacesStep: FlowStep {
+    let id = "races"
+    let kind = StepKind.question
+
+    func fields(in context: StepContext) -> [FieldSpec] {
+        [FieldSpec(id: "races", type: .list, label: "Recent races", minItems: 1, maxItems: 5, itemFields: [
+            FieldSpec(id: "name", type: .text, label: "Race", maxLength: 40),
+            FieldSpec(id: "distance", type: .choice, label: "Distance", options: [
+                FieldOption(value: "10k", label: "10K"), FieldOption(value: "marathon", label: "Marathon"),
+                FieldOption(value: "ultra", label: "Ultra"),
+            ]),
+            FieldSpec(
+                id: "ultraKm", type: .integer, label: "Kilometres", min: 43, max: 500,
+                visibleWhen: VisibilityCondition(field: "distance", equals: "ultra")),
+            FieldSpec(id: "on", type: .date, label: "Date", required: false, latest: .today),
+        ])]
+    }
+
+    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Your recent races") }
+
+    /// A rule of the step's own, across entries: run on the entries that passed their checks.
+    func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
+        let names = (values["races"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue?.lowercased() }
+        return Set(names).count < names.count
+            ? [FieldError(field: "races", code: .duplicate, message: "Each race once, please.")] : []
+    }
+}
+
+struct HabitStep: FlowStep {
+    let id = "habit"
+    let kind = StepKind.question
+
+    func fields(in context: StepContext) -> [FieldSpec] {
+        [FieldSpec(id: "daysPerWeek", type: .integer, label: "Days a week", min: 1, max: 7)]
+    }
+
+    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "How often?") }
+}
+
+struct PlanStep: FlowStep {
+    let id = "plan"
+    let kind = StepKind.question
+
+    func fields(in context: StepContext) -> [FieldSpec] {
+        [
+            FieldSpec(id: "startDate", type: .date, label: "Start", earliest: .today, latest: .daysFromToday(60)),
+            FieldSpec(
+                id: "startTime", type: .time, label: "Start time", earliest: .time(5, 0),
+                latest: .time(21, 30).refusing("We don't schedule runs after 21:30.")),
+            FieldSpec(id: "born", type: .date, label: "Born", required: false, earliest: .date(1900, 1, 1), latest: .yearsAgo(16)),
+            FieldSpec(id: "notes", type: .text, label: "Notes", required: false),
+        ]
+    }
+
+    func copy(in context: StepContext) -> StepCopy { StepCopy(title: "When do you start?") }
+}
+
+enum PlannerReview {
+    static let step = ReviewStep(
+        copy: { context in StepCopy(title: "Ready, \(context.displayName)?", actions: [.continue("Start training")]) },
+        sectionTitles: ["level": "You"], omitting: ["notes"], readOnly: ["level"],
+        adjust: { section, _ in section.id == "habit" ? nil : section })
+}
+
+/// Every answer of the path in one record.
+struct PlannerCompletion: CompletionHandler {
+    func complete(_ context: StepContext) throws -> CompletionResult {
+        CompletionResult(records: ["plan": .object(context.answers.values.reduce(into: [:]) { $0.merge($1) { a, _ in a } })], message: "Planned")
     }
 }

@@ -9,6 +9,8 @@ import Testing
 @Suite struct TailwagFlowTests {
     let driver = try! FlowDriver(plugin: TailwagPlugin())
     let rex: JSONValue = ["name": "Rex", "species": "dog", "age": 3]
+    /// A week after the test clock's day: inside the 60 days the first sit must fall in.
+    var nextWeek: JSONValue { .string(CalendarDate(driver.clock.now).adding(days: 7).description) }
 
     func startAtRole(_ userId: String = "u1") async throws -> SessionView {
         let view = try await driver.start(userId, user: UserDetails(firstName: "Alex"))
@@ -22,12 +24,17 @@ import Testing
         view = try await driver.submit(view, ["role": "owner"])
         #expect(view.stepId == "pets")
         #expect(view.progressLabel == "Step 2 of 3")
-        view = try await driver.submit(view, ["pets": [rex]])
+        view = try await driver.submit(view, ["pets": [rex], "firstSit": nextWeek])
         #expect(view.stepId == "area", "the branch rejoins after the role step")
         #expect(view.progressLabel == "Step 2 of 3")
         view = try await driver.submit(view, ["postcode": "94110"])
         #expect(view.stepId == "review")
-        #expect(view.step?.content["answers"]?["pets"] == [rex])
+        let sections = view.step?.content["sections"]?.arrayValue ?? []
+        #expect(sections.map { $0["title"] } == ["You", "Your pets", "Where"])
+        #expect(sections.map { $0["edit"] } == ["role", "pets", "area"])
+        #expect(sections.first?["lines"] == ["I am: A pet owner"], "an option is shown by its label")
+        #expect(sections.dropFirst().first?["lines"]?[0] == "Your pets: Name Rex, Species Dog, Age 3")
+        #expect(view.step?.actions.map(\.id).contains("edit") == true)
         view = try await driver.submit(view)
         #expect(view.status == .completed)
         let account = try await driver.profile("u1")["records"]?["account"]
@@ -39,11 +46,31 @@ import Testing
     @Test func everyBadPetIsReportedAtOnce() async throws {
         var view = try await startAtRole()
         view = try await driver.submit(view, ["role": "owner"])
-        let refused = await driver.refuse(view, ["pets": [["name": "", "species": "dog"], ["name": "Tom", "species": "fish", "age": 99]]])
+        let refused = await driver.refuse(view, ["pets": [["name": "", "species": "dog"], ["name": "Tom", "species": "fish", "age": 99]], "firstSit": nextWeek])
         #expect(refused?.code == -32004)
         #expect(Set(refused?.fieldErrors.map(\.code) ?? []) == [.required, .notAnOption, .outOfRange])
         #expect(refused?.fieldErrors.allSatisfy { $0.field == "pets" } == true, "list-item errors land on the list field")
         #expect(await driver.refuse(view, ["pets": []])?.fieldErrors.first?.code == .count)
+    }
+
+    @Test func anOtherPetSaysWhatKindAndTheFirstSitIsWithinSixtyDays() async throws {
+        var view = try await startAtRole()
+        view = try await driver.submit(view, ["role": "owner"])
+        let today = CalendarDate(driver.clock.now)
+        #expect(view.step?.fields.first { $0.id == "firstSit" }?.max == .string(today.adding(days: 60).description))
+        let otherWithoutKind: JSONValue = ["name": "Bubbles", "species": "other"]
+        let refused = await driver.refuse(view, ["pets": [rex, otherWithoutKind], "firstSit": .string(today.adding(days: 61).description)])
+        #expect(refused?.fieldErrors.map(\.code) == [.required, .outOfRange])
+        #expect(refused?.fieldErrors.first?.message == "Entry 2: What kind is required.")
+        let dogWithKind: JSONValue = ["name": "Rex", "species": "dog", "kind": "Labrador"]
+        view = try await driver.submit(view, [
+            "pets": [dogWithKind, ["name": "Bubbles", "species": "other", "kind": "Goldfish"]], "firstSit": .string(today.description),
+        ])
+        view = try await driver.walk(view, [["postcode": "94110"], [:]])
+        let pets = try await driver.profile("u1")["records"]?["account"]?["pets"]?.arrayValue ?? []
+        #expect(pets.count == 2)
+        #expect(pets.first?["kind"] == nil, "a hidden item field's value is dropped from that entry only")
+        #expect(pets.last?["kind"] == "Goldfish")
     }
 
     @Test func aSitterIsAskedAboutTheFenceOnlyWithAYard() async throws {
@@ -64,7 +91,7 @@ import Testing
     @Test func bookingsWaitForAnIDDocument() async throws {
         #expect(try await driver.gate("u1", "book_sitter")["gate"] == "onboarding")
         var view = try await startAtRole()
-        view = try await driver.walk(view, [["role": "owner"], ["pets": [rex]], ["postcode": "94110"], [:]])
+        view = try await driver.walk(view, [["role": "owner"], ["pets": [rex], "firstSit": nextWeek], ["postcode": "94110"], [:]])
         #expect(view.status == .completed)
         let blocked = try await driver.gate("u1", "book_sitter")
         #expect(blocked["allowed"] == false)
@@ -95,7 +122,7 @@ import Testing
     @Test func aVersionOneSessionOnTheRenamedStepMovesWithItsAnswer() throws {
         let plugin = TailwagPlugin()
         let engine = FlowEngine(plugin: plugin, flow: try #require(plugin.flow("onboarding")))
-        #expect(engine.version == "2")
+        #expect(engine.version == "3")
         let now = Date()
         let onLocation = SessionState(
             id: "s1", tenant: "tailwag", userId: "u1", flow: "onboarding", flowVersion: "1", flowFingerprint: "v1-shape",

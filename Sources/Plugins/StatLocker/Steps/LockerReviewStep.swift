@@ -2,7 +2,11 @@ import PlatformCore
 
 /// Step 11: the seed's read-only summary, one section per part with the step that edits it
 /// (`flow.goto`), and "Enter Your Locker", whose submit re-checks every answer before completing.
-struct ReviewStep: FlowStep {
+///
+/// Not the core's generic ``PlatformCore/ReviewStep``: the seed's sections join fields of
+/// several steps into one line ("Midfield | Class of 2026", "Duxbury – Duxbury, MA") and number
+/// the goals, which a section per step cannot say. The re-check is the core's.
+struct LockerReviewStep: FlowStep {
     let id = StepID.review
     let kind = StepKind.review
     /// The steps before the review, whose saved answers the submit checks again.
@@ -51,23 +55,6 @@ struct ReviewStep: FlowStep {
     /// Every earlier step's saved answers, through that step's own field rules and checks, in the
     /// session as it is now (a goals library or position list that changed since is caught here).
     func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
-        let validator = FieldValidator()
-        var errors: [FieldError] = []
-        for step in earlierSteps {
-            let saved = context.answers(of: step.id) ?? [:]
-            var clean: [String: JSONValue] = [:]
-            var failed = Set<String>()
-            for spec in step.fields(in: context) where spec.isVisible(given: { saved[$0] ?? context.value(of: $0) }) {
-                switch validator.check(saved[spec.id], against: spec) {
-                case .valid(let value): clean[spec.id] = value
-                case .absent: break
-                case .invalid(let error):
-                    errors.append(error)
-                    failed.insert(spec.id)
-                }
-            }
-            errors += step.validate(clean, in: context).filter { $0.field.map { !failed.contains($0) } ?? true }
-        }
-        return errors
+        PlatformCore.ReviewStep.recheck(earlierSteps, in: context)
     }
 }

@@ -4,7 +4,7 @@ import PlatformCore
 public enum AgeCheck {
     /// The contract's default; a tenant may ask for more (`minimumAge`, 13-21).
     public static let defaultMinimumAge = 13
-    static let earliestBirthday = CalendarDate(year: 1900, month: 1, day: 1)!
+    static let earliestBirthday = TemporalBound.date(1900, 1, 1)
 
     /// Completed years on `today`. A 29 February birthday falls on 1 March in common years.
     static func age(bornOn birthday: CalendarDate, on today: CalendarDate) -> Int {

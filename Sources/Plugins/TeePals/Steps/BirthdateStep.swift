@@ -19,12 +19,13 @@ struct BirthdateStep: FlowStep {
         [
             FieldSpec(
                 id: FieldID.birthdate, type: .date, label: "Birthday", placeholder: "YYYY-MM-DD",
+                // Checked by the core and shown to the client's date picker as min and max.
+                earliest: AgeCheck.earliestBirthday.refusing("Birthdays before 1900 aren't accepted. Please check the year."),
+                latest: .today.refusing("Your birthday can't be in the future."),
                 messages: [
                     .required: "Enter your birthday so we can confirm you're \(minimumAge) or older.",
                     .invalidFormat: "Enter a real date written YYYY-MM-DD (year, month, day).",
                 ],
-                // Bounds for the client's date picker.
-                extra: ["min": .string(AgeCheck.earliestBirthday.description), "max": .string(CalendarDate(context.now).description)],
                 sensitive: true)
         ]
     }
@@ -33,17 +34,6 @@ struct BirthdateStep: FlowStep {
         StepCopy(
             title: "When's your birthday?", helper: "We keep this private (age verification only)",
             content: ["minimumAge": .int(Int64(minimumAge))])
-    }
-
-    func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
-        guard let birthday = Self.birthday(in: values) else { return [] }
-        if birthday < AgeCheck.earliestBirthday {
-            return [FieldError(field: FieldID.birthdate, code: .outOfRange, message: "Birthdays before 1900 aren't accepted. Please check the year.")]
-        }
-        if CalendarDate(context.now) < birthday {
-            return [FieldError(field: FieldID.birthdate, code: .outOfRange, message: "Your birthday can't be in the future.")]
-        }
-        return []
     }
 
     /// The answer kept: a `PrivateProfile`'s two keys, which completion copies into `profile_private`.

@@ -16,10 +16,11 @@ public struct TailwagPlugin: OnboardingPlugin {
     public var flows: [Flow] {
         [
             Flow(
-                version: "2", steps: [WelcomeStep(), RoleStep(), AreaStep(), ReviewStep()], completion: AccountCompletion(),
+                version: "3", steps: [WelcomeStep(), RoleStep(), AreaStep(), review], completion: AccountCompletion(),
                 // Version 1 called the area step `location` and its field `zip`. People who were on
                 // it when version 2 was deployed move here with their answer (Docs/plugins.md,
-                // "Changing a flow"); without this they would lose it and go back a step.
+                // "Changing a flow"); without this they would lose it and go back a step. Version 3
+                // asks owners for their first sit: nothing to declare, its answers are all kept.
                 migrations: [FlowMigration(from: "1", renamedSteps: ["location": "area"], renamedFields: ["zip": "postcode"])]),
         ]
     }
@@ -37,8 +38,12 @@ enum Field {
     static let pets = FieldSpec(id: "pets", type: .list, label: "Your pets", minItems: 1, maxItems: 5, itemFields: [
         FieldSpec(id: "name", type: .text, label: "Name", maxLength: 30),
         FieldSpec(id: "species", type: .choice, label: "Species", options: ["dog", "cat", "other"].map { FieldOption(value: $0, label: $0.capitalized) }),
+        // Asked per pet, only of an "other": required then, dropped from a dog or a cat.
+        FieldSpec(id: "kind", type: .text, label: "What kind", maxLength: 30, visibleWhen: VisibilityCondition(field: "species", equals: "other")),
         FieldSpec(id: "age", type: .integer, label: "Age", required: false, min: 0, max: 40),
     ])
+    /// The first day an owner needs a sitter: from today, at most 60 days ahead (checked by the core).
+    static let firstSit = FieldSpec(id: "firstSit", type: .date, label: "First sit", earliest: .today, latest: .daysFromToday(60))
     static let yearsSitting = FieldSpec(id: "yearsSitting", type: .integer, label: "Years of experience", min: 0, max: 60)
     static let hasYard = FieldSpec(id: "hasYard", type: .boolean, label: "I have a yard")
     /// Asked only of sitters with a yard.
@@ -82,7 +87,7 @@ struct PetsStep: FlowStep {
     let id = "pets"
     let kind = StepKind.question
 
-    func fields(in context: StepContext) -> [FieldSpec] { [Field.pets] }
+    func fields(in context: StepContext) -> [FieldSpec] { [Field.pets, Field.firstSit] }
     func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Tell us about your pets") }
 }
 
@@ -102,24 +107,16 @@ struct AreaStep: FlowStep {
     func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Where are you?", helper: "We match owners and sitters nearby.") }
 }
 
-/// Shows every answer on the path before the account is made.
-struct ReviewStep: FlowStep {
-    let id = "review"
-    let kind = StepKind.review
-
-    func copy(in context: StepContext) -> StepCopy {
-        let answers = ["role", "pets", "yearsSitting", "hasYard", "yardFenced", "postcode"]
-            .compactMap { id in context.value(of: id).map { (id, $0) } }
-        return StepCopy(
-            title: "All good, \(context.displayName)?", content: ["answers": .object(Dictionary(uniqueKeysWithValues: answers))],
-            actions: [.continue("Create my account")])
-    }
-}
+/// Every answer on the path, a section per step with its Edit target, re-checked before the
+/// account is made (the core's ``ReviewStep``).
+let review = ReviewStep(
+    copy: { StepCopy(title: "All good, \($0.displayName)?", actions: [.continue("Create my account")]) },
+    sectionTitles: ["role": "You", "pets": "Your pets", "sitter_home": "Your home", "area": "Where"])
 
 struct AccountCompletion: CompletionHandler {
     func complete(_ context: StepContext) throws -> CompletionResult {
         var account: [String: JSONValue] = ["userId": .string(context.userId)]
-        for id in ["role", "pets", "yearsSitting", "hasYard", "yardFenced", "postcode"] {
+        for id in ["role", "pets", "firstSit", "yearsSitting", "hasYard", "yardFenced", "postcode"] {
             account[id] = context.value(of: id)
         }
         return CompletionResult(
