@@ -59,7 +59,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     let logger: Logger
     let options: Options
     let target: String
-    let vacuumState = Mutex<(running: Task<Void, Never>?, again: Bool)>((nil, false))
+    let vacuumState = Mutex<(running: Task<Void, Never>?, again: Bool, generation: Int)>((nil, false, 0))
     let vacuumCount = Atomic<Int>(0)
     let closed = Atomic<Bool>(false)
     let reachability: Reachability
@@ -690,7 +690,17 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 state.again = true
                 return
             }
+            state.generation += 1
+            let generation = state.generation
             state.running = Task.detached { [weak self] in
+                // Every way out clears `running` (unless a newer vacuum took its place), or
+                // `waitForVacuum`, and so `close`, would wait on a finished task forever: a store
+                // closed before the first pass is one such way out.
+                defer {
+                    self?.vacuumState.withLock { state in
+                        if state.generation == generation { state.running = nil }
+                    }
+                }
                 while let self, !self.closed.load(ordering: .relaxed) {
                     do {
                         try await self.connection { connection in

@@ -144,6 +144,25 @@ import Testing
         #expect(errors.map(\.message).filter { $0.hasPrefix("Entry 2:") }.count == 1)
     }
 
+    /// Four bad blocks among good ones: each block's own errors and the step's rules (end before
+    /// start, too short, overlaps, run on the blocks that passed) come back in one reply.
+    @Test func theStepsRulesComeInTheSameReplyAsTheBlocksOwnErrors() async throws {
+        let d = try driver()
+        let view = try await walk(d, to: .typicalAvailability)
+        let refused = await d.refuse(view, ["availability": [
+            block(8, "06:00", "07:00"), block(1, "6am", "07:00"),
+            block(2, "09:00", "08:00"), block(3, "10:00", "10:10"),
+            block(4, "07:00", "08:00"), block(4, "07:30", "09:00"),
+        ]])
+        let errors = refused?.fieldErrors ?? []
+        #expect(errors.map(\.code) == [.outOfRange, .invalidFormat, .outOfRange, .outOfRange, .overlap], "\(errors)")
+        #expect(errors.allSatisfy { $0.field == "availability" })
+        #expect(errors[0].message.hasPrefix("Entry 1:") && errors[1].message.hasPrefix("Entry 2:"))
+        #expect(errors[2].message.contains("the end time must be after the start time"))
+        #expect(errors[3].message.contains("at least 15 minutes"))
+        #expect(errors[4].message.contains("overlaps"))
+    }
+
     @Test func noBlocksAndUpTo21AreAccepted() async throws {
         let d = try driver()
         var view = try await walk(d, to: .typicalAvailability)
