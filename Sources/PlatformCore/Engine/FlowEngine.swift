@@ -245,26 +245,7 @@ public struct FlowEngine: Sendable {
         // still clears it. The server never fills in `defaultValue`: that is the client's prefill.
         let saved = state.answers[step.id] ?? [:]
         let values = values.merging(saved.filter { key, _ in values[key] == nil && specs.contains { $0.id == key } }) { given, _ in given }
-        let validator = self.validator.on(CalendarDate(now))
-        var clean: [String: JSONValue] = [:]
-        var errors: [FieldError] = []
-        var partial = Set<String>()
-        for spec in specs where spec.isVisible(given: { values[$0] ?? context.value(of: $0) }) {
-            switch validator.check(values[spec.id], against: spec) {
-            case .valid(let value): clean[spec.id] = value
-            case .absent: break
-            case .invalid:
-                errors += validator.allErrors(values[spec.id], against: spec)
-                // A list's entries that passed go on to the step's own rules, so one reply holds
-                // every error (an entry's own and, say, two good entries that overlap).
-                if let passing = validator.passingEntries(values[spec.id], against: spec) {
-                    clean[spec.id] = passing
-                    partial.insert(spec.id)
-                }
-            }
-        }
-        let failed = Set(errors.compactMap(\.field)).subtracting(partial)
-        errors += step.validate(clean, in: context).filter { $0.field.map { !failed.contains($0) } ?? true }
+        let (clean, errors) = validator.on(CalendarDate(now)).checkStep(step, values: values, fields: specs, context: context)
         guard errors.isEmpty else {
             throw .validationFailed(errors, session: view(state, now: now))
         }

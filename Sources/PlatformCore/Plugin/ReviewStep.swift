@@ -156,27 +156,13 @@ public struct ReviewStep: FlowStep {
     /// The saved answers of `steps`, each through its fields' own rules and the step's
     /// ``FlowStep/validate(_:in:)``, in the session as it is now (an option withdrawn since, a
     /// bound that moved with the day); a review that draws its own sections calls it from its
-    /// `validate`. A field's own error hides the step's errors for that field, as on a submit.
+    /// `validate`. The errors are those a submit of the saved answers would get.
     public static func recheck(_ steps: [any FlowStep], in context: StepContext) -> [FieldError] {
         let validator = context.validator ?? FieldValidator(today: CalendarDate(context.now))
-        var errors: [FieldError] = []
-        for step in steps {
-            let saved = context.answers(of: step.id) ?? [:]
-            var clean: [String: JSONValue] = [:]
-            var failed = Set<String>()
-            for spec in step.fields(in: context)
-            where !spec.sensitive && spec.isVisible(given: { saved[$0] ?? context.value(of: $0) }) {
-                switch validator.check(saved[spec.id], against: spec) {
-                case .valid(let value): clean[spec.id] = value
-                case .absent: break
-                case .invalid(let error):
-                    errors.append(error)
-                    failed.insert(spec.id)
-                }
-            }
-            errors += step.validate(clean, in: context).filter { $0.field.map { !failed.contains($0) } ?? true }
+        return steps.flatMap { step in
+            let fields = step.fields(in: context).filter { !$0.sensitive }
+            return validator.checkStep(step, values: context.answers(of: step.id) ?? [:], fields: fields, context: context).errors
         }
-        return errors
     }
 
     /// A value in words: option labels for choices, "Yes"/"No", a search result's label, list
