@@ -464,6 +464,15 @@ final class LoadDriver: @unchecked Sendable {
             if !batch.isEmpty { try write(batch) }
         }
 
+        /// Appends what arrived to `buffer`, read through `chunk` (one scratch buffer for every
+        /// connection); false when the server closed the connection.
+        func receive(using chunk: inout [UInt8]) -> Bool {
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return false }
+            buffer.append(contentsOf: chunk[0..<count])
+            return true
+        }
+
         func write(_ request: [UInt8]) throws {
             var offset = 0
             while offset < request.count {
@@ -533,13 +542,10 @@ final class LoadDriver: @unchecked Sendable {
             guard ContinuousClock.now < deadline else {
                 throw CommandFailure("\(pending.count) of \(connections.count) connections had no answer to their first request within \(limit)")
             }
-            for index in polled.indices { polled[index].revents = 0 }
-            guard poll(&polled, nfds_t(polled.count), 100) >= 0 || errno == EINTR else { throw CommandFailure("poll failed: errno \(errno)") }
+            guard Self.poll(&polled) else { throw CommandFailure("poll failed: errno \(errno)") }
             for index in pending where polled[index].revents != 0 {
                 let connection = connections[index]
-                let count = chunk.withUnsafeMutableBytes { recv(connection.descriptor, $0.baseAddress, $0.count, 0) }
-                guard count > 0 else { throw CommandFailure("the server closed a connection before its first answer") }
-                connection.buffer.append(contentsOf: chunk[0..<count])
+                guard connection.receive(using: &chunk) else { throw CommandFailure("the server closed a connection before its first answer") }
                 guard let message = connection.framing.message(in: connection.buffer, from: connection.buffer.startIndex) else { continue }
                 let reply = try? ReplySummary(line: connection.buffer[message.body])
                 connection.buffer.removeSubrange(..<message.end)
@@ -551,6 +557,12 @@ final class LoadDriver: @unchecked Sendable {
                 pending.remove(index)
             }
         }
+    }
+
+    /// Waits up to 100 ms for replies; false when `poll` itself failed.
+    static func poll(_ polled: inout [pollfd]) -> Bool {
+        for index in polled.indices { polled[index].revents = 0 }
+        return Glibc.poll(&polled, nfds_t(polled.count), 100) >= 0 || errno == EINTR
     }
 
     /// Drives the connections (after ``warmUp(within:)``) until `deadline`, each request timed.
@@ -568,12 +580,9 @@ final class LoadDriver: @unchecked Sendable {
         var polled = connections.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while connections.contains(where: { !$0.done }) {
-            for index in polled.indices { polled[index].revents = 0 }
-            guard poll(&polled, nfds_t(polled.count), 100) >= 0 || errno == EINTR else { break }
+            guard Self.poll(&polled) else { break }
             for (index, connection) in connections.enumerated() where !connection.done && polled[index].revents != 0 {
-                let count = chunk.withUnsafeMutableBytes { recv(connection.descriptor, $0.baseAddress, $0.count, 0) }
-                guard count > 0 else { fail(connection); continue }
-                connection.buffer.append(contentsOf: chunk[0..<count])
+                guard connection.receive(using: &chunk) else { fail(connection); continue }
                 if connection.depth != nil {
                     takeReads(connection, until: deadline, reads: reads, fail: fail)
                     continue

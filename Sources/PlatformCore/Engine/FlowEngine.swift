@@ -245,7 +245,7 @@ public struct FlowEngine: Sendable {
         // still clears it. The server never fills in `defaultValue`: that is the client's prefill.
         let saved = state.answers[step.id] ?? [:]
         let values = values.merging(saved.filter { key, _ in values[key] == nil && specs.contains { $0.id == key } }) { given, _ in given }
-        let (clean, errors) = validator.on(CalendarDate(now)).checkStep(step, values: values, fields: specs, context: context)
+        let (clean, errors) = dated(context).checkStep(step, values: values, fields: specs, context: context)
         guard errors.isEmpty else {
             throw .validationFailed(errors, session: view(state, now: now))
         }
@@ -323,7 +323,7 @@ public struct FlowEngine: Sendable {
         let context = self.context(state, now: now, effects: effects)
         for (stepId, saved) in state.answers where !state.path.contains(stepId) {
             guard let step = flow.step(stepId) else { continue }
-            let kept = step.reconciled(saved, in: context, validator: validator.on(CalendarDate(now)))
+            let kept = step.reconciled(saved, in: context, validator: dated(context))
             guard kept != saved else { continue }
             if kept.isEmpty {
                 state.answers[stepId] = nil
@@ -397,6 +397,11 @@ public struct FlowEngine: Sendable {
         context.flow = flow
         context.validator = validator.on(CalendarDate(now))
         return context
+    }
+
+    /// The plugin's validator dated to the command's day: the one the engine's contexts carry.
+    func dated(_ context: StepContext) -> FieldValidator {
+        context.validator ?? validator.on(CalendarDate(context.now))
     }
 
     /// The contract's SessionView.

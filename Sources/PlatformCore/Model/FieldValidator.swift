@@ -158,14 +158,14 @@ public struct FieldValidator: Sendable {
             guard let date = CalendarDate(text) else {
                 throw failure(spec, .invalidFormat, "\(spec.label) must be a real date written YYYY-MM-DD.")
             }
-            try checkBounds(spec) { bound in bound.date(on: today ?? CalendarDate(Date())).map { date < $0 ? -1 : (date > $0 ? 1 : 0) } }
+            try checkBounds(spec) { bound, day in bound.date(on: day).map { Self.order(date, $0) } }
             return .string(text)
         case .time:
             guard let text = raw.stringValue else { throw typeError(spec, "a time") }
             guard let time = ClockTime(text) else {
                 throw failure(spec, .invalidFormat, "\(spec.label) must be a time written HH:mm (00:00 to 23:59).")
             }
-            try checkBounds(spec) { bound in bound.time.map { time < $0 ? -1 : (time > $0 ? 1 : 0) } }
+            try checkBounds(spec) { bound, _ in bound.time.map { Self.order(time, $0) } }
             return .string(text)
         case .choice:
             guard let text = raw.stringValue else { throw typeError(spec, "one of the options") }
@@ -229,10 +229,13 @@ public struct FieldValidator: Sendable {
         throw failure(spec, .outOfRange, "\(spec.label) must be \(text).")
     }
 
-    /// `earliest` and `latest` of a date or time; `compare` orders the value against a bound
-    /// (-1 before it, 0 on it, 1 after it), nil for a bound of the other kind (never checked).
-    private func checkBounds(_ spec: FieldSpec, _ compare: (TemporalBound) -> Int?) throws(FieldError) {
+    /// `earliest` and `latest` of a date or time; `compare` orders the value against a bound on
+    /// the command's day (-1 before it, 0 on it, 1 after it), nil for a bound of the other kind
+    /// (never checked).
+    private func checkBounds(_ spec: FieldSpec, _ compare: (TemporalBound, CalendarDate) -> Int?) throws(FieldError) {
+        guard spec.earliest != nil || spec.latest != nil else { return }
         let day = today ?? CalendarDate(Date())
+        let compare = { compare($0, day) }
         let tooEarly = spec.earliest.flatMap(compare).map { $0 < 0 } ?? false
         let tooLate = spec.latest.flatMap(compare).map { $0 > 0 } ?? false
         guard tooEarly || tooLate, let broken = tooEarly ? spec.earliest : spec.latest else { return }
@@ -246,6 +249,10 @@ public struct FieldValidator: Sendable {
         throw FieldError(
             field: spec.id, code: .outOfRange,
             message: broken.message ?? spec.messages[.outOfRange] ?? "\(spec.label) must be \(text).")
+    }
+
+    private static func order<T: Comparable>(_ value: T, _ bound: T) -> Int {
+        value < bound ? -1 : (value > bound ? 1 : 0)
     }
 
     private func checkOption(_ value: String, _ spec: FieldSpec) throws(FieldError) -> String {

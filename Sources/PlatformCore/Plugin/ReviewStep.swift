@@ -118,11 +118,9 @@ public struct ReviewStep: FlowStep {
 
     /// The sections for the session as it is now, in path order.
     public func sections(in context: StepContext) -> [ReviewSection] {
-        guard let flow = context.flow else { return [] }
-        var seen = Set<String>()
-        return context.path.compactMap { stepId -> ReviewSection? in
-            guard stepId != id, !omitted.contains(stepId), seen.insert(stepId).inserted,
-                  let step = flow.step(stepId), let saved = context.answers(of: stepId) else { return nil }
+        Self.stepsOnPath(context, before: id).compactMap { step -> ReviewSection? in
+            let stepId = step.id
+            guard !omitted.contains(stepId), let saved = context.answers(of: stepId) else { return nil }
             let answers = step.fields(in: context).compactMap { spec -> ReviewAnswer? in
                 guard !omitted.contains(spec.id), !spec.sensitive, let value = saved[spec.id], !value.isNull,
                       spec.isVisible(given: { saved[$0] ?? context.value(of: $0) }) else { return nil }
@@ -143,14 +141,19 @@ public struct ReviewStep: FlowStep {
     /// Every saved answer of the steps on the path before `stepId` (skipped ones and reviews
     /// aside), re-checked as ``recheck(_:in:)`` does.
     public static func recheck(_ context: StepContext, upTo stepId: String) -> [FieldError] {
+        recheck(stepsOnPath(context, before: stepId), in: context)
+    }
+
+    /// The steps on the session's path other than `stepId`, each once, in path order, without
+    /// the skipped ones (their answers are cleared) and reviews (they have none).
+    static func stepsOnPath(_ context: StepContext, before stepId: String) -> [any FlowStep] {
         guard let flow = context.flow else { return [] }
         var seen = Set<String>()
-        let steps = context.path.compactMap { earlier -> (any FlowStep)? in
+        return context.path.compactMap { earlier -> (any FlowStep)? in
             guard earlier != stepId, seen.insert(earlier).inserted, !context.wasSkipped(earlier),
                   let step = flow.step(earlier), step.kind != .review else { return nil }
             return step
         }
-        return recheck(steps, in: context)
     }
 
     /// The saved answers of `steps`, each through its fields' own rules and the step's
