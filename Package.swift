@@ -6,6 +6,10 @@ let plugins = ["StatLocker", "TeePals", "AirFit", "AFLFantasy"]
 /// A plugin's data (a goals library, a gazetteer) lives in its Resources folder.
 let pluginsWithResources: Set<String> = ["StatLocker", "TeePals"]
 
+/// Plugins whose texts are translated: a String Catalog at Localization/Localizable.xcstrings,
+/// copied as it is (a processed catalog would be compiled to .strings files on Apple platforms).
+let pluginsWithCatalogs: Set<String> = ["StatLocker", "TeePals"]
+
 /// Plugin test targets with a Scripts folder (Python clients their tests run).
 let pluginTestsWithScripts: Set<String> = ["StatLocker"]
 
@@ -73,7 +77,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]
+            ],
+            // The core's texts (generic field messages, the MCP text) in the locales it ships.
+            resources: [.copy("Localization/Localizable.xcstrings")]
         ),
         // The PostgreSQL store: the same store protocols as SQLite, for several hosts on one database.
         .target(
@@ -104,7 +110,8 @@ let package = Package(
             dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")]
                 + (name == "TeePals" ? ["TeePalsGazetteer"] : []),
             path: "Sources/Plugins/\(name)",
-            resources: pluginsWithResources.contains(name) ? [.process("Resources")] : []
+            resources: (pluginsWithResources.contains(name) ? [.process("Resources")] : [])
+                + (pluginsWithCatalogs.contains(name) ? [.copy("Localization/Localizable.xcstrings")] : [])
         )
     }
     + [

@@ -45,6 +45,8 @@ public final class Platform: Sendable {
         let olderEngines: [String: [FlowEngine]]
         let validator: FieldValidator
         let webhooks: [Webhook]
+        /// Its texts in every locale it serves.
+        let copy: CopyBook
 
         func engine(_ flow: String) throws(FlowError) -> FlowEngine {
             guard let engine = engines[flow] else { throw .notFound("flow \(flow) of tenant \(id)") }
@@ -93,8 +95,8 @@ public final class Platform: Sendable {
                     flows.contains { $0.id == flow.id } ? nil : "flow \(flow.id): an older version of a flow the plugin does not serve"
                 }
             precondition(problems.isEmpty, "tenant \(entry.id): \(problems.joined(separator: "; "))")
-            let newest = Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowEngine(plugin: plugin, flow: $0)) })
-            let olderEngines = older.map { FlowEngine(plugin: plugin, flow: $0) }
+            let newest = Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowEngine(plugin: plugin, flow: $0, copy: entry.copy)) })
+            let olderEngines = older.map { FlowEngine(plugin: plugin, flow: $0, copy: entry.copy) }
             for engine in olderEngines {
                 let served = newest[engine.flow.id]
                 precondition(
@@ -104,7 +106,7 @@ public final class Platform: Sendable {
             tenants[entry.id] = Tenant(
                 id: entry.id, plugin: plugin, flowIDs: flows.map(\.id), engines: newest,
                 olderEngines: Dictionary(grouping: olderEngines, by: \.flow.id),
-                validator: plugin.validator, webhooks: entry.webhooks)
+                validator: plugin.validator, webhooks: entry.webhooks, copy: entry.copy)
             if pluginLoggers[plugin.logLabel] == nil {
                 pluginLoggers[plugin.logLabel] = pluginLogger(plugin.logLabel)
             }
@@ -230,11 +232,20 @@ public final class Platform: Sendable {
             })
     }
 
-    public func start(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(FlowError) -> SessionView {
-        try await knowingVersions { () async throws(FlowError) in try await startPlaced(tenant: tenant, userId: userId, flow: flow, user: user) }
+    /// - Parameter locale: a BCP 47 tag (already normalised, ``LocaleTag/normalized(_:)``), kept
+    ///   with the session; nil keeps the one it has.
+    /// A hosted tenant's texts in every locale it serves (the base texts for an unknown tenant).
+    public func copy(for tenant: String) -> CopyBook {
+        tenants[tenant]?.copy ?? .base
     }
 
-    func startPlaced(tenant: String, userId: String, flow: String, user: UserDetails?) async throws(FlowError) -> SessionView {
+    public func start(tenant: String, userId: String, flow: String, user: UserDetails?, locale: String? = nil) async throws(FlowError) -> SessionView {
+        try await knowingVersions { () async throws(FlowError) in
+            try await startPlaced(tenant: tenant, userId: userId, flow: flow, user: user, locale: locale)
+        }
+    }
+
+    func startPlaced(tenant: String, userId: String, flow: String, user: UserDetails?, locale: String?) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
         _ = try registered.engine(flow)
         let (state, engine, now, logs) = try await storing {
@@ -245,7 +256,7 @@ public final class Platform: Sendable {
                 let placed = try existing.map { state throws(FlowError) in try self.place(state, in: registered, now: now) }
                 let engine = try placed?.engine ?? registered.engine(flow)
                 let transition = engine.start(
-                    placed?.state, tenant: tenant, userId: userId, user: user, now: now, newID: self.newID)
+                    placed?.state, tenant: tenant, userId: userId, user: user, locale: locale, now: now, newID: self.newID)
                 let moved = placed?.moved == true
                 let commit = transition.changed || moved
                     ? SessionCommit(state: transition.state, events: (placed?.events ?? []) + transition.events) : nil

@@ -147,6 +147,7 @@ extension SessionView: JSONWritable {
         writer.nullableMember("completion", completion, &members)
         writer.member("flow", flow, &members)
         if let flowVersion { writer.member("flowVersion", flowVersion, &members) }
+        if let locale { writer.member("locale", locale, &members) }
         writer.member("progress", progress, &members)
         writer.nullableMember("rejection", rejection, &members)
         writer.member("revision", revision, &members)

@@ -57,7 +57,11 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
                     ("token", false, Schema.string(description: "A user token from auth.userToken."))]
         case .userToken:
             return [tenant, userId, ("ttlSeconds", false, Schema.integer(minimum: 60, maximum: 86_400, description: "Default 3600."))]
-        case .start: return [tenant, userId, flow, ("user", false, Schema.ref("UserDetails"))]
+        case .start:
+            return [tenant, userId, flow, ("user", false, Schema.ref("UserDetails")),
+                    ("locale", false, Schema.string(
+                        description: "BCP 47 (es, es-MX): the language of the session's texts, kept with it; the nearest served one is used.",
+                        maxLength: 35, minLength: 2))]
         case .get:
             return [tenant, ("sessionId", false, Schema.string(description: "Give sessionId, or userId (and flow).")),
                     ("userId", false, Schema.ref("UserId")), flow]

@@ -67,10 +67,11 @@ enum Schema {
             "SessionStatus": enumeration(SessionStatus.allCases.map(\.rawValue)),
             "SessionView": object([
                 "sessionId": string, "tenant": string, "userId": string, "flow": string, "flowVersion": string,
+                "locale": string(description: "The BCP 47 locale the view's texts are in."),
                 "status": ref("SessionStatus"), "revision": integer(minimum: 0),
                 "progress": ref("Progress"), "step": nullable(ref("StepView")),
                 "completion": nullable(ref("Completion")), "rejection": nullable(ref("Rejection")),
-            ], required: ["sessionId", "tenant", "userId", "flow", "flowVersion", "status", "revision", "progress", "step", "completion", "rejection"]),
+            ], required: ["sessionId", "tenant", "userId", "flow", "flowVersion", "locale", "status", "revision", "progress", "step", "completion", "rejection"]),
             "Progress": object([
                 "index": integer(minimum: 0), "total": integer(minimum: 0), "label": string,
                 "fraction": ["type": "number", "minimum": 0, "maximum": 1],

@@ -24,13 +24,17 @@ public struct SessionView: Sendable, Hashable, Codable {
     public var rejection: Rejection?
     /// The version of the flow the session runs on (protocol 3); nil from an older server.
     public var flowVersion: String?
+    /// The locale its texts are in (protocol 3): the nearest the plugin ships to the one the
+    /// session asked for, else the plugin's base language; nil from an older server.
+    public var locale: String?
 
     public init(
         sessionId: String, tenant: String, userId: String, flow: String, status: SessionStatus, revision: Int,
         progress: SessionProgress, step: StepView?, completion: CompletionView? = nil, rejection: Rejection? = nil,
-        flowVersion: String? = nil
+        flowVersion: String? = nil, locale: String? = nil
     ) {
         self.flowVersion = flowVersion
+        self.locale = locale
         self.sessionId = sessionId
         self.tenant = tenant
         self.userId = userId
@@ -44,7 +48,7 @@ public struct SessionView: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case sessionId, tenant, userId, flow, status, revision, progress, step, completion, rejection, flowVersion
+        case sessionId, tenant, userId, flow, status, revision, progress, step, completion, rejection, flowVersion, locale
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -54,6 +58,7 @@ public struct SessionView: Sendable, Hashable, Codable {
         try container.encode(userId, forKey: .userId)
         try container.encode(flow, forKey: .flow)
         try container.encodeIfPresent(flowVersion, forKey: .flowVersion)
+        try container.encodeIfPresent(locale, forKey: .locale)
         try container.encode(status, forKey: .status)
         try container.encode(revision, forKey: .revision)
         try container.encode(progress, forKey: .progress)

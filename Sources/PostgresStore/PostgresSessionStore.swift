@@ -792,7 +792,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             id: id, tenant: try row["tenant"].decode(String.self), userId: try row["user_id"].decode(String.self),
             flow: try row["flow"].decode(String.self),
             flowVersion: try row["flow_version"].decode(String.self), flowFingerprint: try row["flow_fingerprint"].decode(String.self),
-            status: SessionStatus(rawValue: try row["status"].decode(String.self)) ?? .active,
+            locale: text.locale, status: SessionStatus(rawValue: try row["status"].decode(String.self)) ?? .active,
             revision: Int(try row["revision"].decode(Int64.self)),
             user: text.user, path: text.path,
             answers: answers, computed: computed,

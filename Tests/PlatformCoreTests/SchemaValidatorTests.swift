@@ -7,7 +7,8 @@ import Testing
 @Suite struct SchemaValidatorTests {
     let validator = SchemaValidator.served
     let view: JSONValue = [
-        "sessionId": "s", "tenant": "t", "userId": "u", "flow": "onboarding", "flowVersion": "1", "status": "active", "revision": 0,
+        "sessionId": "s", "tenant": "t", "userId": "u", "flow": "onboarding", "flowVersion": "1", "locale": "en", "status": "active",
+        "revision": 0,
         "progress": ["index": 1, "total": 2, "label": "Step 1 of 2", "fraction": 0.5],
         "step": [
             "id": "a", "kind": "question", "title": "A", "actions": [["id": "continue", "label": "Continue"]],

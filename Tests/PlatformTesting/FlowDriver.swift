@@ -91,14 +91,19 @@ public struct FlowDriver: Sendable {
     ///   - newID: the ids of sessions and of `StepContext.newID()`; by default the server's (UUIDs).
     ///   - pluginLogger: the Logger the plugin's lines are written with once their command has
     ///     committed (tests pass one that records them); by default the server's, `Logger(label:)`.
+    /// The tenant's texts in every locale (its plugin's catalogs and `copy` overrides).
+    public let copy: CopyBook
+
     public init(
         plugin: any OnboardingPlugin, store: (any SessionStore)? = nil, clock: TestClock = TestClock(),
         newID: @escaping @Sendable () -> String = Platform.randomID,
-        webhooks: [Webhook] = [],
+        webhooks: [Webhook] = [], copy: CopyBook? = nil,
         pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
     ) throws {
+        let hosted = HostedTenant(id: plugin.id, pluginName: plugin.name, plugin: plugin, webhooks: webhooks, copy: copy)
+        self.copy = hosted.copy
         self.platform = Platform(
-            tenants: [HostedTenant(id: plugin.id, pluginName: plugin.name, plugin: plugin, webhooks: webhooks)],
+            tenants: [hosted],
             store: try store ?? SQLiteSessionStore(path: SQLiteSessionStore.memoryPath),
             clock: { clock.now }, newID: newID, pluginLogger: pluginLogger)
         self.tenant = plugin.id
@@ -138,8 +143,9 @@ public struct FlowDriver: Sendable {
         }
     }
 
-    public func start(_ userId: String, user: UserDetails? = nil, flow: String = "onboarding") async throws -> SessionView {
+    public func start(_ userId: String, user: UserDetails? = nil, flow: String = "onboarding", locale: String? = nil) async throws -> SessionView {
         var params: [String: JSONValue] = ["userId": .string(userId), "flow": .string(flow)]
+        if let locale { params["locale"] = .string(locale) }
         if let user { params["user"] = try JSONValue(encoding: user) }
         return try SessionView(try await call("flow.start", params))
     }

@@ -14,8 +14,12 @@ public struct FlowEngine: Sendable {
     let logLabel: String
     /// The flow's fingerprint for this plugin (its settings included), computed once.
     public let fingerprint: String
+    /// The tenant's texts in every locale it serves: views are translated as they are made.
+    public let copy: CopyBook
 
-    public init(plugin: any OnboardingPlugin, flow: Flow) {
+    /// - Parameter copy: the tenant's texts; nil: the plugin's catalogs as shipped.
+    public init(plugin: any OnboardingPlugin, flow: Flow, copy: CopyBook? = nil) {
+        self.copy = copy ?? (try? CopyBook(catalogs: plugin.stringCatalogs)) ?? .base
         self.plugin = plugin
         self.flow = flow
         self.validator = plugin.validator
@@ -93,7 +97,7 @@ public struct FlowEngine: Sendable {
 
     /// Creates the user's session (its id from `newID`) or resumes the existing one.
     public func start(
-        _ existing: SessionState?, tenant: String, userId: String, user: UserDetails?, now: Date,
+        _ existing: SessionState?, tenant: String, userId: String, user: UserDetails?, locale: String? = nil, now: Date,
         newID: @Sendable () -> String
     ) -> Transition {
         // An expired session's user starts afresh: a new session (the store replaces the old row).
@@ -101,7 +105,7 @@ public struct FlowEngine: Sendable {
             let first = flow.steps[0].id
             let state = SessionState(
                 id: newID(), tenant: tenant, userId: userId, flow: flow.id, flowVersion: flow.version, flowFingerprint: fingerprint,
-                user: user ?? .empty,
+                locale: locale ?? "", user: user ?? .empty,
                 path: [first], arrivedAt: now, createdAt: now, updatedAt: now
             )
             return Transition(
@@ -113,6 +117,12 @@ public struct FlowEngine: Sendable {
         var events: [FlowEvent] = []
         if let user, existing?.status != .rejected, state.user.merged(with: user) != state.user {
             state.user = state.user.merged(with: user)
+            changed = true
+        }
+        // A person who comes back with another language (a new phone, a changed setting) reads
+        // on in it.
+        if let locale, locale != state.locale {
+            state.locale = locale
             changed = true
         }
         if flow.resumePolicy == .firstMissingAnswer, !state.status.isFinal {
@@ -247,7 +257,7 @@ public struct FlowEngine: Sendable {
         let values = values.merging(saved.filter { key, _ in values[key] == nil && specs.contains { $0.id == key } }) { given, _ in given }
         let (clean, errors) = dated(context).checkStep(step, values: values, fields: specs, context: context)
         guard errors.isEmpty else {
-            throw .validationFailed(errors, session: view(state, now: now))
+            throw .validationFailed(localized(errors, state), session: view(state, now: now))
         }
         return clean
     }
@@ -305,7 +315,7 @@ public struct FlowEngine: Sendable {
         do {
             result = try flow.completion.complete(completionContext)
         } catch let failure as ValidationFailure {
-            throw .validationFailed(failure.errors, session: view(before, now: now))
+            throw .validationFailed(localized(failure.errors, before), session: view(before, now: now))
         } catch {
             throw .defect("completion of \(plugin.id)/\(flow.id) failed: \(error)")
         }
@@ -404,13 +414,19 @@ public struct FlowEngine: Sendable {
         context.validator ?? validator.on(CalendarDate(context.now))
     }
 
-    /// The contract's SessionView.
+    /// The contract's SessionView, its texts in the session's locale.
     public func view(_ state: SessionState, now: Date) -> SessionView {
-        SessionView(
+        let view = SessionView(
             sessionId: state.id, tenant: state.tenant, userId: state.userId, flow: state.flow,
             status: state.status, revision: state.revision, progress: progress(state),
             step: state.currentStep.flatMap { flow.step($0) }.map { stepView($0, state: state, now: now) },
             completion: state.completion, rejection: state.rejection, flowVersion: state.flowVersion.isEmpty ? flow.version : state.flowVersion)
+        return copy.localized(view, in: copy.served(state.locale))
+    }
+
+    /// Errors in the session's locale, for a reply that carries them beside its view.
+    func localized(_ errors: [FieldError], _ state: SessionState) -> [FieldError] {
+        copy.localized(errors, in: copy.served(state.locale))
     }
 
     func progress(_ state: SessionState) -> SessionProgress {

@@ -10,6 +10,9 @@ public struct SessionState: Sendable, Hashable {
     /// stored before flows had versions).
     public var flowVersion: String
     public var flowFingerprint: String
+    /// The BCP 47 locale the session asked for ("": none, the plugin's base language); its views
+    /// are in the nearest one the tenant serves.
+    public var locale: String
     public var status: SessionStatus
     public var revision: Int
     public var user: UserDetails
@@ -37,7 +40,7 @@ public struct SessionState: Sendable, Hashable {
 
     public init(
         id: String, tenant: String, userId: String, flow: String, flowVersion: String = "", flowFingerprint: String = "",
-        status: SessionStatus = .active,
+        locale: String = "", status: SessionStatus = .active,
         revision: Int = 0, user: UserDetails = .empty, path: [String],
         answers: [String: [String: JSONValue]] = [:], computed: [String: JSONValue] = [:],
         skipped: Set<String> = [], stepErrors: [String: [FieldError]] = [:], secondsSpent: [String: Double] = [:],
@@ -51,6 +54,7 @@ public struct SessionState: Sendable, Hashable {
         self.flow = flow
         self.flowVersion = flowVersion
         self.flowFingerprint = flowFingerprint
+        self.locale = locale
         self.status = status
         self.revision = revision
         self.user = user

@@ -17,6 +17,10 @@ public actor MCPServer {
     public static let promptName = "guide_onboarding"
 
     let platform: Platform
+    /// The locale a session this server starts asks for (`mcp --locale`, `Accept-Language`).
+    let locale: String?
+    /// The tenant's texts: the MCP text's own words are in the session's locale.
+    let copy: CopyBook
     public let tenant: String
     public let userId: String
     public let flow: String
@@ -37,8 +41,10 @@ public actor MCPServer {
 
     public init(
         platform: Platform, tenant: String, userId: String, flow: String = "onboarding", user: UserDetails? = nil,
-        authorize: (@Sendable () async -> String?)? = nil, logger: Logger
+        locale: String? = nil, authorize: (@Sendable () async -> String?)? = nil, logger: Logger
     ) {
+        self.locale = locale
+        self.copy = platform.copy(for: tenant)
         self.platform = platform
         self.tenant = tenant
         self.userId = userId
@@ -205,7 +211,7 @@ public actor MCPServer {
         do {
             return try await platform.get(tenant: tenant, key: .user(userId: userId, flow: flow))
         } catch .notFound {
-            return try await platform.start(tenant: tenant, userId: userId, flow: flow, user: user)
+            return try await platform.start(tenant: tenant, userId: userId, flow: flow, user: user, locale: locale)
         }
     }
 
@@ -221,7 +227,7 @@ public actor MCPServer {
         case "onboarding_status":
             let view = try await currentView()
             logger.info("tool", metadata: ["tool": "\(name)", "step": "\(view.step?.id ?? view.status.rawValue)"])
-            return (Self.success(view), view)
+            return (self.success(view), view)
         case "onboarding_answer":
             var values: [String: JSONValue] = [:]
             if let given = arguments["values"], !given.isNull {
@@ -238,19 +244,19 @@ public actor MCPServer {
             let view = try await currentView()
             guard !view.status.isFinal, let step = view.step else {
                 return (Self.failureResult(
-                    "There is nothing left to answer.\n\n" + OnboardingText.render(view),
+                    copy.text("There is nothing left to answer.", in: view.locale ?? copy.baseLanguage) + "\n\n" + OnboardingText.render(view, copy: copy),
                     code: ErrorCode.invalidState.rawValue, message: "the onboarding has ended", session: view), view)
             }
             let next = try await platform.submit(
                 tenant: tenant, sessionId: view.sessionId,
                 command: FlowEngine.Submit(stepId: step.id, revision: view.revision, action: action, values: values))
             logger.info("tool", metadata: ["tool": "\(name)", "step": "\(step.id)", "now": "\(next.step?.id ?? next.status.rawValue)"])
-            return (Self.success(next), next)
+            return (self.success(next), next)
         case "onboarding_back":
             let view = try await currentView()
             let next = try await platform.back(tenant: tenant, sessionId: view.sessionId, revision: view.revision)
             logger.info("tool", metadata: ["tool": "\(name)", "now": "\(next.step?.id ?? next.status.rawValue)"])
-            return (Self.success(next), next)
+            return (self.success(next), next)
         case "onboarding_edit":
             guard let stepId = arguments["stepId"]?.stringValue else {
                 throw ArgumentProblem(message: "stepId is required: the id of an earlier step on the path, e.g. {\"stepId\": \"season_goals\"}.")
@@ -258,7 +264,7 @@ public actor MCPServer {
             let view = try await currentView()
             let next = try await platform.goto(tenant: tenant, sessionId: view.sessionId, stepId: stepId, revision: view.revision)
             logger.info("tool", metadata: ["tool": "\(name)", "now": "\(next.step?.id ?? next.status.rawValue)"])
-            return (Self.success(next), next)
+            return (self.success(next), next)
         case "onboarding_search":
             guard let field = arguments["field"]?.stringValue, let query = arguments["query"]?.stringValue else {
                 throw ArgumentProblem(message: "field and query are required strings, e.g. {\"field\": \"location\", \"query\": \"austin\"}.")
@@ -275,7 +281,7 @@ public actor MCPServer {
             let results = try await platform.search(tenant: tenant, sessionId: view.sessionId, field: field, query: query, limit: limit)
             logger.info("tool", metadata: ["tool": "\(name)", "field": "\(field)", "results": "\(results.results.count)"])
             let result: JSONValue = [
-                "content": [["type": "text", "text": .string(OnboardingText.render(results, field: field, query: query))]],
+                "content": [["type": "text", "text": .string(OnboardingText(copy: copy, locale: view.locale).render(results, field: field, query: query))]],
                 "structuredContent": try JSONValue(encoding: results),
                 "isError": false,
             ]
@@ -300,8 +306,8 @@ public actor MCPServer {
         case .validationFailed(let errors, let session):
             let view: SessionView? = if let session { session } else { try? await currentView() }
             let fields = view?.step?.fields ?? []
-            var text = OnboardingText.render(errors: errors, fields: fields).joined(separator: "\n")
-            if let view { text += "\n\nThe step, unchanged:\n" + OnboardingText.render(view, showErrors: false) }
+            var text = OnboardingText(copy: copy, locale: view?.locale).render(errors: errors, fields: fields).joined(separator: "\n")
+            if let view { text += "\n\n" + copy.text("The step, unchanged:", in: view.locale ?? copy.baseLanguage) + "\n" + OnboardingText.render(view, showErrors: false, copy: copy) }
             var structured: [String: JSONValue] = [
                 "code": .int(Int64(wire.code)), "message": .string(wire.message),
                 "errors": (try? JSONValue(encoding: errors)) ?? [],
@@ -311,11 +317,11 @@ public actor MCPServer {
         case .conflict(_, let session):
             return Self.failureResult(
                 "The onboarding moved on elsewhere (another device or app) before this was saved; nothing was saved. This is where it is now:\n\n"
-                    + OnboardingText.render(session),
+                    + OnboardingText.render(session, copy: copy),
                 code: wire.code, message: wire.message, session: session)
         case .invalidState(let reason, let session):
             return Self.failureResult(
-                "\(Self.sentence(reason)) Nothing was changed.\n\n" + OnboardingText.render(session),
+                "\(Self.sentence(reason)) Nothing was changed.\n\n" + OnboardingText.render(session, copy: copy),
                 code: wire.code, message: wire.message, session: session)
         case .notFound(let what):
             return Self.toolError("Not found: \(what).", code: wire.code, message: wire.message)
@@ -338,9 +344,9 @@ public actor MCPServer {
         return capitalised.hasSuffix(".") ? capitalised : capitalised + "."
     }
 
-    static func success(_ view: SessionView) -> JSONValue {
+    func success(_ view: SessionView) -> JSONValue {
         [
-            "content": [["type": "text", "text": .string(OnboardingText.render(view))]],
+            "content": [["type": "text", "text": .string(OnboardingText.render(view, copy: copy))]],
             "structuredContent": (try? JSONValue(encoding: view)) ?? [:],
             "isError": false,
         ]

@@ -1,31 +1,53 @@
+import Foundation
+
 /// The text an assistant reads in a tool result: the step as the person would see it (title,
 /// copy, each field with its options, the buttons, the errors in the app's voice), with the ids
 /// the tools take in [brackets]. Everything shown comes from the SessionView; nothing is made up.
-public enum OnboardingText {
+///
+/// Its own words ("Buttons:", "required") are the core's texts: in the view's locale when the
+/// tenant's ``CopyBook`` serves it.
+public struct OnboardingText {
+    /// The tenant's texts, and the locale of the view being rendered.
+    let copy: CopyBook
+    let locale: String
+
+    public init(copy: CopyBook = .base, locale: String? = nil) {
+        self.copy = copy
+        self.locale = locale ?? copy.baseLanguage
+    }
+
+    /// One of its phrases in the locale.
+    func t(_ phrase: String) -> String { copy.text(phrase, in: locale) }
+
+    /// The whole view, in its own locale (see the instance method).
+    public static func render(_ view: SessionView, errors: [FieldError] = [], showErrors: Bool = true, copy: CopyBook = .base) -> String {
+        OnboardingText(copy: copy, locale: view.locale).render(view, errors: errors, showErrors: showErrors)
+    }
+
     /// The whole view: progress and step, or the completion, or the rejection. `errors` replace
     /// the step's own; `showErrors: false` leaves them out (the caller shows them first).
-    public static func render(_ view: SessionView, errors: [FieldError] = [], showErrors: Bool = true) -> String {
+    public func render(_ view: SessionView, errors: [FieldError] = [], showErrors: Bool = true) -> String {
         var lines: [String] = []
         switch view.status {
         case .completed:
-            lines.append("Onboarding complete.")
+            lines.append(t("Onboarding complete."))
             if let completion = view.completion { lines += render(completion) }
             return lines.joined(separator: "\n")
         case .rejected:
-            lines.append("Onboarding ended.")
+            lines.append(t("Onboarding ended."))
             if let rejection = view.rejection { lines.append(rejection.message) }
             return lines.joined(separator: "\n")
         case .expired:
-            lines.append("Onboarding expired: it was left unfinished too long and its answers are gone. Starting again begins a new onboarding.")
+            lines.append(t("Onboarding expired: it was left unfinished too long and its answers are gone. Starting again begins a new onboarding."))
             return lines.joined(separator: "\n")
         case .deferred:
-            lines.append("Saved for later: the person chose to finish this another time. Answering or going back carries on from here.")
+            lines.append(t("Saved for later: the person chose to finish this another time. Answering or going back carries on from here."))
         case .active:
             break
         }
         guard let step = view.step else { return lines.joined(separator: "\n") }
         let progress = view.progress.label.isEmpty ? "" : "\(view.progress.label): "
-        lines.append("\(progress)\(step.title) [step \(step.id)]")
+        lines.append("\(progress)\(step.title) " + t("[step \(step.id)]"))
         if let subtitle = step.subtitle { lines.append(subtitle) }
         if let helper = step.helper { lines.append(helper) }
         let content = render(content: step.content)
@@ -44,15 +66,20 @@ public enum OnboardingText {
         }
         if !step.actions.isEmpty {
             lines.append("")
-            lines.append("Buttons: " + step.actions.map { "\($0.label) [\($0.id)]" }.joined(separator: ", "))
+            lines.append(t("Buttons: \(step.actions.map { "\($0.label) [\($0.id)]" }.joined(separator: ", "))"))
         }
         return lines.joined(separator: "\n")
     }
 
     /// The errors in the app's voice, each under its field's label.
     public static func render(errors: [FieldError], fields: [FieldView]) -> [String] {
+        OnboardingText().render(errors: errors, fields: fields)
+    }
+
+    /// The errors in the app's voice, each under its field's label.
+    public func render(errors: [FieldError], fields: [FieldView]) -> [String] {
         let labels = Dictionary(fields.map { ($0.id, $0.label) }, uniquingKeysWith: { first, _ in first })
-        var lines = ["Not saved. Please fix:"]
+        var lines = [t("Not saved. Please fix:")]
         for error in errors {
             if let field = error.field {
                 lines.append("- \(labels[field] ?? field) [\(field)]: \(error.message)")
@@ -65,17 +92,22 @@ public enum OnboardingText {
 
     /// Search results as a numbered list of labels with the value to answer with.
     public static func render(_ results: SearchResults, field: String, query: String) -> String {
+        OnboardingText().render(results, field: field, query: query)
+    }
+
+    /// Search results as a numbered list of labels with the value to answer with.
+    public func render(_ results: SearchResults, field: String, query: String) -> String {
         guard !results.results.isEmpty else {
-            return "\(results.message ?? "No results found") for “\(query)”. Ask for another spelling or a nearby place."
+            return t("\(t(results.message ?? "No results found")) for “\(query)”. Ask for another spelling or a nearby place.")
         }
-        var lines = ["Results for “\(query)” (answer \(field) with a result's value in [brackets]):"]
+        var lines = [t("Results for “\(query)” (answer \(field) with a result's value in [brackets]):")]
         for (index, result) in results.results.enumerated() {
             lines.append("\(index + 1). \(result.label) [\(result.value)]")
         }
         return lines.joined(separator: "\n")
     }
 
-    static func render(_ completion: CompletionView) -> [String] {
+    func render(_ completion: CompletionView) -> [String] {
         var lines = [completion.message]
         guard let screen = completion.screen else { return lines }
         lines.append("")
@@ -83,49 +115,49 @@ public enum OnboardingText {
         lines.append(screen.body)
         for item in screen.summary ?? [] {
             let label = item["label"]?.stringValue ?? ""
-            let detail = item["text"].flatMap(plain) ?? item["value"].flatMap(plain) ?? ""
+            let detail = item["text"].flatMap(Self.plain) ?? item["value"].flatMap(Self.plain) ?? ""
             lines.append("- \(label)\(label.isEmpty || detail.isEmpty ? "" : ": ")\(detail)")
         }
         if let actions = screen.actions, !actions.isEmpty {
-            lines.append("Buttons: " + actions.map(\.label).joined(separator: ", "))
+            lines.append(t("Buttons: \(actions.map(\.label).joined(separator: ", "))"))
         }
         return lines
     }
 
-    static func render(_ field: FieldView) -> [String] {
-        var facts: [String] = [field.required ? "required" : "optional", kind(of: field)]
+    func render(_ field: FieldView) -> [String] {
+        var facts: [String] = [t(field.required ? "required" : "optional"), t(Self.kind(of: field))]
         if let condition = field.visibleWhen {
-            facts.append("only when \(condition.field) is \(plain(condition.equals) ?? condition.equals.serialized())")
+            facts.append(t("only when \(condition.field) is \(Self.plain(condition.equals) ?? condition.equals.serialized())"))
         }
-        facts += bounds(of: field)
+        facts += Self.bounds(of: field).map(t)
         var lines = ["• \(field.label) [\(field.id)] (\(facts.joined(separator: "; ")))"]
         for key in ["helper", "detail"] {
             if let text = field.extra[key]?.stringValue { lines.append("  \(text)") }
         }
-        if let placeholder = field.placeholder { lines.append("  Placeholder: \(placeholder)") }
+        if let placeholder = field.placeholder { lines.append("  " + t("Placeholder: \(placeholder)")) }
         let options = field.options ?? []
         // A long plain list (the US states) reads better, and costs less, on one line.
         let compact = options.count > 12 && options.allSatisfy { $0.detail == nil && $0.badge == nil && !$0.locked }
         if compact {
-            lines.append("  Options: " + options.map { $0.value == $0.label ? $0.label : "\($0.label) [\($0.value)]" }.joined(separator: ", "))
+            lines.append("  " + t("Options: \(options.map { $0.value == $0.label ? $0.label : "\($0.label) [\($0.value)]" }.joined(separator: ", "))"))
         }
         for option in options where !compact {
             var line = "  - \(option.label)"
             if option.value != option.label { line += " [\(option.value)]" }
             if let badge = option.badge { line += " (\(badge))" }
-            if option.locked { line += " 🔒 locked" }
+            if option.locked { line += " 🔒 " + t("locked") }
             if let detail = option.detail { line += ": \(detail)" }
             lines.append(line)
         }
         if let items = field.itemFields, !items.isEmpty {
-            lines.append("  Each item has: " + items.map { "\($0.label) [\($0.id)]\($0.required ? "" : " (optional)")" }.joined(separator: ", "))
+            lines.append("  " + t("Each item has: \(items.map { "\($0.label) [\($0.id)]\($0.required ? "" : " (" + t("optional") + ")")" }.joined(separator: ", "))"))
         }
         if let value = field.value, !value.isNull {
-            let text = plain(value) ?? value.serialized()
-            lines.append("  Saved answer: \(text.isEmpty ? "none" : text)")
+            let text = Self.plain(value) ?? value.serialized()
+            lines.append("  " + t("Saved answer: \(text.isEmpty ? t("none") : text)"))
         } else if let value = field.default, !value.isNull {
-            let text = plain(value) ?? value.serialized()
-            if !text.isEmpty { lines.append("  Default: \(text)") }
+            let text = Self.plain(value) ?? value.serialized()
+            if !text.isEmpty { lines.append("  " + t("Default: \(text)")) }
         }
         return lines
     }
@@ -178,19 +210,19 @@ public enum OnboardingText {
 
     /// A step's kind-specific content: a message, a review's sections, then any other text it
     /// carries (a carousel's items, a processing step's messages), as lines.
-    static func render(content: [String: JSONValue]) -> [String] {
+    func render(content: [String: JSONValue]) -> [String] {
         var lines: [String] = []
         if let message = content["message"]?.stringValue { lines.append(message) }
         for section in content["sections"]?.arrayValue ?? [] {
             let title = section["title"]?.stringValue ?? section["id"]?.stringValue ?? ""
-            let body = (section["lines"]?.arrayValue ?? []).compactMap(plain).joined(separator: "; ")
+            let body = (section["lines"]?.arrayValue ?? []).compactMap(Self.plain).joined(separator: "; ")
             var line = "- \(title): \(body)"
-            if let edit = section["edit"]?.stringValue { line += " (edit: step \(edit))" }
+            if let edit = section["edit"]?.stringValue { line += " " + t("(edit: step \(edit))") }
             lines.append(line)
         }
         for (key, value) in content.sorted(by: { $0.key < $1.key })
-        where !["message", "sections"].contains(key) && !presentational.contains(key) {
-            lines += render(key, value)
+        where !["message", "sections"].contains(key) && !Self.presentational.contains(key) {
+            lines += Self.render(key, value)
         }
         return lines
     }

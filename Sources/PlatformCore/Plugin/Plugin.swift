@@ -121,6 +121,10 @@ public protocol OnboardingPlugin: Sendable {
     var intro: JSONValue? { get }
     /// The label of the plugin's log lines (its Logger's label and the lines' source).
     var logLabel: String { get }
+    /// The translations of the plugin's texts: its String Catalogs (`Localizable.xcstrings` in
+    /// its resources, ``StringCatalog/bundled(in:name:)``), whose keys are the texts as the code
+    /// writes them. None by default: the plugin's texts are shown as written.
+    var stringCatalogs: [StringCatalog] { get }
     /// Applies validated `profile.update` values to the records; may add cross-field errors.
     /// `context` has the tenant, the user, the time, `newID()` and `log(_:_:metadata:)`, and no
     /// answers; lines logged through it are written once the update has committed.
@@ -156,6 +160,7 @@ extension OnboardingPlugin {
     public var searchProviders: [String: any SearchProvider] { [:] }
     public var defaultDisplayName: String { "there" }
     public var intro: JSONValue? { nil }
+    public var stringCatalogs: [StringCatalog] { [] }
     public func prepare() {}
 
     /// The flow with this id, if the plugin has one.

@@ -35,7 +35,7 @@ extension Platform {
                 let userId = try params.userId()
                 return try await self.start(
                     tenant: params.tenant(), userId: userId,
-                    flow: params.optionalString("flow") ?? "onboarding", user: user)
+                    flow: params.optionalString("flow") ?? "onboarding", user: user, locale: params.locale())
             },
             .get: answer { params in
                 let tenant = try params.tenant()

@@ -35,6 +35,15 @@ public struct RPCParams: Sendable {
         return userId
     }
 
+    /// `locale`, a BCP 47 tag in canonical case (`es_mx` is `es-MX`), or nil when not given.
+    public func locale() throws(RPCError) -> String? {
+        guard let raw = try optionalString("locale") else { return nil }
+        guard raw.count <= 35, let tag = LocaleTag.normalized(raw) else {
+            throw .invalidParams("locale", "locale must be a BCP 47 language tag such as es or es-MX")
+        }
+        return tag
+    }
+
     /// A present, non-null value; null counts as absent.
     func present(_ name: String) -> JSONValue? {
         guard let value = object[name], !value.isNull else { return nil }

@@ -437,7 +437,7 @@ public final class SQLiteSessionStore: SessionStore {
         let text = try SessionTextColumns(user: row[6], path: row[7], progress: row[8], completion: row[11], rejection: row[12]).decoded()
         let state = SessionState(
             id: id, tenant: row[1], userId: row[2], flow: row[3], flowVersion: row[16], flowFingerprint: row[17],
-            status: SessionStatus(rawValue: row[4]) ?? .active,
+            locale: text.locale, status: SessionStatus(rawValue: row[4]) ?? .active,
             revision: row[5],
             user: text.user, path: text.path,
             answers: answers, computed: computed,

@@ -20,15 +20,18 @@ package struct SessionTextColumns: Sendable {
     }
 
     package init(_ state: SessionState) throws {
-        let progress: JSONValue = [
+        var progress: [String: JSONValue] = [
             "skipped": .array(state.skipped.sorted().map(JSONValue.string)),
             "stepErrors": StoredJSON.value(of: state.stepErrors),
             "secondsSpent": .object(state.secondsSpent.mapValues(JSONValue.double)),
         ]
+        // Kept with the progress rather than in a column of its own: both stores write this
+        // text, and a row from before locales reads as "no locale".
+        if !state.locale.isEmpty { progress["locale"] = .string(state.locale) }
         self.init(
             user: StoredJSON.value(of: state.user).serialized(),
             path: JSONValue.array(state.path.map(JSONValue.string)).serialized(),
-            progress: progress.serialized(),
+            progress: JSONValue.object(progress).serialized(),
             completion: try state.completion.map { try JSONValue(encoding: $0).serialized() },
             rejection: try state.rejection.map { try JSONValue(encoding: $0).serialized() })
     }
@@ -40,6 +43,7 @@ package struct SessionTextColumns: Sendable {
         package var skipped: Set<String>
         package var stepErrors: [String: [FieldError]]
         package var secondsSpent: [String: Double]
+        package var locale: String
         package var completion: CompletionView?
         package var rejection: Rejection?
     }
@@ -52,6 +56,7 @@ package struct SessionTextColumns: Sendable {
             skipped: Set(progress["skipped"]?.arrayValue?.compactMap(\.stringValue) ?? []),
             stepErrors: try progress["stepErrors"].map(StoredJSON.stepErrors) ?? [:],
             secondsSpent: (progress["secondsSpent"]?.objectValue ?? [:]).compactMapValues(\.doubleValue),
+            locale: progress["locale"]?.stringValue ?? "",
             completion: try completion.map { try JSONValue.parse($0).decode(CompletionView.self) },
             rejection: try rejection.map { try JSONValue.parse($0).decode(Rejection.self) })
     }

@@ -11,12 +11,25 @@ public struct HostedTenant: Sendable {
     public var webhooks: [Webhook]
     /// Abandonment, expiry and retention (none by default: everything is kept).
     public var dataPolicy: DataPolicy
+    /// The tenant's texts in every locale: the plugin's catalogs with the tenant's overrides.
+    public var copy: CopyBook
 
+    /// - Parameter copy: nil: the plugin's catalogs as shipped (a catalog that does not read
+    ///   stops the start: it is part of the build).
     public init(
         id: String, pluginName: String, plugin: any OnboardingPlugin, limits: RateLimit? = nil, webhooks: [Webhook] = [],
-        dataPolicy: DataPolicy = DataPolicy()
+        dataPolicy: DataPolicy = DataPolicy(), copy: CopyBook? = nil
     ) {
         self.dataPolicy = dataPolicy
+        if let copy {
+            self.copy = copy
+        } else {
+            do {
+                self.copy = try CopyBook(catalogs: plugin.stringCatalogs)
+            } catch {
+                preconditionFailure("plugin \(pluginName)'s String Catalogs do not read: \(error)")
+            }
+        }
         self.id = id
         self.pluginName = pluginName
         self.plugin = plugin

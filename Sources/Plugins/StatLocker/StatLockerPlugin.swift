@@ -44,6 +44,10 @@ public struct StatLockerPlugin: OnboardingPlugin {
             completion: StatLockerCompletion(rules: rules))]
     }
 
+    /// Spanish for every text (Localization/Localizable.xcstrings), read once.
+    public var stringCatalogs: [StringCatalog] { [Self.catalog] }
+    static let catalog = StringCatalog.bundled(in: .module)
+
     public var onboardingGate: OnboardingGate {
         OnboardingGate(
             title: "Finish building your Locker", message: "Complete onboarding to start tracking your stats.",

@@ -58,6 +58,10 @@ public struct TeePalsPlugin: OnboardingPlugin {
 
     public var intro: JSONValue? { Intro.posters }
 
+    /// Spanish for every text (Localization/Localizable.xcstrings), read once.
+    public var stringCatalogs: [StringCatalog] { [Self.catalog] }
+    static let catalog = StringCatalog.bundled(in: .module)
+
     public func updatedRecords(
         _ profile: Profile, with values: [String: JSONValue], in context: StepContext
     ) throws(ValidationFailure) -> [String: JSONValue] {
