@@ -499,8 +499,21 @@ public final class Platform: Sendable {
         return updated
     }
 
-    public func checkGate(tenant: String, userId: String, action: String) async throws(FlowError) -> GateDecision {
-        let plugin = try await self.tenant(tenant).plugin
+    /// - Parameter locale: the language of the decision's copy; nil: the locale of the user's
+    ///   session of the tenant's first flow (read only when the tenant serves more than one).
+    public func checkGate(tenant: String, userId: String, action: String, locale: String? = nil) async throws(FlowError) -> GateDecision {
+        let registered = try await self.tenant(tenant)
+        let decision = try await decideGate(registered.plugin, tenant: tenant, userId: userId, action: action)
+        let copy = registered.copy
+        guard decision.allowed == false || decision.title != nil, copy.locales.count > 1 else { return decision }
+        var wanted = locale
+        if wanted == nil, let flow = registered.flowIDs.first {
+            wanted = try await storing { try await store.session(tenant: tenant, key: .user(userId: userId, flow: flow)) }?.locale
+        }
+        return copy.localized(decision, in: copy.served(wanted))
+    }
+
+    private func decideGate(_ plugin: any OnboardingPlugin, tenant: String, userId: String, action: String) async throws(FlowError) -> GateDecision {
         guard let profile = try await storing({ try await store.profile(tenant: tenant, userId: userId) }) else {
             return plugin.onboardingGate.decision(for: action)
         }

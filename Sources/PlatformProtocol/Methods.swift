@@ -78,7 +78,11 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .describe: return [tenant, flow]
         case .profileGet: return [tenant, userId]
         case .profileUpdate: return [tenant, userId, ("values", true, Schema.object(description: "Editable field id to value; null clears an optional field."))]
-        case .gateCheck: return [tenant, userId, ("action", true, Schema.string)]
+        case .gateCheck:
+            return [tenant, userId, ("action", true, Schema.string),
+                    ("locale", false, Schema.string(
+                        description: "BCP 47: the language of the copy; default: the locale of the user's onboarding session.",
+                        maxLength: 35, minLength: 2))]
         case .funnel:
             return [tenant, flow, ("since", false, Schema.timestamp), ("until", false, Schema.timestamp), ("version", false, Schema.string)]
         case .userExport, .userErase: return [tenant, userId]

@@ -113,7 +113,8 @@ struct HTTPTransport: Service {
         } else {
             connection = .trusted(label, transport: "http")
         }
-        guard let reply = await server.replyBytes(to: body.readableBytesView, connection: connection) else {
+        let localized = request.headers[.acceptLanguage].map { Self.locale(from: $0, into: body, platform: platform) } ?? body
+        guard let reply = await server.replyBytes(to: localized.readableBytesView, connection: connection) else {
             return Response(status: .noContent)
         }
         return Self.json(.ok, ByteBuffer(bytes: reply))
@@ -195,6 +196,31 @@ struct HTTPTransport: Service {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let secret = parts[1].trimmingCharacters(in: .whitespaces)
         return secret.isEmpty ? nil : secret
+    }
+
+    /// The body with `Accept-Language` standing in for each `flow.start` and `gate.check` that
+    /// names no `locale`:
+    /// the first language the header asks for that the tenant serves (else the first asked for),
+    /// as if the client had sent it. Other bodies are passed on untouched.
+    static func locale(from header: String, into body: ByteBuffer, platform: Platform) -> ByteBuffer {
+        let wanted = LocaleTag.accepted(header)
+        let methods: Set<String> = [PlatformMethod.start.rawValue, PlatformMethod.gateCheck.rawValue]
+        guard !wanted.isEmpty,
+              methods.contains(where: { body.readableBytesView.firstRange(of: Array($0.utf8)) != nil }),
+              let message = try? JSONValue.parse(Array(body.readableBytesView))
+        else { return body }
+        func localized(_ request: JSONValue) -> JSONValue {
+            guard let method = request["method"]?.stringValue, methods.contains(method), var params = request["params"]?.objectValue,
+                  params["locale"] == nil || params["locale"] == .null,
+                  let locale = platform.copy(for: params["tenant"]?.stringValue ?? "").preferred(wanted),
+                  var object = request.objectValue
+            else { return request }
+            params["locale"] = .string(locale)
+            object["params"] = .object(params)
+            return .object(object)
+        }
+        let rewritten = message.arrayValue.map { JSONValue.array($0.map(localized)) } ?? localized(message)
+        return rewritten == message ? body : ByteBuffer(string: rewritten.serialized())
     }
 
     static func isJSON(_ contentType: String?) -> Bool {

@@ -53,6 +53,11 @@ struct MCP: AsyncParsableCommand {
     @Option(help: "The user's display name.")
     var displayName: String?
 
+    @Option(help: ArgumentHelp(
+        "The language of a session the assistant starts (BCP 47: es, es-MX), as flow.start's locale; the nearest one the tenant serves is used.",
+        valueName: "tag"))
+    var locale: String?
+
     @Option(name: .long, help: ArgumentHelp(
         "required: \(MCP.tokenVariable) must hold a valid user token for --tenant and --user-id; none (the default): no login, as `serve` on stdio.",
         valueName: "required|none"))
@@ -62,6 +67,9 @@ struct MCP: AsyncParsableCommand {
     var maxLineBytes: Int = 1 << 20
 
     func validate() throws {
+        if let locale, LocaleTag.normalized(locale) == nil {
+            throw ValidationError("--locale must be a BCP 47 language tag such as es or es-MX")
+        }
         guard maxLineBytes > 0 else { throw ValidationError("--max-line-bytes must be positive") }
         guard !userId.trimmingCharacters(in: .whitespaces).isEmpty, userId.count <= 256 else {
             throw ValidationError("--user-id must be 1-256 characters, not blank")
@@ -117,7 +125,7 @@ struct MCP: AsyncParsableCommand {
         let server = MCPServer(
             platform: platform, tenant: tenant, userId: userId, flow: flow,
             user: [firstName, lastName, email, displayName].contains { $0 != nil } ? user : nil,
-            authorize: authorize, logger: logger)
+            locale: locale.flatMap(LocaleTag.normalized), authorize: authorize, logger: logger)
         logger.info("MCP server for tenant \(tenant), user \(userId), flow \(flow) on stdio, database \(store.databaseName), auth \(auth.rawValue)")
         let transport = StdioTransport(
             server: server.rpcServer(), maxLineBytes: maxLineBytes, logger: logger,

@@ -80,7 +80,9 @@ final class MCPHTTPSessions: Sendable {
                 return HTTPTransport.json(.notFound, RPCErrorBody.line(code: .notFound, message: RPCError(error).message, id: id))
             }
             sessionID = Platform.randomID()
-            let mcp = MCPServer(platform: platform, tenant: tenant, userId: userId, flow: flow, logger: logger)
+            // A session the assistant starts is in the language the client's requests ask for.
+            let locale = request.headers[.acceptLanguage].flatMap { platform.copy(for: tenant).preferred(LocaleTag.accepted($0)) }
+            let mcp = MCPServer(platform: platform, tenant: tenant, userId: userId, flow: flow, locale: locale, logger: logger)
             session = Session(tenant: tenant, userId: userId, mcp: mcp, rpc: mcp.rpcServer(), lastUsed: Date())
             open(session, id: sessionID)
             logger.info("MCP session opened over HTTP", metadata: ["tenant": "\(tenant)", "user": "\(userId)", "flow": "\(flow)"])

@@ -18,7 +18,7 @@ struct Platformd: AsyncParsableCommand {
         version: Platform.version,
         subcommands: [
             Serve.self, MCP.self, Info.self, Describe.self, Funnel.self, Flows.self, Users.self, Sessions.self, Backup.self, Keys.self, Events.self,
-            Bench.self, Scaffold.self,
+            Copy.self, Bench.self, Scaffold.self,
         ],
         defaultSubcommand: Serve.self
     )

@@ -44,7 +44,7 @@ public struct CopyBook: Sendable {
         let baseLanguage = catalogs.first?.sourceLanguage ?? core.sourceLanguage
         var keys: [CopyKey] = []
         var formats: [String: CopyFormat] = [:]
-        for (catalog, origin) in catalogs.map({ ($0, $0.name) }) + [(core, "core")] {
+        for (catalog, origin) in (catalogs + [core]).map({ ($0, $0.name) }) {
             for key in catalog.keys where formats[key] == nil {
                 let format = try CopyFormat(key)
                 formats[key] = format
@@ -84,7 +84,7 @@ public struct CopyBook: Sendable {
     }
 
     /// The core's own texts (generic field messages, button labels, the MCP text).
-    public static let coreCatalog: StringCatalog = StringCatalog.bundled(in: .module)
+    public static let coreCatalog: StringCatalog = StringCatalog.bundled(in: .module, owner: "core")
 
     /// The locale a session asking for `requested` sees: the nearest one served
     /// (`es-MX` → `es` → the base language).
@@ -104,6 +104,11 @@ public struct CopyBook: Sendable {
         tables[locale]?.translation(of: text, depth: 0)
     }
 
+    /// The translation of `key` itself in `locale` (a plural's `other` form), or nil.
+    public func translation(ofKey key: String, in locale: String) -> String? {
+        tables[locale]?.source(ofKey: key)
+    }
+
     /// `text` in `locale`, or as it is.
     public func text(_ text: String, in locale: String) -> String {
         translation(of: text, in: locale) ?? text
@@ -120,7 +125,7 @@ public struct CopyKey: Sendable, Hashable {
     /// The text in the base language, as the catalog's source-language unit gives it (else the key).
     public let base: String
     public let format: CopyFormat
-    /// The catalog that declares it: the plugin's file name, or `core`.
+    /// The catalog that declares it (`TeePals/Localizable.xcstrings`, `core/Localizable.xcstrings`).
     public let origin: String
 }
 
@@ -176,6 +181,17 @@ struct CopyTable: Sendable {
         self.exact = exact
         self.templates = templates.sorted {
             ($0.key.literalLength, $0.key.source) > ($1.key.literalLength, $1.key.source)
+        }
+    }
+
+    /// A key's translation as written (a plural's `other` form).
+    func source(ofKey key: String) -> String? {
+        guard let format = try? CopyFormat(key) else { return nil }
+        let compiled = format.hasPlaceholders ? templates.first { $0.key == format }?.text : exact[format.formatted([])]
+        switch compiled {
+        case .plain(let text)?: return text.source
+        case .plural(let forms)?: return (forms[.other] ?? forms.values.first)?.source
+        case nil: return nil
         }
     }
 

@@ -115,14 +115,19 @@ public struct StringCatalog: Sendable {
         try self.init(name: url.lastPathComponent, json: json)
     }
 
-    /// A plugin's or the core's catalog from its resource bundle: `Localizable.xcstrings`.
-    /// A bundle without one gives an empty catalog; one that does not parse stops the start.
-    public static func bundled(in bundle: Bundle, name: String = "Localizable") -> StringCatalog {
+    /// A plugin's or the core's catalog from its resource bundle: `Localizable.xcstrings`,
+    /// named `OWNER/Localizable.xcstrings` in messages. A bundle without one gives an empty
+    /// catalog; one that does not parse stops the start.
+    public static func bundled(in bundle: Bundle, owner: String, name: String = "Localizable") -> StringCatalog {
+        let label = "\(owner)/\(name).xcstrings"
         guard let url = bundle.url(forResource: name, withExtension: "xcstrings") else {
-            return StringCatalog(name: name, sourceLanguage: "en", keys: [], translations: [:])
+            return StringCatalog(name: label, sourceLanguage: "en", keys: [], translations: [:])
         }
         do {
-            return try StringCatalog(contentsOf: url)
+            let catalog = try StringCatalog(contentsOf: url)
+            return StringCatalog(
+                name: label, sourceLanguage: catalog.sourceLanguage, keys: catalog.keys, translations: catalog.translations,
+                staleKeys: catalog.staleKeys)
         } catch {
             preconditionFailure("the String Catalog shipped in \(bundle.bundlePath) is broken: \(error)")
         }

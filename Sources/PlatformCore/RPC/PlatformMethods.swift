@@ -103,7 +103,7 @@ extension Platform {
             },
             .gateCheck: answer { params in
                 try await self.checkGate(
-                    tenant: params.tenant(), userId: params.userId(), action: params.string("action"))
+                    tenant: params.tenant(), userId: params.userId(), action: params.string("action"), locale: params.locale())
             },
             .userExport: answer { params in try await self.exportUser(tenant: params.tenant(), userId: params.userId()) },
             .userErase: answer { params in try await self.eraseUser(tenant: params.tenant(), userId: params.userId()) },

@@ -98,9 +98,9 @@ public enum TenantsConfiguration {
                 throw fail(id, "id", "must be 1-63 characters of a-z, 0-9 and -, starting with a letter or digit")
             }
             guard seen.insert(id).inserted else { throw fail(id, "id", "is used by another tenant") }
-            let allowed: Set<String> = ["id", "plugin", "settings", "limits", "webhooks", "sessions", "retention"]
+            let allowed: Set<String> = ["id", "plugin", "settings", "limits", "webhooks", "sessions", "retention", "copy"]
             if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
-                throw fail(id, unknown, "unknown key (a tenant has id, plugin, settings, limits, webhooks, sessions, retention)")
+                throw fail(id, unknown, "unknown key (a tenant has id, plugin, settings, limits, webhooks, sessions, retention, copy)")
             }
             guard let name = fields["plugin"]?.stringValue else { throw fail(id, "plugin", "is required and must be a string") }
             guard let registration = plugins[name] else {
@@ -124,10 +124,46 @@ public enum TenantsConfiguration {
             let limits = try parseLimits(fields["limits"], tenant: id, fail: fail)
             let webhooks = try parseWebhooks(fields["webhooks"], tenant: id, environment: environment, fail: fail)
             let policy = try DataPolicy.parse(sessions: fields["sessions"], retention: fields["retention"], tenant: id, fail: fail)
+            let plugin = registration.make(settings)
+            let copy = try parseCopy(fields["copy"], plugin: plugin, tenant: id, fail: fail)
             hosted.append(HostedTenant(
-                id: id, pluginName: name, plugin: registration.make(settings), limits: limits, webhooks: webhooks, dataPolicy: policy))
+                id: id, pluginName: name, plugin: plugin, limits: limits, webhooks: webhooks, dataPolicy: policy, copy: copy))
         }
         return hosted
+    }
+
+    /// `copy`: per locale, a text per key (`platformd copy keys` lists them), over the plugin's
+    /// catalogs. An unknown key, or a text that drops or adds a placeholder of its key, stops the
+    /// start here rather than showing a broken sentence later.
+    static func parseCopy(
+        _ value: JSONValue?, plugin: any OnboardingPlugin, tenant: String, fail: (String?, String?, String) -> ConfigurationError
+    ) throws(ConfigurationError) -> CopyBook {
+        var overrides: [String: [String: String]] = [:]
+        switch value {
+        case nil, .null?: break
+        case .object(let locales)?:
+            for (locale, texts) in locales.sorted(by: { $0.key < $1.key }) {
+                guard LocaleTag.normalized(locale) != nil else {
+                    throw fail(tenant, "copy.\(locale)", "is not a BCP 47 language tag (such as es or es-MX)")
+                }
+                guard let texts = texts.objectValue else {
+                    throw fail(tenant, "copy.\(locale)", "must be an object of texts by key")
+                }
+                for (key, text) in texts.sorted(by: { $0.key < $1.key }) {
+                    guard let text = text.stringValue, !text.isEmpty else {
+                        throw fail(tenant, "copy.\(locale).\(key)", "must be a non-empty string")
+                    }
+                    overrides[locale, default: [:]][key] = text
+                }
+            }
+        default:
+            throw fail(tenant, "copy", "must be an object: { \"es\": { \"KEY\": \"TEXT\" } }")
+        }
+        do {
+            return try CopyBook(catalogs: plugin.stringCatalogs, overrides: overrides)
+        } catch {
+            throw fail(tenant, "copy", error.description)
+        }
     }
 
     static func parseLimits(

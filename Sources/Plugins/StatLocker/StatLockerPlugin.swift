@@ -46,7 +46,7 @@ public struct StatLockerPlugin: OnboardingPlugin {
 
     /// Spanish for every text (Localization/Localizable.xcstrings), read once.
     public var stringCatalogs: [StringCatalog] { [Self.catalog] }
-    static let catalog = StringCatalog.bundled(in: .module)
+    static let catalog = StringCatalog.bundled(in: .module, owner: "StatLocker")
 
     public var onboardingGate: OnboardingGate {
         OnboardingGate(

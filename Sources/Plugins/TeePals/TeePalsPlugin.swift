@@ -60,7 +60,7 @@ public struct TeePalsPlugin: OnboardingPlugin {
 
     /// Spanish for every text (Localization/Localizable.xcstrings), read once.
     public var stringCatalogs: [StringCatalog] { [Self.catalog] }
-    static let catalog = StringCatalog.bundled(in: .module)
+    static let catalog = StringCatalog.bundled(in: .module, owner: "TeePals")
 
     public func updatedRecords(
         _ profile: Profile, with values: [String: JSONValue], in context: StepContext
