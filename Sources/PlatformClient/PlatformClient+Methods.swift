@@ -8,10 +8,13 @@ extension PlatformClient {
     // MARK: - Flows
 
     /// `flow.start`: the user's session of `flow` (default `onboarding`), new or resumed.
+    /// `locale` (BCP 47, such as `Locale.current.identifier(.bcp47)`) puts its texts in the
+    /// nearest language the tenant serves; nil keeps the session's.
     public nonisolated func start(
-        tenant: String, userId: String, flow: String? = nil, user: UserDetails? = nil
+        tenant: String, userId: String, flow: String? = nil, user: UserDetails? = nil, locale: String? = nil
     ) async throws -> SessionView {
-        try await call(PlatformMethod.start.rawValue, params: StartParams(tenant: tenant, userId: userId, flow: flow, user: user))
+        try await call(
+            PlatformMethod.start.rawValue, params: StartParams(tenant: tenant, userId: userId, flow: flow, user: user, locale: locale))
     }
 
     /// `flow.get` by session id. Never writes.

@@ -5,12 +5,15 @@ public struct StartParams: Sendable, Hashable, Codable {
     public var userId: String
     public var flow: String?
     public var user: UserDetails?
+    /// BCP 47 (`es`, `es-MX`): the language of the session's texts (protocol 3).
+    public var locale: String?
 
-    public init(tenant: String, userId: String, flow: String? = nil, user: UserDetails? = nil) {
+    public init(tenant: String, userId: String, flow: String? = nil, user: UserDetails? = nil, locale: String? = nil) {
         self.tenant = tenant
         self.userId = userId
         self.flow = flow
         self.user = user
+        self.locale = locale
     }
 }
 

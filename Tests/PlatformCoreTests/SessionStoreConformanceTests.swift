@@ -65,7 +65,7 @@ let epoch = Date(timeIntervalSince1970: 1_795_000_000)
 
 func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", flow: String = "onboarding") -> SessionState {
     SessionState(
-        id: id, tenant: tenant, userId: user, flow: flow, revision: 3,
+        id: id, tenant: tenant, userId: user, flow: flow, locale: "es-MX", revision: 3,
         user: UserDetails(firstName: "Alex", email: "alex@example.com"),
         path: ["a", "b"], answers: ["a": ["name": "Alex", "tags": ["x", ["title": "Mine"]]], "b": [:]],
         computed: ["a": ["score": 0.5]], skipped: ["c"],

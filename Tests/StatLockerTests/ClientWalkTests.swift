@@ -20,6 +20,8 @@ struct ClientWalkTests {
             #expect(view.step?.id == "sport")
             #expect(view.step?.title == "Hey Alex 👋 What sport do you play?")
             #expect(view.progress.label == "Step 1 of 11")
+            #expect(view.locale == "en")
+
 
             // Before completion the onboarding gate blocks everything.
             let blocked = try await client.checkGate(tenant: "statlocker", userId: "walker", action: "log_stats")
@@ -138,6 +140,13 @@ struct ClientWalkTests {
             #expect(funnel.steps.first?.reached == 1)
             let none = try await client.funnel(tenant: "statlocker", flow: "onboarding", until: Date(timeIntervalSince1970: 0))
             #expect(none.started == 0)
+
+            // Another user whose app asks for Spanish (as iOS's Locale would name it) reads the same step in it.
+            let spanish = try await client.start(tenant: "statlocker", userId: "lector", user: .init(firstName: "Alex"), locale: "es-MX")
+            #expect(spanish.locale == "es")
+            #expect(spanish.step?.title == "Hola, Alex 👋 ¿Qué deporte practicas?")
+            #expect(spanish.progress.label == "Paso 1 de 11")
+            #expect(spanish.step?.fields.first?.options?.map(\.value) == first.step?.fields.first?.options?.map(\.value))
 
             try await client.close()
         }

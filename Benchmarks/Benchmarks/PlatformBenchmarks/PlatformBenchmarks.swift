@@ -228,6 +228,35 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // (5) Copy: a view the engine built, translated into Spanish (the cost `locale` adds to a
+    // request); the base language does no work at all.
+
+    for (step, index) in [("team_info", 5), ("season_goals", 6), ("review", 10)] {
+        Benchmark("CopyBook.localized StatLocker \(step) view, es") { (benchmark: Benchmark, setup: (CopyBook, SessionView)) in
+            let (copy, view) = setup
+            for _ in benchmark.scaledIterations {
+                blackHole(copy.localized(view, in: "es"))
+            }
+        } setup: {
+            let engine = statLockerEngine()
+            return (engine.copy, engine.view(try statLockerStates(engine)[index], now: fixedNow))
+        }
+    }
+
+    Benchmark("FlowEngine StatLocker walk in es: start + 11 submits, with views") { (benchmark: Benchmark, engine: FlowEngine) in
+        for _ in benchmark.scaledIterations {
+            var state = engine.start(nil, tenant: "statlocker", userId: "walker", user: alex, locale: "es", now: fixedNow, newID: nextID).state
+            blackHole(engine.view(state, now: fixedNow))
+            for values in statLockerAnswers {
+                state = try! submit(engine, state, values).state
+                blackHole(engine.view(state, now: fixedNow))
+            }
+            precondition(state.status.isFinal)
+        }
+    } setup: {
+        statLockerEngine()
+    }
+
     // (4) A SessionView encoded to the bytes of a reply.
 
     Benchmark("SessionView (team_info step) to JSONValue to bytes") { (benchmark: Benchmark, view: SessionView) in

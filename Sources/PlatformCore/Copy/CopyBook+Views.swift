@@ -115,14 +115,18 @@ extension CopyBook {
 
     /// The view with every text in `locale` (a served locale), and `locale` set.
     public func localized(_ view: SessionView, in locale: String) -> SessionView {
-        var view = isVerbatim(locale) ? view : view.mappingTexts { text, _ in self.text(text, in: locale) }
+        var view = view
+        if let table = tables[locale] {
+            view = view.mappingTexts { text, _ in table.remembered(text) ?? text }
+        }
         view.locale = locale
         return view
     }
 
     /// Field errors in `locale`.
     public func localized(_ errors: [FieldError], in locale: String) -> [FieldError] {
-        isVerbatim(locale) ? errors : errors.map { $0.mappingTexts { text, _ in self.text(text, in: locale) } }
+        guard let table = tables[locale] else { return errors }
+        return errors.map { $0.mappingTexts { text, _ in table.remembered(text) ?? text } }
     }
 
     /// A gate's decision with its copy in `locale`.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Every text one tenant's flows can show, with its translations: the core's catalog, the
 /// plugin's, and the tenant's overrides from the tenants file, read once at start.
@@ -101,7 +102,7 @@ public struct CopyBook: Sendable {
 
     /// `text` in `locale` (a served one), or nil when no key matches it there.
     public func translation(of text: String, in locale: String) -> String? {
-        tables[locale]?.translation(of: text, depth: 0)
+        tables[locale]?.remembered(text)
     }
 
     /// The translation of `key` itself in `locale` (a plural's `other` form), or nil.
@@ -150,6 +151,9 @@ struct CopyTable: Sendable {
     }
 
     let language: String
+    /// What each text seen so far became (nil: no key matched), so the texts a flow shows over
+    /// and over (options, labels, a library's goals) cost one lookup after the first time.
+    let memo = TranslationMemo()
     let exact: [String: Compiled]
     /// Keys with placeholders, the most literal text first, so "%@+ saves (season)" is tried
     /// before "%@ saves".
@@ -193,6 +197,14 @@ struct CopyTable: Sendable {
         case .plural(let forms)?: return (forms[.other] ?? forms.values.first)?.source
         case nil: return nil
         }
+    }
+
+    /// The translation of `text`, from the memo when it has been asked before.
+    func remembered(_ text: String) -> String? {
+        if let known = memo.lookup(text) { return known }
+        let translated = translation(of: text, depth: 0)
+        memo.store(text, translated)
+        return translated
     }
 
     func translation(of text: String, depth: Int) -> String? {
@@ -252,5 +264,25 @@ extension CopyFormat {
     /// Whether a placeholder shows argument `position`.
     func mentions(_ position: Int) -> Bool {
         segments.contains { if case .placeholder(position, _) = $0 { true } else { false } }
+    }
+}
+
+/// A bounded memo of translations, shared by every request of a locale. Held only for a
+/// dictionary read or write, never across a wait; when it is full it starts again, so texts
+/// that carry a person's name cannot grow it without end.
+final class TranslationMemo: Sendable {
+    static let capacity = 8192
+    private let entries = Mutex<[String: String?]>([:])
+
+    /// `.some(nil)`: asked before, and no key matched.
+    func lookup(_ text: String) -> String?? {
+        entries.withLock { $0[text] }
+    }
+
+    func store(_ text: String, _ translation: String?) {
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[text] = .some(translation)
+        }
     }
 }
