@@ -19,6 +19,10 @@ struct HTTPTransport: Service {
     let server: RPCServer
     let mcp: MCPHTTPSessions
     let platform: Platform
+    /// The database, for the dashboard's keys and deliveries.
+    let store: any PlatformStore
+    /// `serve --preview`: `/preview/TENANT/` opens a flow for a throwaway user.
+    let preview: Bool
     let readiness: Readiness
     let metrics: PrometheusCollectorRegistry
     let host: String
@@ -49,6 +53,16 @@ struct HTTPTransport: Service {
         router.get("/health/live") { _, _ in Self.json(.ok, #"{"status":"ok"}"#) }
         router.get("/health/ready") { _, _ in await ready() }
         router.get("/metrics") { _, _ in exposition() }
+        // The hosted flow and the dashboard: pages for people, their style and script served here.
+        let web = WebSupport(server: server, secureCookies: !Serve.isLoopback(host))
+        HostedFlow(web: web, platform: platform, maxBodyBytes: maxBodyBytes).routes(router)
+        AdminDashboard(web: web, platform: platform, store: store, maxBodyBytes: maxBodyBytes).routes(router)
+        router.get("/assets/platformd.css") { _, _ in WebSupport.asset(WebAssets.css, type: "text/css; charset=utf-8") }
+        router.get("/assets/platformd.js") { _, _ in WebSupport.asset(WebAssets.javascript, type: "text/javascript; charset=utf-8") }
+        if preview {
+            router.get("/preview") { _, _ in previewIndex() }
+            router.get("/preview/:tenant") { _, context in await previewStart(web, tenant: context.parameters.get("tenant") ?? "") }
+        }
         // A GET of /rpc with no upgrade, and every other method on a known path: 405 naming the
         // methods that path takes.
         for route in Self.routes {
@@ -118,6 +132,29 @@ struct HTTPTransport: Service {
             return Response(status: .noContent)
         }
         return Self.json(.ok, ByteBuffer(bytes: reply))
+    }
+
+    // MARK: - serve --preview
+
+    func previewIndex() -> Response {
+        let links = platform.hosted.map { tenant in
+            "<li><a href=\"/preview/\(HTML.attribute(tenant.id))/\">\(HTML.text(tenant.id))</a> (\(HTML.text(tenant.pluginName)))</li>"
+        }.joined(separator: "\n")
+        let body = "<main>\n<h1>Preview</h1>\n<p>Each link starts the tenant's flow for a new throwaway user.</p>\n<ul>\n\(links)\n</ul>\n</main>"
+        return WebSupport.html(.ok, HTML.page(title: "Preview", language: "en", body: body, script: false))
+    }
+
+    /// A new user (`preview-…`) with a token minted as the server itself, sent on to the flow.
+    func previewStart(_ web: WebSupport, tenant: String) async -> Response {
+        let userId = "preview-" + Platform.randomID().prefix(8)
+        switch await web.call(.userToken, ["tenant": .string(tenant), "userId": .string(userId), "ttlSeconds": 86_400], as: nil, label: "preview") {
+        case .success(let minted):
+            guard let token = minted["token"]?.stringValue else { return WebSupport.notice(.internalServerError, title: "No token", message: "auth.userToken answered no token") }
+            logger.info("preview session", metadata: ["tenant": "\(tenant)", "user": "\(userId)"])
+            return WebSupport.redirect("/flow/\(tenant)/start?token=\(token)")
+        case .failure(let error):
+            return WebSupport.notice(.notFound, title: "No such tenant", message: error.message, link: ("/preview/", "All tenants"))
+        }
     }
 
     func login(_ bearer: String, label: String) async -> Result<ConnectionState.Login, RPCError> {

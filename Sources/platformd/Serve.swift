@@ -62,6 +62,10 @@ struct Serve: AsyncParsableCommand {
         valueName: "[host:]port"))
     var http: String?
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "With --http on a loopback address: /preview/TENANT/ opens the tenant's flow in the browser for a new throwaway user, no token to mint; for plugin authors looking at a flow."))
+    var preview = false
+
     @Option(name: .long, help: "Longest accepted line in bytes; a longer line gets error -32006 and is skipped.")
     var maxLineBytes: Int = 1 << 20
 
@@ -86,6 +90,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--http takes [HOST:]PORT, e.g. 127.0.0.1:8080 or 8080")
         }
         if let unix, unix.isEmpty { throw ValidationError("--unix needs a path") }
+        if preview {
+            guard let http, case .tcp(let host, _)? = SocketEndpoint.tcp(http), Self.isLoopback(host) else {
+                throw ValidationError("--preview needs --http on a loopback address (it lets anyone who reaches the port start a session)")
+            }
+        }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
         guard lineTimeout > 0 else { throw ValidationError("--line-timeout must be positive") }
@@ -141,7 +150,8 @@ struct Serve: AsyncParsableCommand {
             logger.info("serving \(tenants) over http, database \(store.databaseName), auth \(httpAuthMode.rawValue)")
             let mcpSessions = MCPHTTPSessions(platform: platform, server: server, maxBodyBytes: maxLineBytes, logger: logger)
             transports.append((HTTPTransport(
-                server: server, mcp: mcpSessions, platform: platform, readiness: readiness, metrics: registry, host: host, port: port,
+                server: server, mcp: mcpSessions, platform: platform, store: database, preview: preview,
+                readiness: readiness, metrics: registry, host: host, port: port,
                 requireLogin: httpAuthMode == .required, maxBodyBytes: maxLineBytes, idleTimeout: .seconds(Int64(idleTimeout)),
                 maxConnections: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger), tracing: tracer != nil,
                 logger: logger),
