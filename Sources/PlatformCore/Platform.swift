@@ -8,7 +8,7 @@ import Synchronization
 /// wire type or a `FlowError`; it knows nothing of JSON-RPC.
 public final class Platform: Sendable {
     public static let version = "0.1.0"
-    public static let protocolVersion = 2
+    public static let protocolVersion = 3
 
     /// The hosted tenants, in configuration order.
     public let hosted: [HostedTenant]

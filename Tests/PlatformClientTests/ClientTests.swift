@@ -13,7 +13,7 @@ struct ClientTests {
             let client = try await server.connect()
             let info = try await client.info()
             #expect(info.name == "platformd")
-            #expect(info.protocol == 2)
+            #expect(info.protocol == 3)
             #expect(info.tenants.map(\.tenant) == (try Hosted.tenants()))
             #expect(!info.tenants.isEmpty)
             #expect(info.tenants.allSatisfy { $0.flows == ["onboarding"] })

@@ -224,6 +224,10 @@ struct HostedFlowTests {
             }
             #expect(summary["invalid"] == [], "pages that do not parse as HTML: \(summary["invalid"] ?? .null)")
             #expect(summary["external"] == [], "pages naming another host: \(summary["external"] ?? .null)")
+            // Where a flow has a search field, the script suggested results as the walker typed.
+            for (field, count) in summary["suggested"]?.objectValue ?? [:] {
+                #expect((count.intValue ?? 0) > 0, "no suggestions for \(field)")
+            }
             let refusal = summary["refusal"]
             #expect((refusal?["invalid"]?.intValue ?? 0) > 0)
             for tied in refusal?["tied"]?.arrayValue ?? [] {

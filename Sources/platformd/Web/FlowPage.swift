@@ -17,6 +17,11 @@ struct FlowPage {
     var searchResults: [String: [SearchResult]] = [:]
     /// Entries a list shows, by field id, when the person added or removed one.
     var entryCounts: [String: Int] = [:]
+    /// The tenant's texts: the page's own words ("Search", "Add") are in the view's locale.
+    var copy: CopyBook = .base
+
+    /// One of the page's own words, in the view's locale.
+    func t(_ text: String) -> String { copy.text(text, in: view.locale ?? copy.baseLanguage) }
 
     var action: String { "/flow/\(tenant)/?flow=\(flow.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? flow)" }
 
@@ -78,7 +83,7 @@ struct FlowPage {
         case .rejected:
             return "<h1>\(HTML.text(view.rejection?.message ?? ""))</h1>"
         default:
-            return "<h1>\(HTML.text("This onboarding expired: it was left unfinished too long. Open it again to start afresh."))</h1>"
+            return "<h1>\(HTML.text(t("This onboarding expired: it was left unfinished too long. Open it again to start afresh.")))</h1>"
         }
     }
 
@@ -250,9 +255,9 @@ struct FlowPage {
                 if posted == nil, index < saved.count { itemView.value = saved[index][item.id] }
                 html += render(itemView, errors: [], prefix: "\(name)[\(index)].")
             }
-            html += "<button type=\"submit\" name=\"_action\" value=\"remove:\(HTML.attribute(name)):\(index)\">− \(HTML.text(field.label)) \(index + 1)</button>\n</div>\n"
+            html += "<button type=\"submit\" name=\"_action\" value=\"remove:\(HTML.attribute(name)):\(index)\">\(HTML.text(t("Remove %@ %lld".replacingOccurrences(of: "%@", with: field.label).replacingOccurrences(of: "%lld", with: String(index + 1)))))</button>\n</div>\n"
         }
-        html += "<button type=\"submit\" name=\"_action\" value=\"add:\(HTML.attribute(name))\">+ \(HTML.text(field.label))</button>\n"
+        html += "<button type=\"submit\" name=\"_action\" value=\"add:\(HTML.attribute(name))\">\(HTML.text(t("Add to %@".replacingOccurrences(of: "%@", with: field.label))))</button>\n"
         return html + errorHTML + "</fieldset>\n"
     }
 
@@ -265,7 +270,7 @@ struct FlowPage {
         html += "<legend>\(label)</legend>\n"
         html += "<label for=\"\(id)\" class=\"muted\">\(HTML.text(field.placeholder ?? field.label))</label>\n"
         html += "<input type=\"search\" id=\"\(id)\" name=\"\(HTML.attribute(name)).query\" value=\"\(HTML.attribute(query))\" autocomplete=\"off\">\n"
-        html += "<button type=\"submit\" name=\"_action\" value=\"search:\(HTML.attribute(name))\">\(HTML.text("🔍"))</button>\n"
+        html += "<button type=\"submit\" name=\"_action\" value=\"search:\(HTML.attribute(name))\">\(HTML.text(t("Search")))</button>\n"
         html += "<ul class=\"suggestions\"></ul>\n"
         var options: [(value: String, label: String)] = (searchResults[name] ?? []).map { ($0.value, $0.label) }
         if let saved = field.value, !saved.isNull, let value = saved["value"]?.stringValue ?? saved.stringValue,

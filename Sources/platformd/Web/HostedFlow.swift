@@ -81,7 +81,7 @@ struct HostedFlow: Sendable {
     }
 
     func pageFor(_ view: SessionView, tenant: String, flow: String, person: Person) -> FlowPage {
-        FlowPage(view: view, tenant: tenant, flow: flow, csrf: web.csrfToken(for: Self.csrfSubject(person.token, tenant)))
+        FlowPage(view: view, tenant: tenant, flow: flow, csrf: web.csrfToken(for: Self.csrfSubject(person.token, tenant)), copy: platform.copy(for: tenant))
     }
 
     static func csrfSubject(_ token: String, _ tenant: String) -> String { "flow|\(tenant)|\(token)" }
@@ -173,7 +173,9 @@ struct HostedFlow: Sendable {
         case .failure(let error) where error.code == ErrorCode.validationFailed.rawValue:
             page.posted = form
             page.errors = error.details.errors ?? []
-            if let view = error.details.session { page = FlowPage(view: view, tenant: tenant, flow: flow, csrf: page.csrf, posted: form, errors: page.errors) }
+            if let view = error.details.session {
+                page = FlowPage(view: view, tenant: tenant, flow: flow, csrf: page.csrf, posted: form, errors: page.errors, copy: page.copy)
+            }
             return WebSupport.html(.unprocessableContent, page.render())
         case .failure(let error) where [ErrorCode.conflict.rawValue, ErrorCode.invalidState.rawValue].contains(error.code):
             // The page was behind the session (another tab, the app): show where it is now.

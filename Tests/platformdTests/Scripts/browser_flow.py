@@ -23,14 +23,13 @@ from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 BASE, ADMIN_SECRET, SHOTS = sys.argv[1], sys.argv[2], sys.argv[3]
 TENANTS = sys.argv[4:]
 os.makedirs(SHOTS, exist_ok=True)
 
-summary = {"tenants": {}, "invalid": [], "external": [], "screenshots": SHOTS, "refusal": None, "admin": {}}
+summary = {"tenants": {}, "invalid": [], "external": [], "screenshots": SHOTS, "refusal": None, "admin": {}, "suggested": {}}
 checked_pages = set()
 EXTERNAL = re.compile(r"""(?:src|href|action|xlink:href)\s*=\s*["']?\s*(?:https?:)?//""", re.I)
 
@@ -72,7 +71,18 @@ def submit(driver, button):
     """Clicks a submit button and waits for the page it leads to."""
     page = driver.find_element(By.TAG_NAME, "html")
     button.click()
-    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(page))
+
+    def gone(_):
+        # The old document's element stops answering once the new page replaced it (Chromium
+        # says so as stale, or as a node that no longer belongs to the document).
+        try:
+            page.is_enabled()
+            return False
+        except Exception:
+            return True
+
+    WebDriverWait(driver, 20).until(gone)
+    WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def shot(driver, name):
@@ -158,6 +168,13 @@ def search(driver, field, attempt):
     box = field.find_element(By.CSS_SELECTOR, "input[type=search]")
     box.clear()
     box.send_keys(QUERIES[attempt % len(QUERIES)])
+    # The page's script suggests places as one types; the Search button works without it.
+    try:
+        WebDriverWait(driver, 5).until(lambda d: field.find_elements(By.CSS_SELECTOR, ".suggestions li"))
+        summary["suggested"][name] = len(field.find_elements(By.CSS_SELECTOR, ".suggestions li"))
+        shot(driver, f"suggestions-{name}")
+    except Exception:
+        summary["suggested"][name] = 0
     submit(driver, field.find_element(By.CSS_SELECTOR, "button[value^='search:']"))
     results = driver.find_elements(By.CSS_SELECTOR, f"[data-field='{name}'] input[type=radio]")
     if results:
