@@ -85,9 +85,17 @@ def submit(driver, button):
     WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
-def shot(driver, name):
+def shot(driver, name, whole=False):
+    """A screenshot; `whole`: of the whole page, the window stretched to its height."""
     path = os.path.join(SHOTS, re.sub(r"[^A-Za-z0-9_.-]", "-", name) + ".png")
-    driver.save_screenshot(path)
+    if whole:
+        size = driver.get_window_size()
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(size["width"], min(max(height + 40, size["height"]), 6000))
+        driver.save_screenshot(path)
+        driver.set_window_size(size["width"], size["height"])
+    else:
+        driver.save_screenshot(path)
     return path
 
 
@@ -269,7 +277,7 @@ def admin(driver):
             "steps": len(driver.find_elements(By.CSS_SELECTOR, "svg.diagram g.step")),
             "funnel": len(driver.find_elements(By.CSS_SELECTOR, "svg.funnel")),
             "bars": len(driver.find_elements(By.CSS_SELECTOR, "svg.funnel g.bar")),
-            "path": shot(driver, "admin-" + name),
+            "path": shot(driver, "admin-" + name, whole=True),
         }
     return pages
 
