@@ -46,7 +46,8 @@ struct HTTPTransport: Service {
         let router = Router(context: BasicRequestContext.self)
         // The HTTP request's span (the caller's `traceparent` its parent) when a tracer is set up;
         // without one, the middleware would only cost each request the attributes it builds.
-        if tracing { router.middlewares.add(TracingMiddleware(recordingHeaders: [.contentType, .userAgent])) }
+        // The hosted flow's start link carries a user token in its query: a span records it redacted.
+        if tracing { router.middlewares.add(TracingMiddleware(recordingHeaders: [.contentType, .userAgent], redactingQueryParameters: ["token"])) }
         router.post("/rpc") { request, _ in try await rpc(request) }
         router.post("/mcp") { request, _ in try await mcp.post(request) }
         router.delete("/mcp") { request, _ in await mcp.delete(request) }

@@ -29,7 +29,7 @@ struct StdioTests {
             #expect(reply["error"] == nil)
             let result = try #require(reply["result"])
             #expect(result["name"] == "platformd")
-            #expect(result["protocol"]?.intValue == 2)
+            #expect(result["protocol"]?.intValue == 3)
             #expect(result["version"]?.stringValue?.isEmpty == false)
             let tenants = try #require(result["tenants"]?.arrayValue)
             #expect(tenants.map { $0["tenant"]?.stringValue } == RegisteredPlugins.registrations.map(\.defaultTenant))
