@@ -120,6 +120,17 @@ func measureCommits(_ benchmark: Benchmark, _ store: SQLiteSessionStore, writers
     }
 }
 
+/// StatLocker's walk on the engine alone: a start and the 11 answers, each with its view.
+func walk(_ engine: FlowEngine, locale: String? = nil) {
+    var state = engine.start(nil, tenant: "statlocker", userId: "walker", user: alex, locale: locale, now: fixedNow, newID: nextID).state
+    blackHole(engine.view(state, now: fixedNow))
+    for values in statLockerAnswers {
+        state = try! submit(engine, state, values).state
+        blackHole(engine.view(state, now: fixedNow))
+    }
+    precondition(state.status.isFinal)
+}
+
 // MARK: - benchmarks
 
 let benchmarks: @Sendable () -> Void = {
@@ -156,15 +167,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("FlowEngine StatLocker walk: start + 11 submits, with views") { (benchmark: Benchmark, engine: FlowEngine) in
-        for _ in benchmark.scaledIterations {
-            var state = engine.start(nil, tenant: "statlocker", userId: "walker", user: alex, now: fixedNow, newID: nextID).state
-            blackHole(engine.view(state, now: fixedNow))
-            for values in statLockerAnswers {
-                state = try! submit(engine, state, values).state
-                blackHole(engine.view(state, now: fixedNow))
-            }
-            precondition(state.status.isFinal)
-        }
+        for _ in benchmark.scaledIterations { walk(engine) }
     } setup: {
         statLockerEngine()
     }
@@ -244,15 +247,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("FlowEngine StatLocker walk in es: start + 11 submits, with views") { (benchmark: Benchmark, engine: FlowEngine) in
-        for _ in benchmark.scaledIterations {
-            var state = engine.start(nil, tenant: "statlocker", userId: "walker", user: alex, locale: "es", now: fixedNow, newID: nextID).state
-            blackHole(engine.view(state, now: fixedNow))
-            for values in statLockerAnswers {
-                state = try! submit(engine, state, values).state
-                blackHole(engine.view(state, now: fixedNow))
-            }
-            precondition(state.status.isFinal)
-        }
+        for _ in benchmark.scaledIterations { walk(engine, locale: "es") }
     } setup: {
         statLockerEngine()
     }
