@@ -67,6 +67,26 @@ import Testing
         #expect(book.text("Alex is required.", in: "es") == "Alex: este dato es obligatorio.")
     }
 
+    @Test func anArgumentMayHoldTheLiteralThatFollowsIt() throws {
+        let remove = try CopyFormat("Remove %@ %lld")
+        #expect(remove.arguments(in: "Remove Emergency contact 2") == ["Emergency contact", "2"])
+        #expect(try CopyFormat("Welcome, %@.").arguments(in: "Welcome, J.R. Smith.") == ["J.R. Smith"])
+        #expect(try CopyFormat("%1$@ and %1$@").arguments(in: "A and B") == nil, "one position, two texts")
+        #expect(try CopyFormat("%1$@ and %1$@").arguments(in: "A and A") == ["A"])
+        #expect(try CopyFormat("%1$@, %3$@").arguments(in: "x, z") == ["x", "", "z"], "a position no placeholder shows is empty")
+        #expect(try CopyFormat("%@ goals").arguments(in: "goals") == nil, "a placeholder takes at least one character")
+    }
+
+    @Test func aPluralWithoutOtherIsRefused() throws {
+        let catalog = try Self.catalog(["%lld goals": ["es": Self.plural(["one": "%lld gol"])]])
+        #expect(catalog.problems().contains { $0.contains("without an `other` form") })
+        #expect(throws: CopyProblem.self) { try CopyBook(catalogs: [catalog], core: core) }
+        let book = try makeBook()
+        #expect(book.format("%lld goals", ["1"], in: "es") == "1 gol")
+        #expect(book.format("%lld goals", ["4"], in: "es") == "4 goles")
+        #expect(book.format("%lld goals", ["4"], in: "en") == "4 goals")
+    }
+
     @Test func translationsMayReorderTheirPlaceholders() throws {
         #expect(try makeBook().text("Goals by Alex", in: "es") == "Alex: Goals")
     }

@@ -119,6 +119,22 @@ import Testing
         #expect(FormValues.values(FormBody(Array("age=".utf8)), fields: Self.fields)["age"] == .null)
     }
 
+    @Test func entriesAnsweredWithNothingAreDroppedAndAnEmptiedListIsCleared() {
+        let withFlag = FieldView(id: "pets", type: .list, label: "Pets", required: false, itemFields: [
+            FieldView(id: "kind", type: .text, label: "Kind", required: true),
+            FieldView(id: "indoor", type: .boolean, label: "Indoor", required: false),
+        ])
+        // A row whose only answer is the checkbox's hidden "false" is an empty row.
+        let form = FormBody(Array("_present=pets&pets%5B0%5D._entry=1&pets%5B0%5D.kind=cat&pets%5B0%5D.indoor=false&pets%5B1%5D._entry=1&pets%5B1%5D.kind=&pets%5B1%5D.indoor=false".utf8))
+        #expect(FormValues.values(form, fields: [withFlag])["pets"] == [["kind": "cat", "indoor": false]])
+        // The last entry removed, then Continue: the list is sent empty, not left as saved.
+        #expect(FormValues.values(FormBody(Array("_present=pets".utf8)), fields: [withFlag])["pets"] == [])
+        // A list inside a list names its fields `outer[0].inner[0].x`: read without a trap.
+        #expect(FormValues.entryIndex(of: "outer[0].inner[3].x", in: "outer[0].inner") == 3)
+        #expect(FormValues.entryIndex(of: "outer[0].inner[3].x", in: "outer") == 0)
+        #expect(FormValues.entryIndex(of: "pets]x", in: "pets") == nil)
+    }
+
     @Test func removingAListEntryNumbersTheRestDown() {
         let form = FormBody(Array("pets%5B0%5D.kind=a&pets%5B1%5D.kind=b&pets%5B2%5D.kind=c&other=1".utf8))
         #expect(HostedFlow.entryCount(form, "pets") == 3)

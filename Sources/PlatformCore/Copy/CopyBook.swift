@@ -110,6 +110,15 @@ public struct CopyBook: Sendable {
         tables[locale]?.source(ofKey: key)
     }
 
+    /// `key` (a key with placeholders) in `locale` with `arguments` put in, plural chosen by the
+    /// locale's rule; the key itself formatted when the locale does not translate it. For words
+    /// a host composes itself, where matching the composed text back would be guesswork.
+    public func format(_ key: String, _ arguments: [String], in locale: String) -> String {
+        guard let format = try? CopyFormat(key) else { return key }
+        guard let table = tables[locale], let compiled = table.compiled(format) else { return format.formatted(arguments) }
+        return compiled.formatted(arguments, key: format, language: table.language)
+    }
+
     /// `text` in `locale`, or as it is.
     public func text(_ text: String, in locale: String) -> String {
         translation(of: text, in: locale) ?? text
@@ -145,7 +154,8 @@ struct CopyTable: Sendable {
                 let counted = key.placeholders.indices.first { key.placeholders[$0] != .text } ?? 0
                 let number = counted < arguments.count ? Double(arguments[counted]) : nil
                 let category = number.map { PluralCategory.of($0, in: language) } ?? .other
-                return (forms[category] ?? forms[.other] ?? forms.values.first!).formatted(arguments)
+                guard let form = forms[category] ?? forms[.other] else { return key.formatted(arguments) }
+                return form.formatted(arguments)
             }
         }
     }
@@ -188,11 +198,15 @@ struct CopyTable: Sendable {
         }
     }
 
+    /// A key's compiled translation in this locale.
+    func compiled(_ format: CopyFormat) -> Compiled? {
+        format.hasPlaceholders ? templates.first { $0.key == format }?.text : exact[format.formatted([])]
+    }
+
     /// A key's translation as written (a plural's `other` form).
     func source(ofKey key: String) -> String? {
         guard let format = try? CopyFormat(key) else { return nil }
-        let compiled = format.hasPlaceholders ? templates.first { $0.key == format }?.text : exact[format.formatted([])]
-        switch compiled {
+        switch compiled(format) {
         case .plain(let text)?: return text.source
         case .plural(let forms)?: return (forms[.other] ?? forms.values.first)?.source
         case nil: return nil
@@ -237,6 +251,9 @@ struct CopyTable: Sendable {
     /// changed. Plural forms other than `other` may leave the counted number out ("un gol").
     static func placeholderProblem(_ text: CopyText, of key: CopyFormat) -> String? {
         let wanted = key.placeholders
+        if case .plural(let forms) = text, forms[.other] == nil {
+            return "a plural without an `other` form (the form every language falls back to)"
+        }
         for value in text.variants {
             let format: CopyFormat
             do { format = try CopyFormat(value) } catch { return error.description }

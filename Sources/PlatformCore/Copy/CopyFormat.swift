@@ -96,38 +96,59 @@ public struct CopyFormat: Sendable, Hashable {
         self.segments = segments
     }
 
-    /// The arguments that make `text` from this format, or nil when it does not.
-    /// A placeholder takes the shortest run up to the next literal part; a number placeholder
-    /// only digits.
-    func arguments(in text: String) -> [String]? {
-        var arguments: [Int: String] = [:]
-        var rest = Substring(text)
-        var pending: (position: Int, kind: Kind)?
-        for segment in segments {
-            switch segment {
-            case .literal(let literal):
-                if let placeholder = pending {
-                    guard let range = rest.range(of: literal) else { return nil }
-                    let taken = String(rest[..<range.lowerBound])
-                    guard Self.fits(taken, placeholder.kind) else { return nil }
-                    arguments[placeholder.position] = taken
-                    rest = rest[range.upperBound...]
-                    pending = nil
-                } else {
-                    guard rest.hasPrefix(literal) else { return nil }
-                    rest = rest.dropFirst(literal.count)
-                }
-            case .placeholder(let position, let kind):
-                pending = (position, kind)
+    /// The arguments that make `text` from this format, or nil when it does not. Literal parts
+    /// are found left to right, each placeholder taking the run between them (a number
+    /// placeholder only a number); when a run does not fit, the next occurrence of the literal
+    /// is tried, so an argument may contain the literal that follows it ("Remove %@ %lld" of
+    /// "Remove Emergency contact 2"). A position shown twice must show the same text.
+    public func arguments(in text: String) -> [String]? {
+        var found: [Int: String] = [:]
+        guard match(segments[...], in: Substring(text), pending: nil, into: &found) else { return nil }
+        return (0..<placeholders.count).map { found[$0] ?? "" }
+    }
+
+    private func match(
+        _ segments: ArraySlice<Segment>, in rest: Substring, pending: (position: Int, kind: Kind)?, into found: inout [Int: String]
+    ) -> Bool {
+        guard let segment = segments.first else {
+            guard let pending else { return rest.isEmpty }
+            return Self.take(String(rest), for: pending, into: &found)
+        }
+        switch segment {
+        case .placeholder(let position, let kind):
+            return match(segments.dropFirst(), in: rest, pending: (position, kind), into: &found)
+        case .literal(let literal):
+            guard let pending else {
+                guard rest.hasPrefix(literal) else { return false }
+                return match(segments.dropFirst(), in: rest.dropFirst(literal.count), pending: nil, into: &found)
             }
+            if segments.count == 1 {
+                // The last literal ends the text.
+                guard rest.hasSuffix(literal), rest.count > literal.count else { return false }
+                return Self.take(String(rest.dropLast(literal.count)), for: pending, into: &found)
+            }
+            var searchFrom = rest.startIndex
+            while let range = rest.range(of: literal, range: searchFrom..<rest.endIndex) {
+                var attempt = found
+                if Self.take(String(rest[..<range.lowerBound]), for: pending, into: &attempt),
+                   match(segments.dropFirst(), in: rest[range.upperBound...], pending: nil, into: &attempt) {
+                    found = attempt
+                    return true
+                }
+                guard range.lowerBound < rest.endIndex else { break }
+                searchFrom = rest.index(after: range.lowerBound)
+            }
+            return false
         }
-        if let placeholder = pending {
-            guard Self.fits(String(rest), placeholder.kind) else { return nil }
-            arguments[placeholder.position] = String(rest)
-        } else if !rest.isEmpty {
-            return nil
-        }
-        return (0..<arguments.count).map { arguments[$0] ?? "" }
+    }
+
+    /// Records `text` as the argument at `pending`'s position when it fits its kind and agrees
+    /// with what the same position took before.
+    private static func take(_ text: String, for pending: (position: Int, kind: Kind), into found: inout [Int: String]) -> Bool {
+        guard fits(text, pending.kind) else { return false }
+        if let earlier = found[pending.position], earlier != text { return false }
+        found[pending.position] = text
+        return true
     }
 
     private static func fits(_ text: String, _ kind: Kind) -> Bool {
@@ -155,7 +176,7 @@ public struct CopyFormat: Sendable, Hashable {
     /// a match.
     var prefix: String { if case .literal(let text)? = segments.first { text } else { "" } }
     var suffix: String {
-        guard segments.count > 1 || !hasPlaceholders, case .literal(let text)? = segments.last else { return "" }
+        guard case .literal(let text)? = segments.last else { return "" }
         return text
     }
 }

@@ -13,6 +13,8 @@ struct AdminDashboard: Sendable {
     let store: any PlatformStore
     let maxBodyBytes: Int
     static let cookie = "platformd_admin"
+    /// A nonce set with the sign-in form, which its CSRF token is bound to.
+    static let loginCookie = "platformd_admin_login"
 
     func routes(_ router: Router<BasicRequestContext>) {
         router.get("/admin") { request, _ in await home(request) }
@@ -36,12 +38,15 @@ struct AdminDashboard: Sendable {
 
     // MARK: - signing in
 
-    func loginPage(_ status: HTTPResponse.Status, error: String? = nil) -> Response {
+    /// The sign-in form; its CSRF token is bound to the nonce cookie set with it (kept while the
+    /// browser has one, so an earlier copy of the form stays good).
+    func loginPage(_ status: HTTPResponse.Status, _ request: Request, error: String? = nil) -> Response {
+        let nonce = Cookies.value(Self.loginCookie, in: request.headers[.cookie]).flatMap { $0.isEmpty ? nil : $0 } ?? Platform.randomID()
         var body = "<main>\n<h1>platformd dashboard</h1>\n"
         if let error { body += "<div class=\"errors\" role=\"alert\"><p id=\"login-error\">\(HTML.text(error))</p></div>\n" }
         body += """
         <form method="post" action="/admin/login">
-        <input type="hidden" name="_csrf" value="\(HTML.attribute(web.csrfToken(for: "admin-login")))">
+        <input type="hidden" name="_csrf" value="\(HTML.attribute(web.csrfToken(for: "admin-login|" + nonce)))">
         <div class="field"><label for="secret">Admin key</label>
         <input type="password" id="secret" name="secret" autocomplete="current-password" required aria-required="true"\(error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"login-error\"")></div>
         <p class="muted">An admin key's secret (<code>platformd keys create --admin</code>). It is kept in a cookie only this site reads.</p>
@@ -49,26 +54,31 @@ struct AdminDashboard: Sendable {
         </form>
         </main>
         """
-        return WebSupport.html(status, HTML.page(title: "Sign in: platformd dashboard", language: "en", body: body, script: false))
+        return WebSupport.html(
+            status, HTML.page(title: "Sign in: platformd dashboard", language: "en", body: body, script: false),
+            headers: [(.setCookie, Cookies.set(Self.loginCookie, nonce, path: "/admin", secure: web.secureCookies))])
     }
 
     func login(_ request: Request) async throws -> Response {
-        guard let form = try await WebSupport.form(request, limit: maxBodyBytes), web.csrfIsValid(form["_csrf"], for: "admin-login") else {
-            return loginPage(.forbidden, error: "The form expired: sign in again.")
+        let nonce = Cookies.value(Self.loginCookie, in: request.headers[.cookie]) ?? ""
+        guard let form = try await WebSupport.form(request, limit: maxBodyBytes), !nonce.isEmpty,
+              web.csrfIsValid(form["_csrf"], for: "admin-login|" + nonce)
+        else {
+            return loginPage(.forbidden, request, error: "The form expired: sign in again.")
         }
         guard let secret = form["secret"]?.trimmingCharacters(in: .whitespaces), !secret.isEmpty,
               let login = await web.login(secret), login.principal.kind == .admin
         else {
-            return loginPage(.unauthorized, error: "That is not an active admin key.")
+            return loginPage(.unauthorized, request, error: "That is not an active admin key.")
         }
-        return WebSupport.redirect("/admin/", cookie: Cookies.set(Self.cookie, secret, path: "/admin/", secure: web.secureCookies))
+        return WebSupport.redirect("/admin/", cookie: Cookies.set(Self.cookie, secret, path: "/admin", secure: web.secureCookies))
     }
 
     func logout(_ request: Request) async throws -> Response {
         guard let (_, secret) = await admin(request), let form = try await WebSupport.form(request, limit: maxBodyBytes),
               web.csrfIsValid(form["_csrf"], for: "admin|" + secret)
         else { return WebSupport.redirect("/admin/") }
-        return WebSupport.redirect("/admin/", cookie: Cookies.set(Self.cookie, "", path: "/admin/", secure: web.secureCookies, maxAge: 0))
+        return WebSupport.redirect("/admin/", cookie: Cookies.set(Self.cookie, "", path: "/admin", secure: web.secureCookies, maxAge: 0))
     }
 
     func header(_ secret: String) -> String {
@@ -82,7 +92,7 @@ struct AdminDashboard: Sendable {
     // MARK: - the tenants and the keys
 
     func home(_ request: Request) async -> Response {
-        guard let (_, secret) = await admin(request) else { return loginPage(.ok) }
+        guard let (_, secret) = await admin(request) else { return loginPage(.ok, request) }
         var body = header(secret) + "<h1>Tenants</h1>\n<table><thead><tr><th scope=\"col\">tenant</th><th scope=\"col\">plugin</th><th scope=\"col\">flows</th><th scope=\"col\">languages</th></tr></thead><tbody>\n"
         for tenant in platform.hosted {
             let flows = tenant.plugin.flows.map { flow in
@@ -112,7 +122,7 @@ struct AdminDashboard: Sendable {
     // MARK: - one flow
 
     func flow(_ request: Request, tenant: String, flow: String) async -> Response {
-        guard let (login, secret) = await admin(request) else { return loginPage(.unauthorized) }
+        guard let (login, secret) = await admin(request) else { return loginPage(.unauthorized, request) }
         let description: FlowDescription
         switch await web.call(.describe, ["tenant": .string(tenant), "flow": .string(flow)], as: login) {
         case .success(let json):

@@ -21,9 +21,11 @@ struct FlowPage {
     var copy: CopyBook = .base
 
     /// One of the page's own words, in the view's locale.
-    func t(_ text: String) -> String { copy.text(text, in: view.locale ?? copy.baseLanguage) }
+    func t(_ text: String) -> String { copy.text(text, in: locale) }
 
-    var action: String { "/flow/\(tenant)/?flow=\(flow.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? flow)" }
+    var locale: String { view.locale ?? copy.baseLanguage }
+
+    var action: String { "/flow/\(tenant)/?flow=\(HostedFlow.query(flow))" }
 
     func render() -> String {
         let language = view.locale ?? "en"
@@ -150,7 +152,7 @@ struct FlowPage {
                 extra = " inputmode=\"numeric\" step=\"1\"" + bounds(field)
             case .number:
                 inputType = "number"
-                extra = " inputmode=\"decimal\" step=\"\(field.step.map(Self.plain) ?? "any")\"" + bounds(field)
+                extra = " inputmode=\"decimal\" step=\"\(HTML.attribute(field.step.map(Self.plain) ?? "any"))\"" + bounds(field)
             case .date: inputType = "date"; extra = bounds(field)
             case .time: inputType = "time"; extra = bounds(field)
             default:
@@ -171,7 +173,7 @@ struct FlowPage {
             return """
             <div class="field"\(dataType)\(visible)>
             <label for="\(id)">\(label) <output id="\(output)" for="\(id)">\(HTML.text(value))</output></label>
-            <input type="range" id="\(id)" name="\(HTML.attribute(name))" value="\(HTML.attribute(value))" step="\(field.step.map(Self.plain) ?? "any")"\(bounds(field)) data-output="\(output)"\(described)>
+            <input type="range" id="\(id)" name="\(HTML.attribute(name))" value="\(HTML.attribute(value))" step="\(HTML.attribute(field.step.map(Self.plain) ?? "any"))"\(bounds(field)) data-output="\(output)"\(described)>
             \(errorHTML)</div>
 
             """
@@ -243,21 +245,21 @@ struct FlowPage {
     /// buttons redraw the page with one entry more or less, nothing is saved until Continue.
     func list(_ field: FieldView, name: String, label: String, errorHTML: String, extra: String) -> String {
         let saved = field.value?.arrayValue ?? []
-        let postedCount = posted.map { form in
-            (0..<100).last { index in form.pairs.contains { $0.name.hasPrefix("\(name)[\(index)].") } }.map { $0 + 1 } ?? 0
-        }
-        let count = entryCounts[name] ?? postedCount ?? max(saved.count, field.minItems ?? 0, 1)
-        var html = "<fieldset class=\"field\"\(extra)>\n<legend>\(label)</legend>\n"
+        let count = entryCounts[name] ?? posted.map { HostedFlow.entryCount($0, name) } ?? max(saved.count, field.minItems ?? 0, 1)
+        // `_present` says the list was on the page (so removing its last entry clears it); each
+        // entry's `_entry` keeps it counted when none of its items was answered.
+        var html = "<fieldset class=\"field\"\(extra)>\n<legend>\(label)</legend>\n" + hidden("_present", name)
         for index in 0..<count {
             html += "<div class=\"entry\" role=\"group\" aria-label=\"\(HTML.attribute("\(field.label) \(index + 1)"))\">\n"
+            html += hidden("\(name)[\(index)]._entry", "1")
             for item in field.itemFields ?? [] {
                 var itemView = item
                 if posted == nil, index < saved.count { itemView.value = saved[index][item.id] }
                 html += render(itemView, errors: [], prefix: "\(name)[\(index)].")
             }
-            html += "<button type=\"submit\" name=\"_action\" value=\"remove:\(HTML.attribute(name)):\(index)\">\(HTML.text(t("Remove %@ %lld".replacingOccurrences(of: "%@", with: field.label).replacingOccurrences(of: "%lld", with: String(index + 1)))))</button>\n</div>\n"
+            html += "<button type=\"submit\" name=\"_action\" value=\"remove:\(HTML.attribute(name)):\(index)\">\(HTML.text(copy.format("Remove %@ %lld", [field.label, String(index + 1)], in: locale)))</button>\n</div>\n"
         }
-        html += "<button type=\"submit\" name=\"_action\" value=\"add:\(HTML.attribute(name))\">\(HTML.text(t("Add to %@".replacingOccurrences(of: "%@", with: field.label))))</button>\n"
+        html += "<button type=\"submit\" name=\"_action\" value=\"add:\(HTML.attribute(name))\">\(HTML.text(copy.format("Add to %@", [field.label], in: locale)))</button>\n"
         return html + errorHTML + "</fieldset>\n"
     }
 
@@ -265,7 +267,7 @@ struct FlowPage {
     /// results as radio buttons; the saved place stays chosen until another is.
     func search(_ field: FieldView, id: String, name: String, label: String, errorHTML: String, described: String, extra: String) -> String {
         let query = posted?[name + ".query"] ?? ""
-        let searchURL = "/flow/\(tenant)/search?flow=\(flow)&field=\(field.id)"
+        let searchURL = "/flow/\(tenant)/search?flow=\(HostedFlow.query(flow))&field=\(HostedFlow.query(field.id))"
         var html = "<fieldset class=\"field\"\(extra) data-search-field=\"\(HTML.attribute(name))\" data-search-url=\"\(HTML.attribute(searchURL))\"\(described)>\n"
         html += "<legend>\(label)</legend>\n"
         html += "<label for=\"\(id)\" class=\"muted\">\(HTML.text(field.placeholder ?? field.label))</label>\n"

@@ -34,14 +34,8 @@ enum FormValues {
         case .multiChoice:
             guard form.all("_present").contains(name) || form.has(name) else { return nil }
             var items = form.all(name).map(JSONValue.string)
-            if let custom = field.itemFields, !custom.isEmpty {
-                var entry: [String: JSONValue] = [:]
-                for item in custom {
-                    if let value = value(form, field: item, name: "\(name).custom.\(item.id)"), value != .null, value != "" {
-                        entry[item.id] = value
-                    }
-                }
-                if !entry.isEmpty { items.append(.object(entry)) }
+            if let custom = field.itemFields, !custom.isEmpty, let entry = entry(form, items: custom, prefix: "\(name).custom.") {
+                items.append(.object(entry))
             }
             return .array(items)
         case .list:
@@ -53,20 +47,30 @@ enum FormValues {
     /// A list's entries as posted (`NAME[0].item`), an entry whose every item is empty left out;
     /// nil when the form has none of its inputs.
     static func listEntries(_ form: FormBody, field: FieldView, name: String) -> [JSONValue]? {
-        let indices = Set(form.pairs.compactMap { pair -> Int? in
-            guard pair.name.hasPrefix(name + "["), let close = pair.name.firstIndex(of: "]") else { return nil }
-            return Int(pair.name[pair.name.index(pair.name.startIndex, offsetBy: name.count + 1)..<close])
-        }).sorted()
+        let indices = Set(form.pairs.compactMap { entryIndex(of: $0.name, in: name) }).sorted()
         guard !indices.isEmpty || form.all("_present").contains(name) else { return nil }
         return indices.compactMap { index in
-            var entry: [String: JSONValue] = [:]
-            for item in field.itemFields ?? [] {
-                guard let value = value(form, field: item, name: "\(name)[\(index)].\(item.id)") else { continue }
-                if value == .null || value == "" { continue }
-                entry[item.id] = value
-            }
-            return entry.isEmpty ? nil : .object(entry)
+            entry(form, items: field.itemFields ?? [], prefix: "\(name)[\(index)].").map(JSONValue.object)
         }
+    }
+
+    /// The items of one entry (a list's, a custom choice's) under `prefix`, or nil when nothing in
+    /// it was answered: an empty text, no number and an unticked box are nothing.
+    static func entry(_ form: FormBody, items: [FieldView], prefix: String) -> [String: JSONValue]? {
+        var entry: [String: JSONValue] = [:]
+        for item in items {
+            guard let value = value(form, field: item, name: prefix + item.id), value != .null, value != "" else { continue }
+            entry[item.id] = value
+        }
+        return entry.values.contains(where: { $0 != .bool(false) }) ? entry : nil
+    }
+
+    /// `N` of a form name `LIST[N].…`, for the list named `list`; nil for any other name.
+    static func entryIndex(of name: String, in list: String) -> Int? {
+        guard name.hasPrefix(list + "[") else { return nil }
+        let start = name.index(name.startIndex, offsetBy: list.count + 1)
+        guard let close = name[start...].firstIndex(of: "]") else { return nil }
+        return Int(name[start..<close])
     }
 
     static func number(_ text: String) -> JSONValue {

@@ -39,6 +39,16 @@ struct HostedFlow: Sendable {
         return Person(login: login, token: token, userId: userId)
     }
 
+    /// The page of `flow` (a query only for a flow other than `onboarding`).
+    static func pagePath(_ tenant: String, _ flow: String) -> String {
+        "/flow/\(tenant)/" + (flow == "onboarding" ? "" : "?flow=" + query(flow))
+    }
+
+    /// A query parameter's value, percent-encoded.
+    static func query(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+    }
+
     static func flowName(_ request: Request) -> String {
         request.uri.queryParameters["flow"].map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? "onboarding"
     }
@@ -56,8 +66,7 @@ struct HostedFlow: Sendable {
             return Self.signedOut(tenant)
         }
         _ = person
-        let flow = Self.flowName(request)
-        let location = "/flow/\(tenant)/" + (flow == "onboarding" ? "" : "?flow=\(flow.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+        let location = Self.pagePath(tenant, Self.flowName(request))
         // The token leaves the address bar: it lives in the cookie from here on.
         return WebSupport.redirect(location, cookie: Cookies.set(Self.cookie, token, path: "/flow/\(tenant)/", secure: web.secureCookies))
     }
@@ -65,7 +74,20 @@ struct HostedFlow: Sendable {
     // MARK: - GET /flow/TENANT/
 
     func page(_ request: Request, tenant: String) async -> Response {
-        guard let person = await person(request, tenant: tenant) else { return Self.signedOut(tenant) }
+        guard let person = await person(request, tenant: tenant) else {
+            // A browser withholds a SameSite=Strict cookie on a navigation that began on another
+            // site, the start link's redirect included (an email, the app's website); reloading
+            // from this page is same-site and carries it. Once.
+            if Cookies.value(Self.cookie, in: request.headers[.cookie]) == nil,
+               request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "cross-site", request.uri.queryParameters["signin"] == nil {
+                let again = Self.pagePath(tenant, Self.flowName(request)) + (Self.flowName(request) == "onboarding" ? "?" : "&") + "signin=1"
+                let body = "<main>\n<p><a href=\"\(HTML.attribute(again))\">Continue</a></p>\n</main>"
+                let page = HTML.page(title: "Continue", language: "en", body: body, script: false)
+                    .replacingOccurrences(of: "<meta charset=\"utf-8\">", with: "<meta charset=\"utf-8\">\n<meta http-equiv=\"refresh\" content=\"0;url=\(HTML.attribute(again))\">")
+                return WebSupport.html(.ok, page)
+            }
+            return Self.signedOut(tenant)
+        }
         let flow = Self.flowName(request)
         var params: [String: JSONValue] = ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)]
         if let header = request.headers[.acceptLanguage], let locale = platform.copy(for: tenant).preferred(LocaleTag.accepted(header)) {
@@ -104,7 +126,7 @@ struct HostedFlow: Sendable {
             return WebSupport.notice(.unsupportedMediaType, title: "Not a form", message: "Send the page's form (application/x-www-form-urlencoded).")
         }
         let flow = Self.flowName(request)
-        let here = "/flow/\(tenant)/" + (flow == "onboarding" ? "" : "?flow=\(flow)")
+        let here = Self.pagePath(tenant, flow)
         guard web.csrfIsValid(form["_csrf"], for: Self.csrfSubject(person.token, tenant)) else {
             return WebSupport.notice(.forbidden, title: "This form expired", message: "Reload the page and answer again.", link: (here, "Reload"))
         }
@@ -195,22 +217,20 @@ struct HostedFlow: Sendable {
 
     /// How many entries of list `name` the form holds.
     static func entryCount(_ form: FormBody, _ name: String) -> Int {
-        (0..<200).last { index in form.pairs.contains { $0.name.hasPrefix("\(name)[\(index)].") } }.map { $0 + 1 } ?? 0
+        (form.pairs.compactMap { FormValues.entryIndex(of: $0.name, in: name) }.max() ?? -1) + 1
     }
 
     /// The form without entry `index` of list `name`, the entries after it numbered down.
     static func removing(entry index: Int, of name: String, from form: FormBody) -> FormBody {
         var pairs: [(name: String, value: String)] = []
         for pair in form.pairs {
-            guard pair.name.hasPrefix(name + "["), let close = pair.name.firstIndex(of: "]"),
-                  let position = Int(pair.name[pair.name.index(pair.name.startIndex, offsetBy: name.count + 1)..<close])
-            else {
+            guard let position = FormValues.entryIndex(of: pair.name, in: name) else {
                 pairs.append(pair)
                 continue
             }
             if position == index { continue }
-            let renumbered = position > index ? "\(name)[\(position - 1)]" + pair.name[close...].dropFirst() : pair.name
-            pairs.append((renumbered, pair.value))
+            let tail = pair.name.dropFirst("\(name)[\(position)]".count)
+            pairs.append((position > index ? "\(name)[\(position - 1)]" + tail : pair.name, pair.value))
         }
         return FormBody(pairs: pairs)
     }
