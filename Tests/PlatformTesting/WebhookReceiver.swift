@@ -48,10 +48,23 @@ public final class WebhookReceiver: Sendable {
     public var port: UInt16 { server.port }
 
     /// A port nothing listens on now (bound, then let go), for a receiver started later.
+    /// A port free now that stays free for a while: taken below Linux's ephemeral range (32768
+    /// and up, `ip_local_port_range`), where the kernel never hands a port to a `bind(0)` or an
+    /// outgoing connection, so a test that listens there seconds later finds it free even with
+    /// the whole suite opening connections meanwhile (a port from `bind(0)` was once taken by
+    /// then: EADDRINUSE).
     public static func freePort() throws -> UInt16 {
-        let receiver = try WebhookReceiver()
-        receiver.close()
-        return receiver.port
+        var lastError: (any Error)?
+        for _ in 0..<50 {
+            do {
+                let receiver = try WebhookReceiver(port: UInt16.random(in: 20_000..<32_000))
+                receiver.close()
+                return receiver.port
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError ?? SocketClient.Failure(description: "no free port below the ephemeral range")
     }
 
     public var url: String { "http://127.0.0.1:\(port)/hooks" }

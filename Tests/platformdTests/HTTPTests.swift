@@ -287,9 +287,13 @@ struct HTTPTests {
                 // the server is stopping.
                 let client = try SocketClient(unixPath: socket)
                 http.server.send(signal: SIGTERM)
+                // Where it is, on stdout: this test was the one still running in the two whole-run
+                // stalls seen (every task suspended); the last line says which await never ended.
+                func phase(_ text: String) { print("readiness-while-stopping: \(text)") }
                 var stopping: HTTPServing.Answer?
-                for _ in 0..<40 {
+                for attempt in 0..<40 {
                     try? client.send(#"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#)
+                    phase("GET /health/ready, attempt \(attempt)")
                     if let answer = try? await http.request(.GET, "/health/ready"), answer.status == 503 {
                         stopping = answer
                         break
@@ -300,7 +304,9 @@ struct HTTPTests {
                 #expect(answer.json?["status"] == "unavailable")
                 #expect(answer.json?["reason"]?.stringValue?.contains("stopping") == true)
                 client.finishWriting()
+                phase("waiting for the exit")
                 let exit = try await http.server.waitForExit()
+                phase("exited")
                 #expect(exit == PlatformdProcess.Exit(status: 0, signaled: false), "\(http.server.stderrText)")
             }
         }
