@@ -60,10 +60,7 @@ struct HTTPTransport: Service {
         AdminDashboard(web: web, platform: platform, store: store, maxBodyBytes: maxBodyBytes).routes(router)
         router.get("/assets/platformd.css") { _, _ in WebSupport.asset(WebAssets.css, type: "text/css; charset=utf-8") }
         router.get("/assets/platformd.js") { _, _ in WebSupport.asset(WebAssets.javascript, type: "text/javascript; charset=utf-8") }
-        if preview {
-            router.get("/preview") { _, _ in previewIndex() }
-            router.get("/preview/:tenant") { _, context in await previewStart(web, tenant: context.parameters.get("tenant") ?? "") }
-        }
+        if preview { Preview(web: web, platform: platform, logger: logger).routes(router) }
         // A GET of /rpc with no upgrade, and every other method on a known path: 405 naming the
         // methods that path takes.
         for route in Self.routes {
@@ -133,29 +130,6 @@ struct HTTPTransport: Service {
             return Response(status: .noContent)
         }
         return Self.json(.ok, ByteBuffer(bytes: reply))
-    }
-
-    // MARK: - serve --preview
-
-    func previewIndex() -> Response {
-        let links = platform.hosted.map { tenant in
-            "<li><a href=\"/preview/\(HTML.attribute(tenant.id))/\">\(HTML.text(tenant.id))</a> (\(HTML.text(tenant.pluginName)))</li>"
-        }.joined(separator: "\n")
-        let body = "<main>\n<h1>Preview</h1>\n<p>Each link starts the tenant's flow for a new throwaway user.</p>\n<ul>\n\(links)\n</ul>\n</main>"
-        return WebSupport.html(.ok, HTML.page(title: "Preview", language: "en", body: body, script: false))
-    }
-
-    /// A new user (`preview-…`) with a token minted as the server itself, sent on to the flow.
-    func previewStart(_ web: WebSupport, tenant: String) async -> Response {
-        let userId = "preview-" + Platform.randomID().prefix(8)
-        switch await web.call(.userToken, ["tenant": .string(tenant), "userId": .string(userId), "ttlSeconds": 86_400], as: nil, label: "preview") {
-        case .success(let minted):
-            guard let token = minted["token"]?.stringValue else { return WebSupport.notice(.internalServerError, title: "No token", message: "auth.userToken answered no token") }
-            logger.info("preview session", metadata: ["tenant": "\(tenant)", "user": "\(userId)"])
-            return WebSupport.redirect("/flow/\(tenant)/start?token=\(token)")
-        case .failure(let error):
-            return WebSupport.notice(.notFound, title: "No such tenant", message: error.message, link: ("/preview/", "All tenants"))
-        }
     }
 
     func login(_ bearer: String, label: String) async -> Result<ConnectionState.Login, RPCError> {

@@ -17,6 +17,8 @@ public struct CopyBook: Sendable {
     public let locales: [String]
     /// Every key, with its placeholders, in the order `copy keys` lists them (the core's last).
     public let keys: [CopyKey]
+    /// Each key read as a format once, by its text.
+    let formats: [String: CopyFormat]
     /// Each locale's texts, its parents' folded in.
     let tables: [String: CopyTable]
 
@@ -27,7 +29,18 @@ public struct CopyBook: Sendable {
         self.baseLanguage = baseLanguage
         self.locales = locales
         self.keys = keys
+        self.formats = Dictionary(keys.map { ($0.key, $0.format) }, uniquingKeysWith: { first, _ in first })
         self.tables = tables
+    }
+
+    /// The book of `plugin`'s catalogs as shipped, with no tenant's overrides. Its catalogs are
+    /// part of the build: one that does not read is a defect, and stops the start saying so.
+    public static func shipped(by plugin: any OnboardingPlugin) -> CopyBook {
+        do {
+            return try CopyBook(catalogs: plugin.stringCatalogs)
+        } catch {
+            preconditionFailure("plugin \(plugin.name)'s String Catalogs do not read: \(error)")
+        }
     }
 
     /// Builds the book of a plugin's catalogs (the core's under them) and a tenant's overrides.
@@ -114,7 +127,7 @@ public struct CopyBook: Sendable {
     /// locale's rule; the key itself formatted when the locale does not translate it. For words
     /// a host composes itself, where matching the composed text back would be guesswork.
     public func format(_ key: String, _ arguments: [String], in locale: String) -> String {
-        guard let format = try? CopyFormat(key) else { return key }
+        guard let format = formats[key] ?? (try? CopyFormat(key)) else { return key }
         guard let table = tables[locale], let compiled = table.compiled(format) else { return format.formatted(arguments) }
         return compiled.formatted(arguments, key: format, language: table.language)
     }

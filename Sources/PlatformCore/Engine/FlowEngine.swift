@@ -19,7 +19,7 @@ public struct FlowEngine: Sendable {
 
     /// - Parameter copy: the tenant's texts; nil: the plugin's catalogs as shipped.
     public init(plugin: any OnboardingPlugin, flow: Flow, copy: CopyBook? = nil) {
-        self.copy = copy ?? (try? CopyBook(catalogs: plugin.stringCatalogs)) ?? .base
+        self.copy = copy ?? .shipped(by: plugin)
         self.plugin = plugin
         self.flow = flow
         self.validator = plugin.validator

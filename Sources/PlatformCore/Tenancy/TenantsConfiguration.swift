@@ -21,15 +21,7 @@ public struct HostedTenant: Sendable {
         dataPolicy: DataPolicy = DataPolicy(), copy: CopyBook? = nil
     ) {
         self.dataPolicy = dataPolicy
-        if let copy {
-            self.copy = copy
-        } else {
-            do {
-                self.copy = try CopyBook(catalogs: plugin.stringCatalogs)
-            } catch {
-                preconditionFailure("plugin \(pluginName)'s String Catalogs do not read: \(error)")
-            }
-        }
+        self.copy = copy ?? .shipped(by: plugin)
         self.id = id
         self.pluginName = pluginName
         self.plugin = plugin

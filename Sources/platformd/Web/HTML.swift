@@ -26,12 +26,13 @@ enum HTML {
 
     /// A whole page: the document, its language, its title, the stylesheet and script served by
     /// platformd itself, and `body`.
-    static func page(title: String, language: String, body: String, script: Bool = true) -> String {
+    /// `head`: more of the head, markup this module wrote (a refresh).
+    static func page(title: String, language: String, body: String, script: Bool = true, head: String = "") -> String {
         """
         <!DOCTYPE html>
         <html lang="\(attribute(language))">
         <head>
-        <meta charset="utf-8">
+        <meta charset="utf-8">\(head.isEmpty ? "" : "\n" + head)
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>\(text(title))</title>
         <link rel="stylesheet" href="/assets/platformd.css">

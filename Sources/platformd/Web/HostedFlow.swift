@@ -82,9 +82,8 @@ struct HostedFlow: Sendable {
                request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "cross-site", request.uri.queryParameters["signin"] == nil {
                 let again = Self.pagePath(tenant, Self.flowName(request)) + (Self.flowName(request) == "onboarding" ? "?" : "&") + "signin=1"
                 let body = "<main>\n<p><a href=\"\(HTML.attribute(again))\">Continue</a></p>\n</main>"
-                let page = HTML.page(title: "Continue", language: "en", body: body, script: false)
-                    .replacingOccurrences(of: "<meta charset=\"utf-8\">", with: "<meta charset=\"utf-8\">\n<meta http-equiv=\"refresh\" content=\"0;url=\(HTML.attribute(again))\">")
-                return WebSupport.html(.ok, page)
+                let refresh = "<meta http-equiv=\"refresh\" content=\"0;url=\(HTML.attribute(again))\">"
+                return WebSupport.html(.ok, HTML.page(title: "Continue", language: "en", body: body, script: false, head: refresh))
             }
             return Self.signedOut(tenant)
         }
