@@ -9,12 +9,16 @@ import Synchronization
 /// (a connection pool; the server-side Swift driver maintained with SwiftNIO, which this server
 /// already runs on). It passes the same conformance suite as `SQLiteSessionStore`.
 ///
-/// - Every update is one transaction on one pooled connection (`BEGIN` … `COMMIT`).
-/// - Two hosts updating one session serialise on its row (`SELECT … FOR UPDATE`); the second
-///   reads the state the first committed, so a submit for an old revision gets -32003 from the
-///   engine. A session started by user and flow is first serialised by a transaction-scoped
-///   advisory lock on (tenant, user, flow), so two hosts starting it at once create it once.
-/// - Concurrent transactions commit in parallel on the pool; there is no group commit here.
+/// - A command on a session this host knows is decided on the state it remembers and written
+///   optimistically: one statement that applies only if the row's write count is unchanged, sent
+///   together with the other writes waiting then (group commit, `OptimisticWriteBatcher`). A row
+///   changed meanwhile sends the command to the locked path.
+/// - The locked path is one transaction on one pooled connection (`BEGIN` … `COMMIT`): two hosts
+///   updating one session serialise on its row (`SELECT … FOR UPDATE`); the second reads the
+///   state the first committed, so a submit for an old revision gets -32003 from the engine. A
+///   session started by user and flow is first serialised by a transaction-scoped advisory lock on
+///   (tenant, user, flow), so two hosts starting it at once create it once.
+/// - The writes that run often are prepared statements (planned once per connection).
 /// - Outbox events of one tenant are inserted under a transaction-scoped advisory lock on the
 ///   tenant, so their sequence order is their commit order and an `events.list` cursor never
 ///   skips an event that committed late.
@@ -67,6 +71,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// on one of them is decided without reading it first (a write from another host makes the
     /// entry stale, and the write count's check then sends the command to the locked path).
     let recent = RecentSessions()
+    /// Group commit of the optimistic writes, in up to a quarter of the pool's connections.
+    let batcher: OptimisticWriteBatcher
     /// A store call still waiting for a pooled connection this long asks whether the server can
     /// be reached at all (a direct connection, at most `probeTimeout`): when it is refused, it is
     /// answered -32008 at once instead of at the operation timeout, so a request is refused within
@@ -232,6 +238,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         self.logger = logger
         self.options = options
         self.target = target
+        self.batcher = OptimisticWriteBatcher(lanes: max(1, options.poolSize / 4))
         self.reachability = Reachability { [logger] in
             // Bounded whatever the server does: a connect whose TCP part succeeded can still wait
             // forever for the server's startup answer, and a caller must never wait on that.
@@ -627,18 +634,28 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         guard state.id == read.state.id, state.tenant == tenant, commit.profile == nil, commit.outbox.isEmpty,
               !SessionState.erases(from: read.state, to: state)
         else { return nil }
-        let write = try OptimisticWrite(state, events: commit.events, replacing: read.state, writes: read.writes)
-        let started = ContinuousClock.now
-        let query = OptimisticWrite.statement([write])
-        let applied = try await connection { connection in
-            var applied = Set<String>()
-            for try await id in try await connection.query(query, logger: self.logger).decode(String.self) { applied.insert(id) }
-            return applied
-        }
-        guard applied.contains(write.sessionID) else { return nil }
-        PlatformMetrics.commit(duration: .now - started, batchSize: 1)
+        let write = try SessionWrite(state, events: commit.events, replacing: read.state, writes: read.writes)
+        guard try await batcher.apply(write, send: { try await self.send($0) }) else { return nil }
         recent.remember(state, writeCount: Int(read.writes + 1))
         return result
+    }
+
+    /// Statements the optimistic path has sent and the writes they carried (group commit's
+    /// figures, for tests and operators' curiosity).
+    public var groupCommitted: (statements: Int, writes: Int) { batcher.counts.withLock { $0 } }
+
+    /// One statement carrying these optimistic writes; the ids of the sessions it updated.
+    func send(_ writes: [SessionWrite]) async throws -> Set<String> {
+        let started = ContinuousClock.now
+        let applied = try await connection { connection in try await self.execute(connection, writes) }
+        PlatformMetrics.commit(duration: .now - started, batchSize: writes.count)
+        return applied
+    }
+
+    func execute(_ connection: PostgresConnection, _ writes: [SessionWrite]) async throws -> Set<String> {
+        var applied = Set<String>()
+        for try await id in try await connection.execute(SessionWriteStatement(writes), logger: logger) { applied.insert(id) }
+        return applied
     }
 
     /// The command decided on the row locked in a transaction (`SELECT … FOR UPDATE`).
@@ -664,10 +681,19 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 return (result, false, false, stored.map { RecentSessions.Entry(state: $0.state, writeCount: Int($0.writes)) })
             }
             precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
-            try await self.save(connection, commit.state, replacing: old)
-            for event in commit.events { try await self.insert(connection, event, of: commit.state) }
+            if let stored, stored.state.id == commit.state.id {
+                // The row is held: its write count is the one read, and the session's whole
+                // write is one statement, as on the optimistic path.
+                let write = try SessionWrite(commit.state, events: commit.events, replacing: stored.state, writes: stored.writes)
+                guard try await self.execute(connection, [write]).contains(write.sessionID) else {
+                    throw StoreDefect("session \(write.sessionID) is not in tenant \(tenant)")
+                }
+            } else {
+                try await self.save(connection, commit.state, replacing: old)
+                for event in commit.events { try await self.insert(connection, event, of: commit.state) }
+            }
             if let profile = commit.profile {
-                try await self.save(connection, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
+                _ = try await connection.execute(ProfileWriteStatement(profile, at: commit.state.updatedAt), logger: self.logger)
             }
             for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
             try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
@@ -1030,27 +1056,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// report. The tenant's advisory lock, held to the commit, makes the tenant's sequence order
     /// its commit order: a reader polling with a cursor never passes an event still uncommitted.
     func insert(_ connection: PostgresConnection, outbox items: [OutboxEvent], tenant: String) async throws {
-        guard !items.isEmpty else { return }
-        _ = try await connection.query(
-            "SELECT pg_advisory_xact_lock(hashtextextended(\("outbox:" + tenant), 0))", logger: logger
-        ).collect()
         for item in items {
-            let event = item.event
-            let body = try JSONValue(encoding: event).serialized()
-            let rows = try await connection.query("""
-                INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
-                VALUES (\(event.id), \(event.tenant), \(event.type.rawValue), \(event.userId), \(event.sessionId),
-                    \(event.occurredAt.timeIntervalSince1970), \(body))
-                RETURNING sequence
-                """, logger: logger).collect()
-            guard let sequence = try rows.first?.decode(Int64.self) else { throw StoreDefect("no outbox sequence") }
-            for url in item.webhooks {
-                _ = try await connection.query("""
-                    INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
-                    VALUES (\(sequence), \(url), \(event.tenant), 'pending', 0, \(event.occurredAt.timeIntervalSince1970),
-                        \(item.deliverUntil.timeIntervalSince1970))
-                    """, logger: logger).collect()
-            }
+            precondition(item.event.tenant == tenant, "an event must stay in its tenant")
+            _ = try await connection.execute(try OutboxWriteStatement(item), logger: logger)
         }
     }
 

@@ -112,6 +112,50 @@ import Testing
         try await b.close()
     }
 
+    /// Group commit of the optimistic writes: writes arriving together share statements, and each
+    /// still learns its own outcome. Two commands on one session from one host are both decided
+    /// on the state it remembers; had they gone in one statement, both would be told they applied.
+    @Test func writesArrivingTogetherShareStatementsAndEachLearnsItsOwnOutcome() async throws {
+        guard TestPostgres.urlOrSkip() != nil else { return }
+        let store = try #require(try await TestPostgres.store())
+        let sessions = (0..<40).map { "s\($0)" }
+        for id in sessions {
+            var state = sampleState(id: id, user: "u-" + id)
+            state.revision = 0
+            let initial = state
+            try await store.updateSession(tenant: "t1", key: .id(id)) { _ in (SessionCommit(state: initial, events: []), ()) }
+        }
+        let wins = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+            for id in sessions {
+                for host in ["x", "y"] {
+                    group.addTask {
+                        let won = try await store.updateSession(tenant: "t1", key: .id(id)) { current -> (SessionCommit?, Bool) in
+                            guard var next = current, next.revision == 0 else { return (nil, false) }
+                            next.revision = 1
+                            next.lastSubmitDigest = host
+                            return (SessionCommit(state: next, events: [FlowEvent(.arrived, step: host, at: epoch)]), true)
+                        }
+                        return (id, won)
+                    }
+                }
+            }
+            var wins: [String: Int] = [:]
+            for try await (id, won) in group where won { wins[id, default: 0] += 1 }
+            return wins
+        }
+        for id in sessions {
+            #expect(wins[id] == 1, "\(id): exactly one of its two commands applies")
+            let stored = try await store.session(tenant: "t1", key: .id(id))
+            #expect(stored?.revision == 1)
+        }
+        #expect(try await store.events(tenant: "t1", flow: nil, since: nil, until: nil).count == sessions.count)
+        let (statements, writes) = store.groupCommitted
+        #expect(writes >= sessions.count)
+        #expect(statements < writes, "80 writes at once on one lane share statements")
+        try await store.dropSchema()
+        try await store.close()
+    }
+
     /// The same race through the engine on two platforms: one submit is accepted, the other is
     /// answered -32003 with the current session.
     @Test func twoPlatformsRacingASubmitGiveOneAcceptanceAndOneStaleRevision() async throws {

@@ -1,0 +1,84 @@
+import Synchronization
+
+/// Group commit for the optimistic writes: the writes that arrive while a statement runs go
+/// together in the next one, so one round trip and one commit (one WAL flush) carry many
+/// requests. Each caller still learns whether its own write applied: the statement returns the
+/// ids it updated.
+///
+/// - At most `lanes` statements run at once (each on its own pooled connection), so the pool
+///   keeps connections for the locked path and reads.
+/// - A statement never carries two writes of one session: the second stays queued for the next
+///   one, where the write count it was decided on no longer matches and the locked path decides.
+///   (One `UPDATE … FROM` row per target, or both would be told they applied.)
+/// - A statement runs in a task of its own, not in any caller's: one request cancelled does not
+///   fail the others' writes. Every caller is answered once its statement has returned, or with
+///   its error; none is left waiting (a statement is bounded by the store's operation timeout).
+final class OptimisticWriteBatcher: Sendable {
+    private struct Pending: Sendable {
+        let write: SessionWrite
+        let continuation: CheckedContinuation<Bool, any Error>
+    }
+
+    private let state = Mutex<(pending: [Pending], running: Int)>(([], 0))
+    private let lanes: Int
+    private let maxBatch: Int
+    /// Statements sent and the writes they carried, for tests.
+    let counts = Mutex<(statements: Int, writes: Int)>((0, 0))
+
+    init(lanes: Int, maxBatch: Int = 64) {
+        self.lanes = max(1, lanes)
+        self.maxBatch = max(1, maxBatch)
+    }
+
+    /// Whether `write` applied (its row's write count was still the one it was decided on),
+    /// once the statement carrying it has committed. `send` sends one statement with the writes
+    /// given and returns the ids of the sessions it updated (any caller's does: they are alike).
+    func apply(
+        _ write: SessionWrite, send: @escaping @Sendable ([SessionWrite]) async throws -> Set<String>
+    ) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            let startLane = state.withLock { state in
+                state.pending.append(Pending(write: write, continuation: continuation))
+                guard state.running < lanes else { return false }
+                state.running += 1
+                return true
+            }
+            if startLane { Task { await self.drain(send) } }
+        }
+    }
+
+    private func drain(_ send: @Sendable ([SessionWrite]) async throws -> Set<String>) async {
+        while let batch = nextBatch() {
+            do {
+                let applied = try await send(batch.map(\.write))
+                counts.withLock { $0.statements += 1; $0.writes += batch.count }
+                for pending in batch { pending.continuation.resume(returning: applied.contains(pending.write.sessionID)) }
+            } catch {
+                for pending in batch { pending.continuation.resume(throwing: error) }
+            }
+        }
+    }
+
+    /// The next statement's writes in arrival order, one per session; nil (and the lane given
+    /// back) when nothing waits.
+    private func nextBatch() -> [Pending]? {
+        state.withLock { state in
+            guard !state.pending.isEmpty else {
+                state.running -= 1
+                return nil
+            }
+            var batch: [Pending] = []
+            var sessions = Set<String>()
+            var left: [Pending] = []
+            for pending in state.pending {
+                if batch.count < maxBatch, sessions.insert(pending.write.sessionID).inserted {
+                    batch.append(pending)
+                } else {
+                    left.append(pending)
+                }
+            }
+            state.pending = left
+            return batch
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import Logging
+import PlatformCore
+import PostgresNIO
+
+/// One command's write of an existing session: the session as the command left it, the write
+/// count of the row it was decided on, its changed answers and its events. The optimistic path
+/// sends it (batched) where that count is still the row's; the locked path sends it on the row it
+/// holds, where it always is.
+struct SessionWrite: Sendable {
+    var session: JSONValue
+    var removedAnswers: [JSONValue]
+    var upsertedAnswers: [JSONValue]
+    var events: [JSONValue]
+    var sessionID: String
+
+    init(_ state: SessionState, events: [FlowEvent], replacing old: SessionState, writes: Int64) throws {
+        let text = try SessionTextColumns(state)
+        sessionID = state.id
+        session = [
+            "id": .string(state.id), "tenant": .string(state.tenant), "status": .string(state.status.rawValue),
+            "revision": .int(Int64(state.revision)), "user_json": .string(text.user), "path_json": .string(text.path),
+            "progress_json": .string(text.progress), "arrived_at": .double(state.arrivedAt.timeIntervalSince1970),
+            "last_submit_digest": state.lastSubmitDigest.map(JSONValue.string) ?? .null,
+            "completion_json": text.completion.map(JSONValue.string) ?? .null,
+            "rejection_json": text.rejection.map(JSONValue.string) ?? .null,
+            "updated_at": .double(state.updatedAt.timeIntervalSince1970), "flow_version": .string(state.flowVersion),
+            "flow_fingerprint": .string(state.flowFingerprint),
+            "abandoned_at": state.abandonedAt.map { .double($0.timeIntervalSince1970) } ?? .null, "writes": .int(writes),
+        ]
+        let answers = AnswerRowChanges(state, replacing: old)
+        removedAnswers = answers.removed.map { ["session_id": .string(state.id), "tenant": .string(state.tenant), "step": .string($0)] }
+        upsertedAnswers = answers.upserted.map { row in
+            [
+                "session_id": .string(state.id), "tenant": .string(state.tenant), "step": .string(row.step),
+                "values_json": .string(row.values), "computed_json": row.computed.map(JSONValue.string) ?? .null,
+            ]
+        }
+        self.events = events.map { event in
+            [
+                "tenant": .string(state.tenant), "flow": .string(state.flow), "session_id": .string(state.id),
+                "kind": .string(event.kind.rawValue), "step": event.step.map(JSONValue.string) ?? .null,
+                "action": event.action.map(JSONValue.string) ?? .null, "to_step": event.toStep.map(JSONValue.string) ?? .null,
+                "seconds": event.seconds.map(JSONValue.double) ?? .null, "at": .double(event.at.timeIntervalSince1970),
+                "flow_version": .string(state.flowVersion),
+            ]
+        }
+    }
+}
+
+/// The session writes' one statement, prepared once per connection: planning it anew for every
+/// command cost PostgreSQL more than running it (0.42 ms of planning beside 0.35 ms of execution a
+/// call, measured with pg_stat_statements under `platformd bench`).
+///
+/// It takes the writes as four JSON arrays: the sessions' updates, which apply where their write
+/// counts still match; then, for the sessions updated only, their removed and upserted answers and
+/// their events in order. Its rows are the ids it updated.
+struct SessionWriteStatement: PostgresPreparedStatement {
+    static let name = "platformd_session_write_v1"
+    typealias Row = String
+
+    var sessions: String
+    var removed: String
+    var upserted: String
+    var events: String
+
+    init(_ writes: [SessionWrite]) {
+        sessions = JSONValue.array(writes.map(\.session)).serialized()
+        removed = JSONValue.array(writes.flatMap(\.removedAnswers)).serialized()
+        upserted = JSONValue.array(writes.flatMap(\.upsertedAnswers)).serialized()
+        events = JSONValue.array(writes.flatMap(\.events)).serialized()
+    }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(sessions)
+        bindings.append(removed)
+        bindings.append(upserted)
+        bindings.append(events)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
+
+    static let sql = """
+        WITH input AS (
+            SELECT * FROM json_to_recordset($1::json) AS x(
+                id text, tenant text, status text, revision bigint, user_json text, path_json text, progress_json text,
+                arrived_at double precision, last_submit_digest text, completion_json text, rejection_json text,
+                updated_at double precision, flow_version text, flow_fingerprint text, abandoned_at double precision,
+                writes bigint)
+        ), s AS (
+            UPDATE sessions AS t SET status = i.status, revision = i.revision, user_json = i.user_json,
+                path_json = i.path_json, progress_json = i.progress_json, arrived_at = i.arrived_at,
+                last_submit_digest = i.last_submit_digest, completion_json = i.completion_json,
+                rejection_json = i.rejection_json, updated_at = i.updated_at, flow_version = i.flow_version,
+                flow_fingerprint = i.flow_fingerprint, abandoned_at = i.abandoned_at, writes = t.writes + 1
+            FROM input i
+            WHERE t.tenant = i.tenant AND t.id = i.id AND t.writes = i.writes
+            RETURNING t.id
+        ), removed AS (
+            DELETE FROM answers a
+            USING json_to_recordset($2::json) AS r(session_id text, tenant text, step text)
+            WHERE a.session_id = r.session_id AND a.tenant = r.tenant AND a.step_id = r.step
+                AND r.session_id IN (SELECT id FROM s)
+        ), upserted AS (
+            INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json)
+            SELECT u.session_id, u.tenant, u.step, u.values_json, u.computed_json
+            FROM json_to_recordset($3::json) AS u(session_id text, tenant text, step text, values_json text, computed_json text)
+            WHERE u.session_id IN (SELECT id FROM s)
+            ON CONFLICT (session_id, step_id) DO UPDATE SET
+                values_json = excluded.values_json, computed_json = excluded.computed_json
+        ), logged AS (
+            INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
+            SELECT e.value->>'tenant', e.value->>'flow', e.value->>'session_id', e.value->>'kind', e.value->>'step',
+                e.value->>'action', e.value->>'to_step', (e.value->>'seconds')::double precision,
+                (e.value->>'at')::double precision, e.value->>'flow_version'
+            FROM json_array_elements($4::json) WITH ORDINALITY AS e(value, position)
+            WHERE e.value->>'session_id' IN (SELECT id FROM s)
+            ORDER BY e.position
+        )
+        SELECT id FROM s
+        """
+}
+
+/// A completion's profile and records in one round trip: the profile's completion time, then each
+/// record (the user's other records kept).
+struct ProfileWriteStatement: PostgresPreparedStatement {
+    static let name = "platformd_profile_write_v1"
+    typealias Row = Void
+
+    var tenant: String
+    var userId: String
+    var completedAt: Double
+    var records: String
+    var updatedAt: Double
+
+    init(_ profile: Profile, at time: Date) {
+        tenant = profile.tenant
+        userId = profile.userId
+        completedAt = profile.completedAt.timeIntervalSince1970
+        records = JSONValue.array(profile.records.sorted(by: { $0.key < $1.key }).map { name, body in
+            ["name": .string(name), "body_json": .string(body.serialized())]
+        }).serialized()
+        updatedAt = time.timeIntervalSince1970
+    }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(tenant)
+        bindings.append(userId)
+        bindings.append(completedAt)
+        bindings.append(records)
+        bindings.append(updatedAt)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
+
+    static let sql = """
+        WITH profile AS (
+            INSERT INTO profiles (tenant, user_id, completed_at) VALUES ($1, $2, $3)
+            ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
+        )
+        INSERT INTO records (tenant, user_id, name, body_json, updated_at)
+        SELECT $1, $2, r.name, r.body_json, $5
+        FROM json_to_recordset($4::json) AS r(name text, body_json text)
+        ON CONFLICT (tenant, user_id, name) DO UPDATE SET body_json = excluded.body_json, updated_at = excluded.updated_at
+        """
+}
+
+/// One outbox event and its deliveries in one round trip, after the tenant's outbox lock (taken
+/// first: the insert reads from it), so the event's sequence order is its commit order.
+struct OutboxWriteStatement: PostgresPreparedStatement {
+    static let name = "platformd_outbox_write_v1"
+    typealias Row = Void
+
+    var lock: String
+    var id: String
+    var tenant: String
+    var type: String
+    var userId: String
+    var sessionId: String?
+    var occurredAt: Double
+    var body: String
+    var webhooks: [String]
+    var deliverUntil: Double
+
+    init(_ item: OutboxEvent) throws {
+        let event = item.event
+        lock = "outbox:" + event.tenant
+        id = event.id
+        tenant = event.tenant
+        type = event.type.rawValue
+        userId = event.userId
+        sessionId = event.sessionId
+        occurredAt = event.occurredAt.timeIntervalSince1970
+        body = try JSONValue(encoding: event).serialized()
+        webhooks = item.webhooks
+        deliverUntil = item.deliverUntil.timeIntervalSince1970
+    }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 10)
+        bindings.append(lock)
+        bindings.append(id)
+        bindings.append(tenant)
+        bindings.append(type)
+        bindings.append(userId)
+        bindings.append(sessionId)
+        bindings.append(occurredAt)
+        bindings.append(body)
+        bindings.append(webhooks)
+        bindings.append(deliverUntil)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
+
+    static let sql = """
+        WITH locked AS (
+            SELECT pg_advisory_xact_lock(hashtextextended($1, 0))
+        ), event AS (
+            INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
+            SELECT $2, $3, $4, $5, $6, $7, $8 FROM locked
+            RETURNING sequence
+        )
+        INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
+        SELECT event.sequence, w.url, $3, 'pending', 0, $7, $10
+        FROM event, unnest($9::text[]) AS w(url)
+        """
+}
