@@ -672,7 +672,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                     logger: self.logger
                 ).collect()
             }
-            let stored = try await self.fetchStored(connection, tenant: tenant, key: key, lock: true)
+            let stored = try await self.fetchLocked(connection, tenant: tenant, key: key)
             let old = stored?.state
             let (commit, result) = try body(old)
             // Read locked, the stored row is what to remember when nothing is written (a stale
@@ -688,6 +688,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 guard try await self.execute(connection, [write]).contains(write.sessionID) else {
                     throw StoreDefect("session \(write.sessionID) is not in tenant \(tenant)")
                 }
+            } else if old == nil {
+                _ = try await connection.execute(try SessionInsertStatement(commit.state, events: commit.events), logger: self.logger)
             } else {
                 try await self.save(connection, commit.state, replacing: old)
                 for event in commit.events { try await self.insert(connection, event, of: commit.state) }
@@ -760,6 +762,21 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
 
     func fetchSession(_ connection: PostgresConnection, tenant: String, key: SessionKey, lock: Bool) async throws -> SessionState? {
         try await fetchStored(connection, tenant: tenant, key: key, lock: lock)?.state
+    }
+
+    /// The session's row locked, with its write count. A session this host remembers is read
+    /// whole only when another write has come since (its write count moved): a completion then
+    /// costs one small read instead of the session's and its answers' rows and their parsing.
+    func fetchLocked(_ connection: PostgresConnection, tenant: String, key: SessionKey) async throws -> (state: SessionState, writes: Int64)? {
+        guard case .id(let id) = key, let remembered = recent.entry(tenant: tenant, id: id) else {
+            return try await fetchStored(connection, tenant: tenant, key: key, lock: true)
+        }
+        let rows = try await connection.query(
+            "SELECT writes FROM sessions WHERE tenant = \(tenant) AND id = \(id) FOR UPDATE", logger: logger
+        ).collect()
+        guard let writes = try rows.first?.decode(Int64.self) else { return nil }
+        if writes == Int64(remembered.writeCount) { return (remembered.state, writes) }
+        return try await fetchStored(connection, tenant: tenant, key: key, lock: true)
     }
 
     /// The session and the count of writes its row has had.

@@ -30,13 +30,35 @@ struct SessionWrite: Sendable {
         ]
         let answers = AnswerRowChanges(state, replacing: old)
         removedAnswers = answers.removed.map { ["session_id": .string(state.id), "tenant": .string(state.tenant), "step": .string($0)] }
-        upsertedAnswers = answers.upserted.map { row in
+        upsertedAnswers = Self.rows(of: answers.upserted, in: state)
+        self.events = Self.rows(of: events, in: state)
+    }
+
+    /// The answers' rows, as the statements' `json_to_recordset` read them.
+    static func rows(of answers: [AnswerRowChanges.Row], in state: SessionState) -> [JSONValue] {
+        answers.map { row in
             [
                 "session_id": .string(state.id), "tenant": .string(state.tenant), "step": .string(row.step),
                 "values_json": .string(row.values), "computed_json": row.computed.map(JSONValue.string) ?? .null,
             ]
         }
-        self.events = events.map { event in
+    }
+
+    /// Upserts the answers of `$N` (a JSON array of `rows(of:in:)`); a statement's part.
+    static func answerUpsert(from parameter: String, where condition: String = "") -> String {
+        """
+        INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json)
+        SELECT u.session_id, u.tenant, u.step, u.values_json, u.computed_json
+        FROM json_to_recordset(\(parameter)::json) AS u(session_id text, tenant text, step text, values_json text, computed_json text)
+        \(condition)
+        ON CONFLICT (session_id, step_id) DO UPDATE SET
+            values_json = excluded.values_json, computed_json = excluded.computed_json
+        """
+    }
+
+    /// The events' rows, as the statements' `json_array_elements` read them.
+    static func rows(of events: [FlowEvent], in state: SessionState) -> [JSONValue] {
+        events.map { event in
             [
                 "tenant": .string(state.tenant), "flow": .string(state.flow), "session_id": .string(state.id),
                 "kind": .string(event.kind.rawValue), "step": event.step.map(JSONValue.string) ?? .null,
@@ -45,6 +67,19 @@ struct SessionWrite: Sendable {
                 "flow_version": .string(state.flowVersion),
             ]
         }
+    }
+
+    /// Inserts the events of `$N` (a JSON array of `rows(of:in:)`) in order; a statement's last part.
+    static func eventInsert(from parameter: String, where condition: String = "") -> String {
+        """
+        INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
+        SELECT e.value->>'tenant', e.value->>'flow', e.value->>'session_id', e.value->>'kind', e.value->>'step',
+            e.value->>'action', e.value->>'to_step', (e.value->>'seconds')::double precision,
+            (e.value->>'at')::double precision, e.value->>'flow_version'
+        FROM json_array_elements(\(parameter)::json) WITH ORDINALITY AS e(value, position)
+        \(condition)
+        ORDER BY e.position
+        """
     }
 }
 
@@ -104,20 +139,9 @@ struct SessionWriteStatement: PostgresPreparedStatement {
             WHERE a.session_id = r.session_id AND a.tenant = r.tenant AND a.step_id = r.step
                 AND r.session_id IN (SELECT id FROM s)
         ), upserted AS (
-            INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json)
-            SELECT u.session_id, u.tenant, u.step, u.values_json, u.computed_json
-            FROM json_to_recordset($3::json) AS u(session_id text, tenant text, step text, values_json text, computed_json text)
-            WHERE u.session_id IN (SELECT id FROM s)
-            ON CONFLICT (session_id, step_id) DO UPDATE SET
-                values_json = excluded.values_json, computed_json = excluded.computed_json
+            \(SessionWrite.answerUpsert(from: "$3", where: "WHERE u.session_id IN (SELECT id FROM s)"))
         ), logged AS (
-            INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
-            SELECT e.value->>'tenant', e.value->>'flow', e.value->>'session_id', e.value->>'kind', e.value->>'step',
-                e.value->>'action', e.value->>'to_step', (e.value->>'seconds')::double precision,
-                (e.value->>'at')::double precision, e.value->>'flow_version'
-            FROM json_array_elements($4::json) WITH ORDINALITY AS e(value, position)
-            WHERE e.value->>'session_id' IN (SELECT id FROM s)
-            ORDER BY e.position
+            \(SessionWrite.eventInsert(from: "$4", where: "WHERE e.value->>'session_id' IN (SELECT id FROM s)"))
         )
         SELECT id FROM s
         """
@@ -228,5 +252,62 @@ struct OutboxWriteStatement: PostgresPreparedStatement {
         INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
         SELECT event.sequence, w.url, $3, 'pending', 0, $7, $10
         FROM event, unnest($9::text[]) AS w(url)
+        """
+}
+
+/// A new session, its answers (a session replacing an expired one may bring some) and its first
+/// events in one round trip.
+struct SessionInsertStatement: PostgresPreparedStatement {
+    static let name = "platformd_session_insert_v2"
+    typealias Row = Void
+
+    var state: SessionState
+    var text: SessionTextColumns
+    var answers: String
+    var events: String
+
+    init(_ state: SessionState, events: [FlowEvent]) throws {
+        self.state = state
+        text = try SessionTextColumns(state)
+        answers = JSONValue.array(SessionWrite.rows(of: AnswerRowChanges(state, replacing: nil).upserted, in: state)).serialized()
+        self.events = JSONValue.array(SessionWrite.rows(of: events, in: state)).serialized()
+    }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 19)
+        bindings.append(state.id)
+        bindings.append(state.tenant)
+        bindings.append(state.userId)
+        bindings.append(state.flow)
+        bindings.append(state.status.rawValue)
+        bindings.append(Int64(state.revision))
+        bindings.append(text.user)
+        bindings.append(text.path)
+        bindings.append(text.progress)
+        bindings.append(state.arrivedAt.timeIntervalSince1970)
+        bindings.append(state.lastSubmitDigest)
+        bindings.append(text.completion)
+        bindings.append(text.rejection)
+        bindings.append(state.createdAt.timeIntervalSince1970)
+        bindings.append(state.updatedAt.timeIntervalSince1970)
+        bindings.append(state.flowVersion)
+        bindings.append(state.flowFingerprint)
+        bindings.append(events)
+        bindings.append(answers)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
+
+    static let sql = """
+        WITH session AS (
+            INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json,
+                arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at,
+                flow_version, flow_fingerprint)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+        ), answered AS (
+            \(SessionWrite.answerUpsert(from: "$19"))
+        )
+        \(SessionWrite.eventInsert(from: "$18"))
         """
 }
