@@ -67,6 +67,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     let vacuumCount = Atomic<Int>(0)
     let closed = Atomic<Bool>(false)
     let reachability: Reachability
+    let watch: StoreCallWatch
     /// The sessions this host last wrote or read locked, with their rows' write counts: a command
     /// on one of them is decided without reading it first (a write from another host makes the
     /// entry stale, and the write count's check then sends the command to the locked path).
@@ -239,7 +240,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         self.options = options
         self.target = target
         self.batcher = OptimisticWriteBatcher(lanes: max(1, options.poolSize / 4))
-        self.reachability = Reachability { [logger] in
+        let reachability = Reachability { [logger] in
             // Bounded whatever the server does: a connect whose TCP part succeeded can still wait
             // forever for the server's startup answer, and a caller must never wait on that.
             await Reachability.first(within: Self.probeTimeout * 2) {
@@ -257,6 +258,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 }
             }
         }
+        self.reachability = reachability
+        self.watch = StoreCallWatch(
+            leaseGrace: Self.leaseGrace, operationTimeout: options.operationTimeout, reachability: reachability, target: target)
     }
 
     // MARK: - schema
@@ -475,46 +479,32 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     }
 
     /// Runs `body` on a pooled connection within the operation timeout; passing failures become
-    /// `StoreUnavailable` with the detail.
+    /// `StoreUnavailable` with the detail. While the server is known to refuse (a probe less than a
+    /// second ago), a call is refused at once; a call that waits for a connection longer than the
+    /// lease grace is refused as soon as a probe finds the server gone (`StoreCallWatch`).
     func connection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        let timeout = options.operationTimeout
-        let leased = LeaseFlag()
-        do {
-            return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask {
-                    try await self.client.withConnection { connection in
-                        leased.value.store(true, ordering: .relaxed)
-                        return try await body(connection)
-                    }
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw StoreUnavailable("PostgreSQL at \(self.target) did not answer within \(timeout)")
-                }
-                group.addTask {
-                    // Right after a refused probe, the next calls ask at once (the answer is kept
-                    // half a second): while the database is down, each is refused without waiting.
-                    if await !self.reachability.recentlyRefused() { try await Task.sleep(for: Self.leaseGrace) }
-                    if !leased.value.load(ordering: .relaxed), let reason = await self.reachability.unreachable() {
-                        throw StoreUnavailable("PostgreSQL at \(self.target) cannot be reached: \(reason)")
-                    }
-                    // Reachable (or already leased): the call itself and the timeout decide.
-                    try await Task.sleep(for: timeout * 2)
-                    throw CancellationError()
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
+        if reachability.recentlyRefused(), let reason = await reachability.unreachable() {
+            throw StoreUnavailable("PostgreSQL at \(target) cannot be reached: \(reason)")
+        }
+        let call = watch.begin()
+        defer { watch.end(call) }
+        // The work runs in a task of its own so the watch can stop it without cancelling the
+        // request's task, whose reply is still to be written.
+        let work = Task {
+            try await self.client.withConnection { connection in
+                call.leased.store(true, ordering: .relaxed)
+                return try await body(connection)
             }
-        } catch let error as StoreUnavailable {
-            throw error
+        }
+        call.attach { work.cancel() }
+        do {
+            return try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
         } catch {
+            if let failure = call.failure { throw StoreUnavailable(failure) }
+            if let unavailable = error as? StoreUnavailable { throw unavailable }
             if let reason = Self.passingFailure(error) { throw StoreUnavailable("PostgreSQL at \(target): \(reason)") }
             throw error
         }
-    }
-
-    final class LeaseFlag: Sendable {
-        let value = Atomic<Bool>(false)
     }
 
     /// Why `error` is a passing condition (the server out of reach, restarting, overloaded, a
@@ -1351,10 +1341,14 @@ actor Reachability {
         func take() -> Bool { !taken.exchange(true, ordering: .relaxed) }
     }
 
+    /// When a probe last found the server refusing; read without a hop onto the actor by every
+    /// store call.
+    private nonisolated let refusedAt = Mutex<ContinuousClock.Instant?>(nil)
+
     /// Whether the last probe, less than a second ago, found the server refusing.
-    func recentlyRefused() -> Bool {
-        guard let last, last.reason != nil else { return false }
-        return ContinuousClock.now - last.at < .seconds(1)
+    nonisolated func recentlyRefused() -> Bool {
+        guard let refused = refusedAt.withLock({ $0 }) else { return false }
+        return ContinuousClock.now - refused < .seconds(1)
     }
 
     /// Why the server cannot be reached, or nil when it can.
@@ -1364,7 +1358,9 @@ actor Reachability {
         let task = Task { await probe() }
         running = task
         let reason = await task.value
-        last = (ContinuousClock.now, reason)
+        let now = ContinuousClock.now
+        last = (now, reason)
+        refusedAt.withLock { $0 = reason == nil ? nil : now }
         running = nil
         return reason
     }
