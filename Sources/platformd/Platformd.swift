@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import PlatformCore
 import PostgresStore
 
@@ -22,6 +24,26 @@ struct Platformd: AsyncParsableCommand {
         ],
         defaultSubcommand: Serve.self
     )
+
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if let serve = command as? Serve, PostgresSessionStore.isURL(serve.store.db) {
+                // On PostgreSQL every store call is I/O on NIO's event loops: running the tasks
+                // there too saves a thread hop each way (two hosts x 32 connections: ~8 % more
+                // requests/s, ~40 us less CPU a request). On SQLite, whose calls run on threads of
+                // their own, it cost ~8 %: that path keeps Swift's own pool.
+                NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+            }
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Options every subcommand that opens the database shares.
