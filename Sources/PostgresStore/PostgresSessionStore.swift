@@ -584,10 +584,14 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result {
-        if case .id = key, let result = try await updateOptimistically(tenant: tenant, key: key, body) {
+        if let result = try await updateOptimistically(tenant: tenant, key: key, body) {
             return result
         }
-        return try await updateLocked(tenant: tenant, key: key, body)
+        do {
+            return try await updateLocked(tenant: tenant, key: key, body)
+        } catch is StartRaced {
+            return try await updateLocked(tenant: tenant, key: key, body)
+        }
     }
 
     /// The optimistic path, as the SQLite store's: the command is decided outside any
@@ -595,9 +599,11 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// answers, its events) is one statement that applies it only if the row's write count is
     /// still the one read. At most a read and one statement instead of a transaction's eight or
     /// more round trips.
+    /// A completion (records, a profile, outbox events) is its own statement, with the tenant's
+    /// outbox lock inside it; the other writes go through group commit.
     /// Nil when the locked path must decide: the row changed meanwhile (the command runs again on
     /// the locked row, where a stale revision is -32003 as ever), or the commit is one this path
-    /// does not write (a new or replaced session, records, completion events, an erasure).
+    /// does not write (a new or replaced session, an erasure).
     func updateOptimistically<Result: Sendable>(
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
@@ -608,7 +614,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             read = (remembered.state, Int64(remembered.writeCount))
         } else {
             guard let stored = try await connection({ connection in try await self.fetchStored(connection, tenant: tenant, key: key, lock: false) }) else {
-                return nil
+                return try await startOptimistically(tenant: tenant, key: key, body)
             }
             read = stored
         }
@@ -623,13 +629,56 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         // Nothing to write is an answer only on a state just read.
         guard let commit else { return remembered == nil ? result : nil }
         let state = commit.state
-        guard state.id == read.state.id, state.tenant == tenant, commit.profile == nil, commit.outbox.isEmpty,
-              !SessionState.erases(from: read.state, to: state)
+        guard state.id == read.state.id, state.tenant == tenant, !SessionState.erases(from: read.state, to: state)
         else { return nil }
         let write = try SessionWrite(state, events: commit.events, replacing: read.state, writes: read.writes)
-        guard try await batcher.apply(write, send: { try await self.send($0) }) else { return nil }
+        if commit.profile != nil || !commit.outbox.isEmpty {
+            // A completion: its own statement, with its profile, records and events.
+            for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
+            let statement = try CompletionWriteStatement(write, profile: commit.profile, outbox: commit.outbox, at: state.updatedAt)
+            let started = ContinuousClock.now
+            let applied = try await connection { connection in
+                var applied = false
+                for try await id in try await connection.execute(statement, logger: self.logger) { applied = applied || id == write.sessionID }
+                return applied
+            }
+            guard applied else { return nil }
+            PlatformMetrics.commit(duration: .now - started, batchSize: 1)
+        } else {
+            guard try await batcher.apply(write, send: { try await self.send($0) }) else { return nil }
+        }
         recent.remember(state, writeCount: Int(read.writes + 1))
         return result
+    }
+
+    /// A user's first session of a flow, decided on finding none and inserted by one statement that
+    /// does nothing if another host inserted one meanwhile (the unique tenant, user and flow); then
+    /// the locked path decides on theirs. Nil for a session looked up by id (gone: the locked path
+    /// says so) and for any other commit.
+    func startOptimistically<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result? {
+        guard case .user(let userId, let flow) = key else { return nil }
+        let (commit, result) = try body(nil)
+        guard let commit else { return result }
+        let state = commit.state
+        guard state.tenant == tenant, state.userId == userId, state.flow == flow, commit.profile == nil, commit.outbox.isEmpty
+        else { return nil }
+        let started = ContinuousClock.now
+        guard try await connection({ connection in try await self.insert(connection, state, events: commit.events) }) else { return nil }
+        PlatformMetrics.commit(duration: .now - started, batchSize: 1)
+        recent.remember(state, writeCount: 0)
+        return result
+    }
+
+    /// Whether the new session was inserted (false: the user already has one of that flow).
+    func insert(_ connection: PostgresConnection, _ state: SessionState, events: [FlowEvent]) async throws -> Bool {
+        var inserted = false
+        for try await id in try await connection.execute(try SessionInsertStatement(state, events: events), logger: logger) {
+            inserted = inserted || id == state.id
+        }
+        return inserted
     }
 
     /// Statements the optimistic path has sent and the writes they carried (group commit's
@@ -681,7 +730,12 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                     throw StoreDefect("session \(write.sessionID) is not in tenant \(tenant)")
                 }
             } else if old == nil {
-                _ = try await connection.execute(try SessionInsertStatement(commit.state, events: commit.events), logger: self.logger)
+                // Another host's optimistic start (which takes no advisory lock) may have inserted
+                // the user's session since the read: decide again on theirs.
+                guard try await self.insert(connection, commit.state, events: commit.events) else {
+                    if case .user = key { throw StartRaced() }
+                    throw StoreDefect("user \(commit.state.userId) of tenant \(tenant) already has a session of flow \(commit.state.flow)")
+                }
             } else {
                 try await self.save(connection, commit.state, replacing: old)
                 for event in commit.events { try await self.insert(connection, event, of: commit.state) }
@@ -1303,6 +1357,10 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         try await connection { connection in try await Self.run(connection, "DROP SCHEMA IF EXISTS \(schema) CASCADE", self.logger) }
     }
 }
+
+/// A session start that found no session and then lost the insert to another host's start: it is
+/// decided again on the row that host inserted.
+struct StartRaced: Error {}
 
 /// A write the database refused for a reason that is a bug, not a passing condition.
 struct StoreDefect: Error, CustomStringConvertible {

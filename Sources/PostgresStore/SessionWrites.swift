@@ -117,8 +117,12 @@ struct SessionWriteStatement: PostgresPreparedStatement {
 
     func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
 
-    static let sql = """
-        WITH input AS (
+    static let sql = "WITH " + sessionParts + "\nSELECT id FROM s"
+
+    /// The session writes' common table expressions (`input`, `s`: the ids updated, `removed`,
+    /// `upserted`, `logged`) over parameters $1 to $4, for statements that write more after them.
+    static let sessionParts = """
+        input AS (
             SELECT * FROM json_to_recordset($1::json) AS x(
                 id text, tenant text, status text, revision bigint, user_json text, path_json text, progress_json text,
                 arrived_at double precision, last_submit_digest text, completion_json text, rejection_json text,
@@ -143,7 +147,6 @@ struct SessionWriteStatement: PostgresPreparedStatement {
         ), logged AS (
             \(SessionWrite.eventInsert(from: "$4", where: "WHERE e.value->>'session_id' IN (SELECT id FROM s)"))
         )
-        SELECT id FROM s
         """
 }
 
@@ -256,10 +259,11 @@ struct OutboxWriteStatement: PostgresPreparedStatement {
 }
 
 /// A new session, its answers (a session replacing an expired one may bring some) and its first
-/// events in one round trip.
+/// events in one round trip; nothing at all when the user already has a session of that flow
+/// (another host started it first). Its row is the session's id when it was inserted.
 struct SessionInsertStatement: PostgresPreparedStatement {
-    static let name = "platformd_session_insert_v2"
-    typealias Row = Void
+    static let name = "platformd_session_insert_v3"
+    typealias Row = String
 
     var state: SessionState
     var text: SessionTextColumns
@@ -297,7 +301,7 @@ struct SessionInsertStatement: PostgresPreparedStatement {
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws {}
+    func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
 
     static let sql = """
         WITH session AS (
@@ -305,9 +309,98 @@ struct SessionInsertStatement: PostgresPreparedStatement {
                 arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at,
                 flow_version, flow_fingerprint)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+            ON CONFLICT DO NOTHING
+            RETURNING id
         ), answered AS (
-            \(SessionWrite.answerUpsert(from: "$19"))
+            \(SessionWrite.answerUpsert(from: "$19", where: "WHERE EXISTS (SELECT 1 FROM session)"))
+        ), logged AS (
+            \(SessionWrite.eventInsert(from: "$18", where: "WHERE EXISTS (SELECT 1 FROM session)"))
         )
-        \(SessionWrite.eventInsert(from: "$18"))
+        SELECT id FROM session
+        """
+}
+
+/// A completion decided outside any transaction, in one statement: the session's write where its
+/// write count is still the one decided on and, only then, the profile, its records, and the
+/// outbox events with their deliveries, after the tenant's outbox lock (held to the statement's
+/// commit, so sequence order is commit order as on the locked path). Its rows are the ids it
+/// updated: none when the row moved, and nothing at all was written.
+struct CompletionWriteStatement: PostgresPreparedStatement {
+    static let name = "platformd_completion_write_v1"
+    typealias Row = String
+
+    var session: SessionWriteStatement
+    var profile: String
+    var records: String
+    var outboxLock: String
+    var outbox: String
+
+    init(_ write: SessionWrite, profile: Profile?, outbox: [OutboxEvent], at time: Date) throws {
+        session = SessionWriteStatement([write])
+        let tenant = write.session["tenant"] ?? .null
+        self.profile = JSONValue.array(profile.map { profile in
+            [["tenant": .string(profile.tenant), "user_id": .string(profile.userId),
+              "completed_at": .double(profile.completedAt.timeIntervalSince1970)]]
+        } ?? []).serialized()
+        records = JSONValue.array((profile?.records ?? [:]).sorted(by: { $0.key < $1.key }).map { name, body in
+            ["tenant": tenant, "user_id": .string(profile?.userId ?? ""), "name": .string(name),
+             "body_json": .string(body.serialized()), "updated_at": .double(time.timeIntervalSince1970)]
+        }).serialized()
+        outboxLock = "outbox:" + (tenant.stringValue ?? "")
+        self.outbox = JSONValue.array(try outbox.map { item in
+            let event = item.event
+            return [
+                "id": .string(event.id), "tenant": .string(event.tenant), "type": .string(event.type.rawValue),
+                "user_id": .string(event.userId), "session_id": event.sessionId.map(JSONValue.string) ?? .null,
+                "occurred_at": .double(event.occurredAt.timeIntervalSince1970),
+                "body_json": .string(try JSONValue(encoding: event).serialized()),
+                "webhooks": .array(item.webhooks.map(JSONValue.string)),
+                "deliver_until": .double(item.deliverUntil.timeIntervalSince1970),
+            ]
+        }).serialized()
+    }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = try session.makeBindings()
+        bindings.append(profile)
+        bindings.append(records)
+        bindings.append(outboxLock)
+        bindings.append(outbox)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
+
+    static let sql = "WITH " + SessionWriteStatement.sessionParts + """
+        , profile AS (
+            INSERT INTO profiles (tenant, user_id, completed_at)
+            SELECT p.tenant, p.user_id, p.completed_at
+            FROM json_to_recordset($5::json) AS p(tenant text, user_id text, completed_at double precision)
+            WHERE EXISTS (SELECT 1 FROM s)
+            ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
+        ), recorded AS (
+            INSERT INTO records (tenant, user_id, name, body_json, updated_at)
+            SELECT r.tenant, r.user_id, r.name, r.body_json, r.updated_at
+            FROM json_to_recordset($6::json) AS r(tenant text, user_id text, name text, body_json text, updated_at double precision)
+            WHERE EXISTS (SELECT 1 FROM s)
+            ON CONFLICT (tenant, user_id, name) DO UPDATE SET body_json = excluded.body_json, updated_at = excluded.updated_at
+        ), locked AS (
+            SELECT pg_advisory_xact_lock(hashtextextended($7, 0)) FROM s WHERE json_array_length($8::json) > 0
+        ), event AS (
+            INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
+            SELECT e.value->>'id', e.value->>'tenant', e.value->>'type', e.value->>'user_id', e.value->>'session_id',
+                (e.value->>'occurred_at')::double precision, e.value->>'body_json'
+            FROM locked, json_array_elements($8::json) WITH ORDINALITY AS e(value, position)
+            ORDER BY e.position
+            RETURNING id, sequence
+        ), delivered AS (
+            INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
+            SELECT event.sequence, w.url, e.value->>'tenant', 'pending', 0, (e.value->>'occurred_at')::double precision,
+                (e.value->>'deliver_until')::double precision
+            FROM event
+            JOIN json_array_elements($8::json) AS e(value) ON e.value->>'id' = event.id
+            CROSS JOIN LATERAL json_array_elements_text(e.value->'webhooks') AS w(url)
+        )
+        SELECT id FROM s
         """
 }

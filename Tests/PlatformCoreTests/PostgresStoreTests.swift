@@ -156,6 +156,36 @@ import Testing
         try await store.close()
     }
 
+    /// Two hosts starting the same users' sessions at once: a start takes no lock when it finds no
+    /// session, so the insert that loses (the unique tenant, user and flow) is decided again on
+    /// the winner's row. Every user ends with one session, and both hosts answer with it.
+    @Test func twoHostsStartingOneUserAtOnceShareOneSession() async throws {
+        guard TestPostgres.urlOrSkip() != nil else { return }
+        let schema = TestPostgres.freshSchema()
+        let a = try #require(try await TestPostgres.store(schema: schema))
+        let b = try #require(try await TestPostgres.store(schema: schema))
+        @Sendable func start(_ store: PostgresSessionStore, _ user: String, _ host: String) async throws -> String {
+            try await store.updateSession(tenant: "t1", key: .user(userId: user, flow: "onboarding")) { current -> (SessionCommit?, String) in
+                if let current { return (nil, current.id) }
+                var state = sampleState(id: "\(user)-\(host)", user: user)
+                state.revision = 0
+                return (SessionCommit(state: state, events: [FlowEvent(.started, at: epoch)]), state.id)
+            }
+        }
+        for round in 0..<40 {
+            let user = "racer\(round)"
+            async let first = start(a, user, "a")
+            async let second = start(b, user, "b")
+            let (idA, idB) = try await (first, second)
+            #expect(idA == idB, "\(user): both hosts answer with the one session")
+            #expect(try await a.session(tenant: "t1", key: .user(userId: user, flow: "onboarding"))?.id == idA)
+        }
+        #expect(try await a.events(tenant: "t1", flow: nil, since: nil, until: nil).count == 40, "one started event per user")
+        try await a.dropSchema()
+        try await a.close()
+        try await b.close()
+    }
+
     /// The same race through the engine on two platforms: one submit is accepted, the other is
     /// answered -32003 with the current session.
     @Test func twoPlatformsRacingASubmitGiveOneAcceptanceAndOneStaleRevision() async throws {
