@@ -7,9 +7,10 @@ import Synchronization
 ///
 /// - At most `lanes` statements run at once (each on its own pooled connection), so the pool
 ///   keeps connections for the locked path and reads.
-/// - A statement never carries two writes of one session: the second stays queued for the next
-///   one, where the write count it was decided on no longer matches and the locked path decides.
-///   (One `UPDATE … FROM` row per target, or both would be told they applied.)
+/// - A statement never carries two writes of one session (the second stays queued for the next
+///   one, where the write count it was decided on no longer matches and the locked path decides:
+///   one `UPDATE … FROM` row per target, or both would be told they applied), nor two
+///   completions of one user's profile (an upsert cannot touch one row twice in a statement).
 /// - A statement runs in a task of its own, not in any caller's: one request cancelled does not
 ///   fail the others' writes. Every caller is answered once its statement has returned, or with
 ///   its error; none is left waiting (a statement is bounded by the store's operation timeout).
@@ -59,8 +60,8 @@ final class OptimisticWriteBatcher: Sendable {
         }
     }
 
-    /// The next statement's writes in arrival order, one per session; nil (and the lane given
-    /// back) when nothing waits.
+    /// The next statement's writes in arrival order, none sharing an exclusive key; nil (and the
+    /// lane given back) when nothing waits.
     private func nextBatch() -> [Pending]? {
         state.withLock { state in
             guard !state.pending.isEmpty else {
@@ -68,10 +69,12 @@ final class OptimisticWriteBatcher: Sendable {
                 return nil
             }
             var batch: [Pending] = []
-            var sessions = Set<String>()
+            var taken = Set<String>()
             var left: [Pending] = []
             for pending in state.pending {
-                if batch.count < maxBatch, sessions.insert(pending.write.sessionID).inserted {
+                let keys = pending.write.exclusiveKeys
+                if batch.count < maxBatch, taken.isDisjoint(with: keys) {
+                    taken.formUnion(keys)
                     batch.append(pending)
                 } else {
                     left.append(pending)

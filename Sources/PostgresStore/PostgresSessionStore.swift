@@ -599,8 +599,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// answers, its events) is one statement that applies it only if the row's write count is
     /// still the one read. At most a read and one statement instead of a transaction's eight or
     /// more round trips.
-    /// A completion (records, a profile, outbox events) is its own statement, with the tenant's
-    /// outbox lock inside it; the other writes go through group commit.
+    /// A completion's records, profile and outbox events go in the same statement as its session,
+    /// so completions share commits (and each tenant's outbox lock) like the other writes.
     /// Nil when the locked path must decide: the row changed meanwhile (the command runs again on
     /// the locked row, where a stale revision is -32003 as ever), or the commit is one this path
     /// does not write (a new or replaced session, an erasure).
@@ -631,22 +631,10 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         let state = commit.state
         guard state.id == read.state.id, state.tenant == tenant, !SessionState.erases(from: read.state, to: state)
         else { return nil }
-        let write = try SessionWrite(state, events: commit.events, replacing: read.state, writes: read.writes)
-        if commit.profile != nil || !commit.outbox.isEmpty {
-            // A completion: its own statement, with its profile, records and events.
-            for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
-            let statement = try CompletionWriteStatement(write, profile: commit.profile, outbox: commit.outbox, at: state.updatedAt)
-            let started = ContinuousClock.now
-            let applied = try await connection { connection in
-                var applied = false
-                for try await id in try await connection.execute(statement, logger: self.logger) { applied = applied || id == write.sessionID }
-                return applied
-            }
-            guard applied else { return nil }
-            PlatformMetrics.commit(duration: .now - started, batchSize: 1)
-        } else {
-            guard try await batcher.apply(write, send: { try await self.send($0) }) else { return nil }
-        }
+        for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
+        let write = try SessionWrite(
+            state, events: commit.events, replacing: read.state, writes: read.writes, profile: commit.profile, outbox: commit.outbox)
+        guard try await batcher.apply(write, send: { try await self.send($0) }) else { return nil }
         recent.remember(state, writeCount: Int(read.writes + 1))
         return result
     }
@@ -722,29 +710,34 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 return (result, false, false, stored.map { RecentSessions.Entry(state: $0.state, writeCount: Int($0.writes)) })
             }
             precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
+            for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
             if let stored, stored.state.id == commit.state.id {
                 // The row is held: its write count is the one read, and the session's whole
-                // write is one statement, as on the optimistic path.
-                let write = try SessionWrite(commit.state, events: commit.events, replacing: stored.state, writes: stored.writes)
+                // write (a completion's records and events included) is one statement, as on the
+                // optimistic path.
+                let write = try SessionWrite(
+                    commit.state, events: commit.events, replacing: stored.state, writes: stored.writes,
+                    profile: commit.profile, outbox: commit.outbox)
                 guard try await self.execute(connection, [write]).contains(write.sessionID) else {
                     throw StoreDefect("session \(write.sessionID) is not in tenant \(tenant)")
                 }
-            } else if old == nil {
-                // Another host's optimistic start (which takes no advisory lock) may have inserted
-                // the user's session since the read: decide again on theirs.
-                guard try await self.insert(connection, commit.state, events: commit.events) else {
-                    if case .user = key { throw StartRaced() }
-                    throw StoreDefect("user \(commit.state.userId) of tenant \(tenant) already has a session of flow \(commit.state.flow)")
-                }
             } else {
-                try await self.save(connection, commit.state, replacing: old)
-                for event in commit.events { try await self.insert(connection, event, of: commit.state) }
+                if old == nil {
+                    // Another host's optimistic start (which takes no advisory lock) may have
+                    // inserted the user's session since the read: decide again on theirs.
+                    guard try await self.insert(connection, commit.state, events: commit.events) else {
+                        if case .user = key { throw StartRaced() }
+                        throw StoreDefect("user \(commit.state.userId) of tenant \(tenant) already has a session of flow \(commit.state.flow)")
+                    }
+                } else {
+                    try await self.save(connection, commit.state, replacing: old)
+                    for event in commit.events { try await self.insert(connection, event, of: commit.state) }
+                }
+                if let profile = commit.profile {
+                    try await self.save(connection, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
+                }
+                try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
             }
-            if let profile = commit.profile {
-                _ = try await connection.execute(ProfileWriteStatement(profile, at: commit.state.updatedAt), logger: self.logger)
-            }
-            for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
-            try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
             // The row's write count after this write: one more, or 0 for a row just inserted.
             let writes = stored.map { $0.state.id == commit.state.id ? Int($0.writes) + 1 : 0 } ?? 0
             return (result, SessionState.erases(from: old, to: commit.state), true, RecentSessions.Entry(state: commit.state, writeCount: writes))

@@ -13,8 +13,46 @@ struct SessionWrite: Sendable {
     var upsertedAnswers: [JSONValue]
     var events: [JSONValue]
     var sessionID: String
+    /// A completion's profile (at most one row), its records and its outbox events, each row
+    /// tagged with `write_id` (the session's id) so they are written only with the session.
+    var profiles: [JSONValue] = []
+    var records: [JSONValue] = []
+    var outbox: [JSONValue] = []
+    /// What two writes in one statement must not share: the session, and the profile a
+    /// completion upserts (`ON CONFLICT DO UPDATE` cannot touch one row twice in a statement).
+    var exclusiveKeys: [String]
 
-    init(_ state: SessionState, events: [FlowEvent], replacing old: SessionState, writes: Int64) throws {
+    init(
+        _ state: SessionState, events: [FlowEvent], replacing old: SessionState, writes: Int64,
+        profile: Profile? = nil, outbox: [OutboxEvent] = []
+    ) throws {
+        exclusiveKeys = ["session:" + state.id]
+        let writeID = JSONValue.string(state.id)
+        if let profile {
+            exclusiveKeys.append("profile:" + profile.tenant + "\u{1F}" + profile.userId)
+            profiles = [[
+                "write_id": writeID, "tenant": .string(profile.tenant), "user_id": .string(profile.userId),
+                "completed_at": .double(profile.completedAt.timeIntervalSince1970),
+            ]]
+            records = profile.records.sorted(by: { $0.key < $1.key }).map { name, body in
+                [
+                    "write_id": writeID, "tenant": .string(profile.tenant), "user_id": .string(profile.userId),
+                    "name": .string(name), "body_json": .string(body.serialized()),
+                    "updated_at": .double(state.updatedAt.timeIntervalSince1970),
+                ]
+            }
+        }
+        self.outbox = try outbox.map { item in
+            let event = item.event
+            return [
+                "write_id": writeID, "id": .string(event.id), "tenant": .string(event.tenant), "type": .string(event.type.rawValue),
+                "user_id": .string(event.userId), "session_id": event.sessionId.map(JSONValue.string) ?? .null,
+                "occurred_at": .double(event.occurredAt.timeIntervalSince1970),
+                "body_json": .string(try JSONValue(encoding: event).serialized()),
+                "webhooks": .array(item.webhooks.map(JSONValue.string)),
+                "deliver_until": .double(item.deliverUntil.timeIntervalSince1970),
+            ]
+        }
         let text = try SessionTextColumns(state)
         sessionID = state.id
         session = [
@@ -87,42 +125,44 @@ struct SessionWrite: Sendable {
 /// command cost PostgreSQL more than running it (0.42 ms of planning beside 0.35 ms of execution a
 /// call, measured with pg_stat_statements under `platformd bench`).
 ///
-/// It takes the writes as four JSON arrays: the sessions' updates, which apply where their write
-/// counts still match; then, for the sessions updated only, their removed and upserted answers and
-/// their events in order. Its rows are the ids it updated.
+/// It takes the writes as JSON arrays: the sessions' updates, which apply where their write
+/// counts still match; then, for the sessions updated only, their removed and upserted answers,
+/// their events in order, and a completion's profile, records and outbox events with their
+/// deliveries. The outbox events are inserted after the outbox lock of each tenant they belong to
+/// (taken in tenant order, held to the statement's commit), so an event's sequence order is its
+/// commit order. Its rows are the ids it updated.
 struct SessionWriteStatement: PostgresPreparedStatement {
-    static let name = "platformd_session_write_v1"
+    static let name = "platformd_session_write_v2"
     typealias Row = String
 
     var sessions: String
     var removed: String
     var upserted: String
     var events: String
+    var profiles: String
+    var records: String
+    var outbox: String
 
     init(_ writes: [SessionWrite]) {
         sessions = JSONValue.array(writes.map(\.session)).serialized()
         removed = JSONValue.array(writes.flatMap(\.removedAnswers)).serialized()
         upserted = JSONValue.array(writes.flatMap(\.upsertedAnswers)).serialized()
         events = JSONValue.array(writes.flatMap(\.events)).serialized()
+        profiles = JSONValue.array(writes.flatMap(\.profiles)).serialized()
+        records = JSONValue.array(writes.flatMap(\.records)).serialized()
+        outbox = JSONValue.array(writes.flatMap(\.outbox)).serialized()
     }
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 4)
-        bindings.append(sessions)
-        bindings.append(removed)
-        bindings.append(upserted)
-        bindings.append(events)
+        var bindings = PostgresBindings(capacity: 7)
+        for parameter in [sessions, removed, upserted, events, profiles, records, outbox] { bindings.append(parameter) }
         return bindings
     }
 
     func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
 
-    static let sql = "WITH " + sessionParts + "\nSELECT id FROM s"
-
-    /// The session writes' common table expressions (`input`, `s`: the ids updated, `removed`,
-    /// `upserted`, `logged`) over parameters $1 to $4, for statements that write more after them.
-    static let sessionParts = """
-        input AS (
+    static let sql = """
+        WITH input AS (
             SELECT * FROM json_to_recordset($1::json) AS x(
                 id text, tenant text, status text, revision bigint, user_json text, path_json text, progress_json text,
                 arrived_at double precision, last_submit_digest text, completion_json text, rejection_json text,
@@ -146,53 +186,43 @@ struct SessionWriteStatement: PostgresPreparedStatement {
             \(SessionWrite.answerUpsert(from: "$3", where: "WHERE u.session_id IN (SELECT id FROM s)"))
         ), logged AS (
             \(SessionWrite.eventInsert(from: "$4", where: "WHERE e.value->>'session_id' IN (SELECT id FROM s)"))
-        )
-        """
-}
-
-/// A completion's profile and records in one round trip: the profile's completion time, then each
-/// record (the user's other records kept).
-struct ProfileWriteStatement: PostgresPreparedStatement {
-    static let name = "platformd_profile_write_v1"
-    typealias Row = Void
-
-    var tenant: String
-    var userId: String
-    var completedAt: Double
-    var records: String
-    var updatedAt: Double
-
-    init(_ profile: Profile, at time: Date) {
-        tenant = profile.tenant
-        userId = profile.userId
-        completedAt = profile.completedAt.timeIntervalSince1970
-        records = JSONValue.array(profile.records.sorted(by: { $0.key < $1.key }).map { name, body in
-            ["name": .string(name), "body_json": .string(body.serialized())]
-        }).serialized()
-        updatedAt = time.timeIntervalSince1970
-    }
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 5)
-        bindings.append(tenant)
-        bindings.append(userId)
-        bindings.append(completedAt)
-        bindings.append(records)
-        bindings.append(updatedAt)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws {}
-
-    static let sql = """
-        WITH profile AS (
-            INSERT INTO profiles (tenant, user_id, completed_at) VALUES ($1, $2, $3)
+        ), profiled AS (
+            INSERT INTO profiles (tenant, user_id, completed_at)
+            SELECT p.tenant, p.user_id, p.completed_at
+            FROM json_to_recordset($5::json) AS p(write_id text, tenant text, user_id text, completed_at double precision)
+            WHERE p.write_id IN (SELECT id FROM s)
             ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
+        ), recorded AS (
+            INSERT INTO records (tenant, user_id, name, body_json, updated_at)
+            SELECT r.tenant, r.user_id, r.name, r.body_json, r.updated_at
+            FROM json_to_recordset($6::json) AS r(
+                write_id text, tenant text, user_id text, name text, body_json text, updated_at double precision)
+            WHERE r.write_id IN (SELECT id FROM s)
+            ON CONFLICT (tenant, user_id, name) DO UPDATE SET body_json = excluded.body_json, updated_at = excluded.updated_at
+        ), items AS (
+            SELECT e.value, e.position FROM json_array_elements($7::json) WITH ORDINALITY AS e(value, position)
+            WHERE e.value->>'write_id' IN (SELECT id FROM s)
+        ), locked AS (
+            SELECT count(*) AS tenants FROM (
+                SELECT pg_advisory_xact_lock(hashtextextended('outbox:' || t.tenant, 0))
+                FROM (SELECT DISTINCT value->>'tenant' AS tenant FROM items ORDER BY 1) AS t
+            ) AS l
+        ), event AS (
+            INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
+            SELECT i.value->>'id', i.value->>'tenant', i.value->>'type', i.value->>'user_id', i.value->>'session_id',
+                (i.value->>'occurred_at')::double precision, i.value->>'body_json'
+            FROM locked, items AS i
+            ORDER BY i.position
+            RETURNING id, sequence
+        ), delivered AS (
+            INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
+            SELECT event.sequence, w.url, i.value->>'tenant', 'pending', 0, (i.value->>'occurred_at')::double precision,
+                (i.value->>'deliver_until')::double precision
+            FROM event
+            JOIN items AS i ON i.value->>'id' = event.id
+            CROSS JOIN LATERAL json_array_elements_text(i.value->'webhooks') AS w(url)
         )
-        INSERT INTO records (tenant, user_id, name, body_json, updated_at)
-        SELECT $1, $2, r.name, r.body_json, $5
-        FROM json_to_recordset($4::json) AS r(name text, body_json text)
-        ON CONFLICT (tenant, user_id, name) DO UPDATE SET body_json = excluded.body_json, updated_at = excluded.updated_at
+        SELECT id FROM s
         """
 }
 
@@ -317,90 +347,5 @@ struct SessionInsertStatement: PostgresPreparedStatement {
             \(SessionWrite.eventInsert(from: "$18", where: "WHERE EXISTS (SELECT 1 FROM session)"))
         )
         SELECT id FROM session
-        """
-}
-
-/// A completion decided outside any transaction, in one statement: the session's write where its
-/// write count is still the one decided on and, only then, the profile, its records, and the
-/// outbox events with their deliveries, after the tenant's outbox lock (held to the statement's
-/// commit, so sequence order is commit order as on the locked path). Its rows are the ids it
-/// updated: none when the row moved, and nothing at all was written.
-struct CompletionWriteStatement: PostgresPreparedStatement {
-    static let name = "platformd_completion_write_v1"
-    typealias Row = String
-
-    var session: SessionWriteStatement
-    var profile: String
-    var records: String
-    var outboxLock: String
-    var outbox: String
-
-    init(_ write: SessionWrite, profile: Profile?, outbox: [OutboxEvent], at time: Date) throws {
-        session = SessionWriteStatement([write])
-        let tenant = write.session["tenant"] ?? .null
-        self.profile = JSONValue.array(profile.map { profile in
-            [["tenant": .string(profile.tenant), "user_id": .string(profile.userId),
-              "completed_at": .double(profile.completedAt.timeIntervalSince1970)]]
-        } ?? []).serialized()
-        records = JSONValue.array((profile?.records ?? [:]).sorted(by: { $0.key < $1.key }).map { name, body in
-            ["tenant": tenant, "user_id": .string(profile?.userId ?? ""), "name": .string(name),
-             "body_json": .string(body.serialized()), "updated_at": .double(time.timeIntervalSince1970)]
-        }).serialized()
-        outboxLock = "outbox:" + (tenant.stringValue ?? "")
-        self.outbox = JSONValue.array(try outbox.map { item in
-            let event = item.event
-            return [
-                "id": .string(event.id), "tenant": .string(event.tenant), "type": .string(event.type.rawValue),
-                "user_id": .string(event.userId), "session_id": event.sessionId.map(JSONValue.string) ?? .null,
-                "occurred_at": .double(event.occurredAt.timeIntervalSince1970),
-                "body_json": .string(try JSONValue(encoding: event).serialized()),
-                "webhooks": .array(item.webhooks.map(JSONValue.string)),
-                "deliver_until": .double(item.deliverUntil.timeIntervalSince1970),
-            ]
-        }).serialized()
-    }
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = try session.makeBindings()
-        bindings.append(profile)
-        bindings.append(records)
-        bindings.append(outboxLock)
-        bindings.append(outbox)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
-
-    static let sql = "WITH " + SessionWriteStatement.sessionParts + """
-        , profile AS (
-            INSERT INTO profiles (tenant, user_id, completed_at)
-            SELECT p.tenant, p.user_id, p.completed_at
-            FROM json_to_recordset($5::json) AS p(tenant text, user_id text, completed_at double precision)
-            WHERE EXISTS (SELECT 1 FROM s)
-            ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
-        ), recorded AS (
-            INSERT INTO records (tenant, user_id, name, body_json, updated_at)
-            SELECT r.tenant, r.user_id, r.name, r.body_json, r.updated_at
-            FROM json_to_recordset($6::json) AS r(tenant text, user_id text, name text, body_json text, updated_at double precision)
-            WHERE EXISTS (SELECT 1 FROM s)
-            ON CONFLICT (tenant, user_id, name) DO UPDATE SET body_json = excluded.body_json, updated_at = excluded.updated_at
-        ), locked AS (
-            SELECT pg_advisory_xact_lock(hashtextextended($7, 0)) FROM s WHERE json_array_length($8::json) > 0
-        ), event AS (
-            INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
-            SELECT e.value->>'id', e.value->>'tenant', e.value->>'type', e.value->>'user_id', e.value->>'session_id',
-                (e.value->>'occurred_at')::double precision, e.value->>'body_json'
-            FROM locked, json_array_elements($8::json) WITH ORDINALITY AS e(value, position)
-            ORDER BY e.position
-            RETURNING id, sequence
-        ), delivered AS (
-            INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
-            SELECT event.sequence, w.url, e.value->>'tenant', 'pending', 0, (e.value->>'occurred_at')::double precision,
-                (e.value->>'deliver_until')::double precision
-            FROM event
-            JOIN json_array_elements($8::json) AS e(value) ON e.value->>'id' = event.id
-            CROSS JOIN LATERAL json_array_elements_text(e.value->'webhooks') AS w(url)
-        )
-        SELECT id FROM s
         """
 }

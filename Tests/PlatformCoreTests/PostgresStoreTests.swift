@@ -156,6 +156,60 @@ import Testing
         try await store.close()
     }
 
+    /// Completions go through group commit with their records and events: two of one user's
+    /// flows completing together never share a statement (one upsert cannot touch the profile
+    /// twice), and every completion's profile, records and outbox event are written with it.
+    @Test func completionsArrivingTogetherKeepTheirRecordsAndEvents() async throws {
+        guard TestPostgres.urlOrSkip() != nil else { return }
+        let store = try #require(try await TestPostgres.store())
+        let users = (0..<15).map { "c\($0)" }
+        let flows = ["first", "second"]
+        for user in users {
+            for flow in flows {
+                var state = sampleState(id: "\(user)-\(flow)", user: user, flow: flow)
+                state.revision = 0
+                let initial = state
+                try await store.updateSession(tenant: "t1", key: .id(initial.id)) { _ in (SessionCommit(state: initial, events: []), ()) }
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for user in users {
+                for flow in flows {
+                    group.addTask {
+                        try await store.updateSession(tenant: "t1", key: .id("\(user)-\(flow)")) { current -> (SessionCommit?, Void) in
+                            guard var next = current else { return (nil, ()) }
+                            next.revision += 1
+                            next.status = .completed
+                            let profile = Profile(tenant: "t1", userId: user, completedAt: epoch, records: [flow: ["done": true]])
+                            let event = PlatformEvent(
+                                id: "evt-\(next.id)", type: .sessionCompleted, tenant: "t1", userId: user, sessionId: next.id,
+                                occurredAt: epoch, data: ["records": [flow: ["done": true]]])
+                            return (SessionCommit(
+                                state: next, events: [FlowEvent(.completed, at: epoch)], profile: profile,
+                                outbox: [OutboxEvent(event: event, webhooks: ["https://example.com/hook"], deliverUntil: epoch.addingTimeInterval(60))]), ())
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for user in users {
+            let profile = try await store.profile(tenant: "t1", userId: user)
+            #expect(profile?.records.keys.sorted() == flows.sorted(), "\(user): both flows' records kept")
+            for flow in flows {
+                #expect(try await store.session(tenant: "t1", key: .id("\(user)-\(flow)"))?.status == .completed)
+            }
+        }
+        let outbox = try await store.outbox(tenant: "t1", after: 0, limit: 1000)
+        #expect(outbox.count == users.count * flows.count, "one event per completion")
+        #expect(Set(outbox.map(\.event.id)).count == outbox.count)
+        #expect(outbox.map(\.sequence) == outbox.map(\.sequence).sorted())
+        let (statements, writes) = store.groupCommitted
+        #expect(statements < writes, "completions arriving together share statements")
+        try await store.dropSchema()
+        try await store.close()
+    }
+
     /// Two hosts starting the same users' sessions at once: a start takes no lock when it finds no
     /// session, so the insert that loses (the unique tenant, user and flow) is decided again on
     /// the winner's row. Every user ends with one session, and both hosts answer with it.
