@@ -31,12 +31,13 @@ final class OptimisticWriteBatcher: Sendable {
         self.maxBatch = max(1, maxBatch)
     }
 
+    /// Sends writes and answers, for each in order, whether it applied or why it failed.
+    typealias Send = @Sendable ([SessionWrite]) async -> [Result<Bool, any Error>]
+
     /// Whether `write` applied (its row's write count was still the one it was decided on),
-    /// once the statement carrying it has committed. `send` sends one statement with the writes
-    /// given and returns the ids of the sessions it updated (any caller's does: they are alike).
-    func apply(
-        _ write: SessionWrite, send: @escaping @Sendable ([SessionWrite]) async throws -> Set<String>
-    ) async throws -> Bool {
+    /// once the statement carrying it has committed. `send` sends the writes given (any caller's
+    /// does: they are alike).
+    func apply(_ write: SessionWrite, send: @escaping Send) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in
             let startLane = state.withLock { state in
                 state.pending.append(Pending(write: write, continuation: continuation))
@@ -48,17 +49,18 @@ final class OptimisticWriteBatcher: Sendable {
         }
     }
 
-    private func drain(_ send: @Sendable ([SessionWrite]) async throws -> Set<String>) async {
+    private func drain(_ send: Send) async {
         while let batch = nextBatch() {
-            do {
-                let applied = try await send(batch.map(\.write))
-                counts.withLock { $0.statements += 1; $0.writes += batch.count }
-                for pending in batch { pending.continuation.resume(returning: applied.contains(pending.write.sessionID)) }
-            } catch {
-                for pending in batch { pending.continuation.resume(throwing: error) }
+            let outcomes = await send(batch.map(\.write))
+            counts.withLock { $0.statements += 1; $0.writes += batch.count }
+            for (index, pending) in batch.enumerated() {
+                pending.continuation.resume(with: index < outcomes.count ? outcomes[index] : .failure(MissingOutcome()))
             }
         }
     }
+
+    /// A sender that answered for fewer writes than it was given: a defect, never left waiting.
+    struct MissingOutcome: Error {}
 
     /// The next statement's writes in arrival order, none sharing an exclusive key; nil (and the
     /// lane given back) when nothing waits.

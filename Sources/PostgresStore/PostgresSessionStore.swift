@@ -634,7 +634,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
         let write = try SessionWrite(
             state, events: commit.events, replacing: read.state, writes: read.writes, profile: commit.profile, outbox: commit.outbox)
-        guard try await batcher.apply(write, send: { try await self.send($0) }) else { return nil }
+        guard try await batcher.apply(write, send: { await self.send($0) }) else { return nil }
         recent.remember(state, writeCount: Int(read.writes + 1))
         return result
     }
@@ -673,12 +673,29 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// figures, for tests and operators' curiosity).
     public var groupCommitted: (statements: Int, writes: Int) { batcher.counts.withLock { $0 } }
 
-    /// One statement carrying these optimistic writes; the ids of the sessions it updated.
-    func send(_ writes: [SessionWrite]) async throws -> Set<String> {
-        let started = ContinuousClock.now
-        let applied = try await connection { connection in try await self.execute(connection, writes) }
-        PlatformMetrics.commit(duration: .now - started, batchSize: writes.count)
-        return applied
+    /// One statement carrying these optimistic writes; for each, whether it applied. When a
+    /// statement of several fails for a reason that is not the database's state (a deadlock victim,
+    /// a value it refused), each write is sent again alone, so one write's failure is its own.
+    func send(_ writes: [SessionWrite]) async -> [Result<Bool, any Error>] {
+        do {
+            let started = ContinuousClock.now
+            let applied = try await connection { connection in try await self.execute(connection, writes) }
+            PlatformMetrics.commit(duration: .now - started, batchSize: writes.count)
+            return writes.map { .success(applied.contains($0.sessionID)) }
+        } catch {
+            guard writes.count > 1, Self.isWritesOwnFailure(error) else { return writes.map { _ in .failure(error) } }
+            var outcomes: [Result<Bool, any Error>] = []
+            for write in writes { outcomes.append(contentsOf: await send([write])) }
+            return outcomes
+        }
+    }
+
+    /// Whether a failed statement may have failed for one of its writes rather than for the
+    /// database's state: anything but an unreachable, closed or overloaded server.
+    static func isWritesOwnFailure(_ error: any Error) -> Bool {
+        if let error = error as? StoreUnavailable { return error.reason.contains("SQLSTATE 40") }
+        guard let reason = passingFailure(error) else { return true }
+        return reason.contains("SQLSTATE 40")
     }
 
     func execute(_ connection: PostgresConnection, _ writes: [SessionWrite]) async throws -> Set<String> {

@@ -131,8 +131,14 @@ struct SessionWrite: Sendable {
 /// deliveries. The outbox events are inserted after the outbox lock of each tenant they belong to
 /// (taken in tenant order, held to the statement's commit), so an event's sequence order is its
 /// commit order. Its rows are the ids it updated.
+///
+/// Locks, in the order every path takes them (so two never wait for each other): the sessions'
+/// rows, then profiles and records, then the tenants' outbox locks (the lock's subquery reads the
+/// profile and record writes first). A session row another transaction holds is skipped, not
+/// waited for (`SKIP LOCKED`): that write does not apply and its command goes to the locked path,
+/// so a row held long (another host's transaction, an erasure) never stalls the writes of a batch.
 struct SessionWriteStatement: PostgresPreparedStatement {
-    static let name = "platformd_session_write_v2"
+    static let name = "platformd_session_write_v3"
     typealias Row = String
 
     var sessions: String
@@ -168,6 +174,9 @@ struct SessionWriteStatement: PostgresPreparedStatement {
                 arrived_at double precision, last_submit_digest text, completion_json text, rejection_json text,
                 updated_at double precision, flow_version text, flow_fingerprint text, abandoned_at double precision,
                 writes bigint)
+        ), target AS (
+            SELECT t.id FROM sessions AS t JOIN input i ON t.tenant = i.tenant AND t.id = i.id AND t.writes = i.writes
+            FOR UPDATE OF t SKIP LOCKED
         ), s AS (
             UPDATE sessions AS t SET status = i.status, revision = i.revision, user_json = i.user_json,
                 path_json = i.path_json, progress_json = i.progress_json, arrived_at = i.arrived_at,
@@ -175,7 +184,7 @@ struct SessionWriteStatement: PostgresPreparedStatement {
                 rejection_json = i.rejection_json, updated_at = i.updated_at, flow_version = i.flow_version,
                 flow_fingerprint = i.flow_fingerprint, abandoned_at = i.abandoned_at, writes = t.writes + 1
             FROM input i
-            WHERE t.tenant = i.tenant AND t.id = i.id AND t.writes = i.writes
+            WHERE t.tenant = i.tenant AND t.id = i.id AND t.writes = i.writes AND t.id IN (SELECT id FROM target)
             RETURNING t.id
         ), removed AS (
             DELETE FROM answers a
@@ -192,6 +201,7 @@ struct SessionWriteStatement: PostgresPreparedStatement {
             FROM json_to_recordset($5::json) AS p(write_id text, tenant text, user_id text, completed_at double precision)
             WHERE p.write_id IN (SELECT id FROM s)
             ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
+            RETURNING 1
         ), recorded AS (
             INSERT INTO records (tenant, user_id, name, body_json, updated_at)
             SELECT r.tenant, r.user_id, r.name, r.body_json, r.updated_at
@@ -199,13 +209,18 @@ struct SessionWriteStatement: PostgresPreparedStatement {
                 write_id text, tenant text, user_id text, name text, body_json text, updated_at double precision)
             WHERE r.write_id IN (SELECT id FROM s)
             ON CONFLICT (tenant, user_id, name) DO UPDATE SET body_json = excluded.body_json, updated_at = excluded.updated_at
+            RETURNING 1
         ), items AS (
             SELECT e.value, e.position FROM json_array_elements($7::json) WITH ORDINALITY AS e(value, position)
             WHERE e.value->>'write_id' IN (SELECT id FROM s)
         ), locked AS (
             SELECT count(*) AS tenants FROM (
                 SELECT pg_advisory_xact_lock(hashtextextended('outbox:' || t.tenant, 0))
-                FROM (SELECT DISTINCT value->>'tenant' AS tenant FROM items ORDER BY 1) AS t
+                FROM (
+                    SELECT DISTINCT value->>'tenant' AS tenant FROM items
+                    WHERE (SELECT count(*) FROM profiled) >= 0 AND (SELECT count(*) FROM recorded) >= 0
+                    ORDER BY 1
+                ) AS t
             ) AS l
         ), event AS (
             INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)

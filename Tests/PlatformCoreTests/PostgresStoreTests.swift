@@ -203,7 +203,11 @@ import Testing
         let outbox = try await store.outbox(tenant: "t1", after: 0, limit: 1000)
         #expect(outbox.count == users.count * flows.count, "one event per completion")
         #expect(Set(outbox.map(\.event.id)).count == outbox.count)
-        #expect(outbox.map(\.sequence) == outbox.map(\.sequence).sorted())
+        #expect(Set(outbox.map(\.event.id)) == Set(users.flatMap { user in flows.map { "evt-\(user)-\($0)" } }))
+        // Each event's delivery to the tenant's webhook was written with it.
+        let claimed = try await store.claimDeliveries(now: epoch.addingTimeInterval(1), limit: 1000, lease: 60, host: "test")
+        #expect(Set(claimed.claims.map(\.eventId)) == Set(outbox.map(\.event.id)))
+        #expect(claimed.claims.allSatisfy { $0.webhook == "https://example.com/hook" && $0.tenant == "t1" })
         let (statements, writes) = store.groupCommitted
         #expect(statements < writes, "completions arriving together share statements")
         try await store.dropSchema()
