@@ -13,7 +13,8 @@ import Synchronization
 ///   completions of one user's profile (an upsert cannot touch one row twice in a statement).
 /// - A statement runs in a task of its own, not in any caller's: one request cancelled does not
 ///   fail the others' writes. Every caller is answered once its statement has returned, or with
-///   its error; none is left waiting (a statement is bounded by the store's operation timeout).
+///   its error; none is left waiting (a statement is bounded by the store's operation timeout:
+///   past it the watch closes the statement's connection).
 final class OptimisticWriteBatcher: Sendable {
     private struct Pending: Sendable {
         let write: SessionWrite

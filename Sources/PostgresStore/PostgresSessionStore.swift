@@ -494,7 +494,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         // request's task, whose reply is still to be written.
         let work = Task {
             try await self.client.withConnection { connection in
-                call.leased.store(true, ordering: .relaxed)
+                call.leased(connection)
                 return try await body(connection)
             }
         }

@@ -1,3 +1,4 @@
+import PostgresNIO
 import Synchronization
 
 /// Bounds every store call with one watcher for all of them instead of timers of their own: a
@@ -12,7 +13,18 @@ final class StoreCallWatch: Sendable {
     final class Call: Sendable {
         let started = ContinuousClock.now
         let leased = Atomic<Bool>(false)
-        private let state = Mutex<(cancel: (@Sendable () -> Void)?, failure: String?)>((nil, nil))
+        private let state = Mutex<(cancel: (@Sendable () -> Void)?, failure: String?, connection: PostgresConnection?)>((nil, nil, nil))
+
+        /// The call has its connection. A call failed from now on closes it: a statement in flight
+        /// does not end when its task is cancelled, but it does when its connection closes.
+        func leased(_ connection: PostgresConnection) {
+            leased.store(true, ordering: .relaxed)
+            let failed = state.withLock { state in
+                state.connection = connection
+                return state.failure != nil
+            }
+            if failed { Task { try? await connection.close() } }
+        }
 
         /// How to stop the call's work; at once if the call has already failed.
         func attach(_ cancel: @escaping @Sendable () -> Void) {
@@ -26,12 +38,13 @@ final class StoreCallWatch: Sendable {
 
         /// Ends the call as unavailable for `reason` (the first reason given wins).
         func fail(_ reason: String) {
-            let cancel = state.withLock { state -> (@Sendable () -> Void)? in
-                guard state.failure == nil else { return nil }
+            let (cancel, connection) = state.withLock { state -> ((@Sendable () -> Void)?, PostgresConnection?) in
+                guard state.failure == nil else { return (nil, nil) }
                 state.failure = reason
-                return state.cancel
+                return (state.cancel, state.connection)
             }
             cancel?()
+            if let connection { Task { try? await connection.close() } }
         }
 
         var failure: String? { state.withLock { $0.failure } }
