@@ -214,6 +214,73 @@ import Testing
         try await store.close()
     }
 
+    /// A session row another transaction holds (another host's locked command, an erasure) does
+    /// not stall the host's other writes: the batch skips it (`SKIP LOCKED`) and its command waits
+    /// on the locked path alone, then applies.
+    @Test func aRowHeldElsewhereDoesNotStallTheOtherWrites() async throws {
+        guard let url = TestPostgres.urlOrSkip() else { return }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/psql") else {
+            print("skipped: /usr/bin/psql is not installed")
+            return
+        }
+        let schema = TestPostgres.freshSchema()
+        let store = try #require(try await TestPostgres.store(schema: schema))
+        let free = (0..<10).map { "free\($0)" }
+        for id in ["held"] + free {
+            var state = sampleState(id: id, user: "u-" + id)
+            state.revision = 0
+            let initial = state
+            try await store.updateSession(tenant: "t1", key: .id(id)) { _ in (SessionCommit(state: initial, events: []), ()) }
+        }
+        @Sendable func bump(_ id: String) async throws -> Bool {
+            try await store.updateSession(tenant: "t1", key: .id(id)) { current -> (SessionCommit?, Bool) in
+                guard var next = current, next.revision == 0 else { return (nil, false) }
+                next.revision = 1
+                return (SessionCommit(state: next, events: [FlowEvent(.arrived, step: "b", at: epoch)]), true)
+            }
+        }
+        // psql holds the row for 10 s and says when it has it.
+        let input = Pipe()
+        let output = Pipe()
+        let holder = try ChildProcess(
+            "/usr/bin/psql", arguments: [url, "-X", "-q", "-v", "ON_ERROR_STOP=1"],
+            stdin: .descriptor(input.fileHandleForReading.fileDescriptor), stdout: .descriptor(output.fileHandleForWriting.fileDescriptor))
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
+        input.fileHandleForWriting.write(Data("""
+            SET search_path TO \(schema);
+            BEGIN;
+            SELECT id FROM sessions WHERE id = 'held' FOR UPDATE \\g /dev/null
+            \\echo locked
+            SELECT pg_sleep(10) \\g /dev/null
+            COMMIT;
+
+            """.utf8))
+        try input.fileHandleForWriting.close()
+        let reader = output.fileHandleForReading
+        let said: String = await withCheckedContinuation { continuation in
+            Thread {
+                var line = Data()
+                while let byte = try? reader.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0A]) { line.append(byte) }
+                continuation.resume(returning: String(decoding: line, as: UTF8.self))
+            }.start()
+        }
+        #expect(said == "locked", "psql: \(said)")
+
+        async let heldApplied = bump("held")
+        let freeApplied = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for id in free { group.addTask { try await bump(id) } }
+            return try await group.reduce(into: 0) { count, applied in count += applied ? 1 : 0 }
+        }
+        #expect(freeApplied == free.count)
+        #expect(holder.isRunning, "the other sessions' writes were done while the row was still held")
+        #expect(try await heldApplied, "the held session's command waited for the row and applied")
+        #expect(await holder.waitForExit().status == 0)
+        for id in ["held"] + free { #expect(try await store.session(tenant: "t1", key: .id(id))?.revision == 1) }
+        try await store.dropSchema()
+        try await store.close()
+    }
+
     /// Two hosts starting the same users' sessions at once: a start takes no lock when it finds no
     /// session, so the insert that loses (the unique tenant, user and flow) is decided again on
     /// the winner's row. Every user ends with one session, and both hosts answer with it.
