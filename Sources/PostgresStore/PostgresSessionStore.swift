@@ -481,9 +481,10 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     }
 
     /// Runs `body` on a pooled connection within the operation timeout; passing failures become
-    /// `StoreUnavailable` with the detail. While the server is known to refuse (a probe less than a
-    /// second ago), a call is refused at once; a call that waits for a connection longer than the
-    /// lease grace is refused as soon as a probe finds the server gone (`StoreCallWatch`).
+    /// `StoreUnavailable` with the detail. While the server is known to refuse (a probe less than
+    /// 5 s ago found it refusing), a call asks again at once and is refused without waiting; a
+    /// call that waits for a connection longer than the lease grace is refused as soon as a probe
+    /// finds the server gone (`StoreCallWatch`).
     func connection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         if reachability.recentlyRefused(), let reason = await reachability.unreachable() {
             throw StoreUnavailable("PostgreSQL at \(target) cannot be reached: \(reason)")
@@ -1415,10 +1416,12 @@ actor Reachability {
     /// store call.
     private nonisolated let refusedAt = Mutex<ContinuousClock.Instant?>(nil)
 
-    /// Whether the last probe, less than a second ago, found the server refusing.
+    /// Whether the last probe found the server refusing less than 5 s ago: while it is down, a
+    /// call asks at once (the answer is kept 500 ms, then probed again) instead of first waiting
+    /// the lease grace, which on a loaded host put sequential refusals at 2 s and more.
     nonisolated func recentlyRefused() -> Bool {
         guard let refused = refusedAt.withLock({ $0 }) else { return false }
-        return ContinuousClock.now - refused < .seconds(1)
+        return ContinuousClock.now - refused < .seconds(5)
     }
 
     /// Why the server cannot be reached, or nil when it can.
