@@ -495,7 +495,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         // request's task, whose reply is still to be written.
         let work = Task {
             try await self.client.withConnection { connection in
-                call.leased(connection)
+                call.hasConnection(connection)
                 return try await body(connection)
             }
         }
@@ -632,7 +632,6 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         let state = commit.state
         guard state.id == read.state.id, state.tenant == tenant, !SessionState.erases(from: read.state, to: state)
         else { return nil }
-        for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
         let write = try SessionWrite(
             state, events: commit.events, replacing: read.state, writes: read.writes, profile: commit.profile, outbox: commit.outbox)
         guard try await batcher.apply(write, send: { await self.send($0) }) else { return nil }
@@ -728,8 +727,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 return (result, false, false, stored.map { RecentSessions.Entry(state: $0.state, writeCount: Int($0.writes)) })
             }
             precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
-            for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
-            if let stored, stored.state.id == commit.state.id {
+                if let stored, stored.state.id == commit.state.id {
                 // The row is held: its write count is the one read, and the session's whole
                 // write (a completion's records and events included) is one statement, as on the
                 // optimistic path.
@@ -981,8 +979,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 let profile = commit.profile
                 precondition(profile.tenant == tenant && profile.userId == userId, "a profile update must stay with its user")
                 try await self.save(connection, profile, keepingOtherRecords: false, at: time)
-                for event in commit.outbox { precondition(event.event.tenant == tenant, "an event must stay in its tenant") }
-                try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
+                        try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
             }
             return result
         }
@@ -1130,10 +1127,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// report. The tenant's advisory lock, held to the commit, makes the tenant's sequence order
     /// its commit order: a reader polling with a cursor never passes an event still uncommitted.
     func insert(_ connection: PostgresConnection, outbox items: [OutboxEvent], tenant: String) async throws {
-        for item in items {
-            precondition(item.event.tenant == tenant, "an event must stay in its tenant")
-            _ = try await connection.execute(try OutboxWriteStatement(item), logger: logger)
-        }
+        guard !items.isEmpty else { return }
+        for item in items { precondition(item.event.tenant == tenant, "an event must stay in its tenant") }
+        _ = try await connection.execute(try OutboxWriteStatement(items), logger: logger)
     }
 
     public func outbox(tenant: String, after: Int64, limit: Int) async throws -> [OutboxEntry] {

@@ -42,17 +42,8 @@ struct SessionWrite: Sendable {
                 ]
             }
         }
-        self.outbox = try outbox.map { item in
-            let event = item.event
-            return [
-                "write_id": writeID, "id": .string(event.id), "tenant": .string(event.tenant), "type": .string(event.type.rawValue),
-                "user_id": .string(event.userId), "session_id": event.sessionId.map(JSONValue.string) ?? .null,
-                "occurred_at": .double(event.occurredAt.timeIntervalSince1970),
-                "body_json": .string(try JSONValue(encoding: event).serialized()),
-                "webhooks": .array(item.webhooks.map(JSONValue.string)),
-                "deliver_until": .double(item.deliverUntil.timeIntervalSince1970),
-            ]
-        }
+        for item in outbox { precondition(item.event.tenant == state.tenant, "an event must stay in its tenant") }
+        self.outbox = try Self.rows(of: outbox, writeID: writeID)
         let text = try SessionTextColumns(state)
         sessionID = state.id
         session = [
@@ -70,6 +61,56 @@ struct SessionWrite: Sendable {
         removedAnswers = answers.removed.map { ["session_id": .string(state.id), "tenant": .string(state.tenant), "step": .string($0)] }
         upsertedAnswers = Self.rows(of: answers.upserted, in: state)
         self.events = Self.rows(of: events, in: state)
+    }
+
+    /// The outbox events' rows, as `outboxInsert` reads them; `writeID` ties them to a session
+    /// write (null: written unconditionally).
+    static func rows(of outbox: [OutboxEvent], writeID: JSONValue) throws -> [JSONValue] {
+        try outbox.map { item in
+            let event = item.event
+            return [
+                "write_id": writeID, "id": .string(event.id), "tenant": .string(event.tenant), "type": .string(event.type.rawValue),
+                "user_id": .string(event.userId), "session_id": event.sessionId.map(JSONValue.string) ?? .null,
+                "occurred_at": .double(event.occurredAt.timeIntervalSince1970),
+                "body_json": .string(try JSONValue(encoding: event).serialized()),
+                "webhooks": .array(item.webhooks.map(JSONValue.string)),
+                "deliver_until": .double(item.deliverUntil.timeIntervalSince1970),
+            ]
+        }
+    }
+
+    /// Inserts the outbox events of a CTE `items` (`value`: a row of `rows(of:writeID:)`,
+    /// `position`) and their deliveries, after the outbox lock of each tenant among them, taken in
+    /// tenant order and held to the commit, so an event's sequence order is its commit order.
+    /// `after` is a condition the locks wait for (the row locks every path takes before them).
+    /// The statement's `locked`, `event` and `delivered` parts.
+    static func outboxInsert(after condition: String = "TRUE") -> String {
+        """
+        locked AS (
+            SELECT count(*) AS tenants FROM (
+                SELECT pg_advisory_xact_lock(hashtextextended('outbox:' || t.tenant, 0))
+                FROM (
+                    SELECT DISTINCT value->>'tenant' AS tenant FROM items
+                    WHERE \(condition)
+                    ORDER BY 1
+                ) AS t
+            ) AS l
+        ), event AS (
+            INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
+            SELECT i.value->>'id', i.value->>'tenant', i.value->>'type', i.value->>'user_id', i.value->>'session_id',
+                (i.value->>'occurred_at')::double precision, i.value->>'body_json'
+            FROM locked, items AS i
+            ORDER BY i.position
+            RETURNING id, sequence
+        ), delivered AS (
+            INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
+            SELECT event.sequence, w.url, i.value->>'tenant', 'pending', 0, (i.value->>'occurred_at')::double precision,
+                (i.value->>'deliver_until')::double precision
+            FROM event
+            JOIN items AS i ON i.value->>'id' = event.id
+            CROSS JOIN LATERAL json_array_elements_text(i.value->'webhooks') AS w(url)
+        )
+        """
     }
 
     /// The answers' rows, as the statements' `json_to_recordset` read them.
@@ -213,93 +254,36 @@ struct SessionWriteStatement: PostgresPreparedStatement {
         ), items AS (
             SELECT e.value, e.position FROM json_array_elements($7::json) WITH ORDINALITY AS e(value, position)
             WHERE e.value->>'write_id' IN (SELECT id FROM s)
-        ), locked AS (
-            SELECT count(*) AS tenants FROM (
-                SELECT pg_advisory_xact_lock(hashtextextended('outbox:' || t.tenant, 0))
-                FROM (
-                    SELECT DISTINCT value->>'tenant' AS tenant FROM items
-                    WHERE (SELECT count(*) FROM profiled) >= 0 AND (SELECT count(*) FROM recorded) >= 0
-                    ORDER BY 1
-                ) AS t
-            ) AS l
-        ), event AS (
-            INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
-            SELECT i.value->>'id', i.value->>'tenant', i.value->>'type', i.value->>'user_id', i.value->>'session_id',
-                (i.value->>'occurred_at')::double precision, i.value->>'body_json'
-            FROM locked, items AS i
-            ORDER BY i.position
-            RETURNING id, sequence
-        ), delivered AS (
-            INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
-            SELECT event.sequence, w.url, i.value->>'tenant', 'pending', 0, (i.value->>'occurred_at')::double precision,
-                (i.value->>'deliver_until')::double precision
-            FROM event
-            JOIN items AS i ON i.value->>'id' = event.id
-            CROSS JOIN LATERAL json_array_elements_text(i.value->'webhooks') AS w(url)
-        )
+        ), \(SessionWrite.outboxInsert(after: "(SELECT count(*) FROM profiled) >= 0 AND (SELECT count(*) FROM recorded) >= 0"))
         SELECT id FROM s
         """
 }
 
-/// One outbox event and its deliveries in one round trip, after the tenant's outbox lock (taken
-/// first: the insert reads from it), so the event's sequence order is its commit order.
+/// Outbox events and their deliveries in one round trip, outside a session write (a profile
+/// update, a session replacing an expired one): the same insert as `SessionWriteStatement`'s.
 struct OutboxWriteStatement: PostgresPreparedStatement {
-    static let name = "platformd_outbox_write_v1"
+    static let name = "platformd_outbox_write_v2"
     typealias Row = Void
 
-    var lock: String
-    var id: String
-    var tenant: String
-    var type: String
-    var userId: String
-    var sessionId: String?
-    var occurredAt: Double
-    var body: String
-    var webhooks: [String]
-    var deliverUntil: Double
+    var items: String
 
-    init(_ item: OutboxEvent) throws {
-        let event = item.event
-        lock = "outbox:" + event.tenant
-        id = event.id
-        tenant = event.tenant
-        type = event.type.rawValue
-        userId = event.userId
-        sessionId = event.sessionId
-        occurredAt = event.occurredAt.timeIntervalSince1970
-        body = try JSONValue(encoding: event).serialized()
-        webhooks = item.webhooks
-        deliverUntil = item.deliverUntil.timeIntervalSince1970
+    init(_ outbox: [OutboxEvent]) throws {
+        items = JSONValue.array(try SessionWrite.rows(of: outbox, writeID: .null)).serialized()
     }
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 10)
-        bindings.append(lock)
-        bindings.append(id)
-        bindings.append(tenant)
-        bindings.append(type)
-        bindings.append(userId)
-        bindings.append(sessionId)
-        bindings.append(occurredAt)
-        bindings.append(body)
-        bindings.append(webhooks)
-        bindings.append(deliverUntil)
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(items)
         return bindings
     }
 
     func decodeRow(_ row: PostgresRow) throws {}
 
     static let sql = """
-        WITH locked AS (
-            SELECT pg_advisory_xact_lock(hashtextextended($1, 0))
-        ), event AS (
-            INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
-            SELECT $2, $3, $4, $5, $6, $7, $8 FROM locked
-            RETURNING sequence
-        )
-        INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
-        SELECT event.sequence, w.url, $3, 'pending', 0, $7, $10
-        FROM event, unnest($9::text[]) AS w(url)
+        WITH items AS (
+            SELECT e.value, e.position FROM json_array_elements($1::json) WITH ORDINALITY AS e(value, position)
+        ), \(SessionWrite.outboxInsert())
+        SELECT tenants FROM locked
         """
 }
 

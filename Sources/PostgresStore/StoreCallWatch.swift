@@ -17,7 +17,7 @@ final class StoreCallWatch: Sendable {
 
         /// The call has its connection. A call failed from now on closes it: a statement in flight
         /// does not end when its task is cancelled, but it does when its connection closes.
-        func leased(_ connection: PostgresConnection) {
+        func hasConnection(_ connection: PostgresConnection) {
             leased.store(true, ordering: .relaxed)
             let failed = state.withLock { state in
                 state.connection = connection

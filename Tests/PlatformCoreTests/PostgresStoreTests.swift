@@ -112,6 +112,14 @@ import Testing
         try await b.close()
     }
 
+    /// Stores `state` at revision 0 (through the store, so the host remembers it).
+    static func create(_ store: PostgresSessionStore, _ state: SessionState) async throws {
+        var initial = state
+        initial.revision = 0
+        let created = initial
+        try await store.updateSession(tenant: created.tenant, key: .id(created.id)) { _ in (SessionCommit(state: created, events: []), ()) }
+    }
+
     /// Group commit of the optimistic writes: writes arriving together share statements, and each
     /// still learns its own outcome. Two commands on one session from one host are both decided
     /// on the state it remembers; had they gone in one statement, both would be told they applied.
@@ -119,12 +127,7 @@ import Testing
         guard TestPostgres.urlOrSkip() != nil else { return }
         let store = try #require(try await TestPostgres.store())
         let sessions = (0..<40).map { "s\($0)" }
-        for id in sessions {
-            var state = sampleState(id: id, user: "u-" + id)
-            state.revision = 0
-            let initial = state
-            try await store.updateSession(tenant: "t1", key: .id(id)) { _ in (SessionCommit(state: initial, events: []), ()) }
-        }
+        for id in sessions { try await Self.create(store, sampleState(id: id, user: "u-" + id)) }
         let wins = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
             for id in sessions {
                 for host in ["x", "y"] {
@@ -165,12 +168,7 @@ import Testing
         let users = (0..<15).map { "c\($0)" }
         let flows = ["first", "second"]
         for user in users {
-            for flow in flows {
-                var state = sampleState(id: "\(user)-\(flow)", user: user, flow: flow)
-                state.revision = 0
-                let initial = state
-                try await store.updateSession(tenant: "t1", key: .id(initial.id)) { _ in (SessionCommit(state: initial, events: []), ()) }
-            }
+            for flow in flows { try await Self.create(store, sampleState(id: "\(user)-\(flow)", user: user, flow: flow)) }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for user in users {
@@ -226,12 +224,7 @@ import Testing
         let schema = TestPostgres.freshSchema()
         let store = try #require(try await TestPostgres.store(schema: schema))
         let free = (0..<10).map { "free\($0)" }
-        for id in ["held"] + free {
-            var state = sampleState(id: id, user: "u-" + id)
-            state.revision = 0
-            let initial = state
-            try await store.updateSession(tenant: "t1", key: .id(id)) { _ in (SessionCommit(state: initial, events: []), ()) }
-        }
+        for id in ["held"] + free { try await Self.create(store, sampleState(id: id, user: "u-" + id)) }
         @Sendable func bump(_ id: String) async throws -> Bool {
             try await store.updateSession(tenant: "t1", key: .id(id)) { current -> (SessionCommit?, Bool) in
                 guard var next = current, next.revision == 0 else { return (nil, false) }
