@@ -838,29 +838,35 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     func fetchStored(
         _ connection: PostgresConnection, tenant: String, key: SessionKey, lock: Bool
     ) async throws -> (state: SessionState, writes: Int64)? {
-        let columns = """
-            id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json, arrived_at,
-            last_submit_digest, completion_json, rejection_json, created_at, updated_at, flow_version, flow_fingerprint,
-            abandoned_at, writes
-            """
-        // The answers come in the same round trip, as a JSON array of [step, values, computed],
-        // except when the row is locked (FOR UPDATE cannot go with an aggregate).
-        let answerRows = lock ? "NULL" : """
-            (SELECT json_agg(json_build_array(a.step_id, a.values_json, a.computed_json))::text
-             FROM answers a WHERE a.tenant = sessions.tenant AND a.session_id = sessions.id)
-            """
-        var query: PostgresQuery
-        switch key {
-        case .id(let id):
-            query = "SELECT \(unescaped: columns), \(unescaped: answerRows) AS answer_rows FROM sessions WHERE tenant = \(tenant) AND id = \(id)"
-        case .user(let userId, let flow):
-            query = """
-                SELECT \(unescaped: columns), \(unescaped: answerRows) AS answer_rows FROM sessions
-                WHERE tenant = \(tenant) AND user_id = \(userId) AND flow = \(flow)
-                """
+        let row: PostgresRandomAccessRow?
+        if lock {
+            // Locked reads are the rarer path (a conflict, a start racing another host): not prepared.
+            var query: PostgresQuery
+            switch key {
+            case .id(let id):
+                query = "SELECT \(unescaped: SessionRead.columns), NULL AS answer_rows FROM sessions WHERE tenant = \(tenant) AND id = \(id)"
+            case .user(let userId, let flow):
+                query = """
+                    SELECT \(unescaped: SessionRead.columns), NULL AS answer_rows FROM sessions
+                    WHERE tenant = \(tenant) AND user_id = \(userId) AND flow = \(flow)
+                    """
+            }
+            query = PostgresQuery(unsafeSQL: query.sql + " FOR UPDATE", binds: query.binds)
+            row = try await connection.query(query, logger: logger).collect().first?.makeRandomAccess()
+        } else {
+            var rows: [PostgresRow] = []
+            switch key {
+            case .id(let id):
+                for try await found in try await connection.execute(SessionByIDStatement(tenant: tenant, id: id), logger: logger) {
+                    rows.append(found)
+                }
+            case .user(let userId, let flow):
+                let statement = SessionByUserStatement(tenant: tenant, userId: userId, flow: flow)
+                for try await found in try await connection.execute(statement, logger: logger) { rows.append(found) }
+            }
+            row = rows.first?.makeRandomAccess()
         }
-        if lock { query = PostgresQuery(unsafeSQL: query.sql + " FOR UPDATE", binds: query.binds) }
-        guard let row = try await connection.query(query, logger: logger).collect().first?.makeRandomAccess() else { return nil }
+        guard let row else { return nil }
         let id = try row["id"].decode(String.self)
         var answers: [String: [String: JSONValue]] = [:]
         var computed: [String: JSONValue] = [:]
