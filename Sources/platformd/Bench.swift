@@ -36,6 +36,10 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "Servers to start on the --db database, the connections split among them (PostgreSQL only).") var hosts = 1
     @Option(help: "Pool size of each server's PostgreSQL connections (serve's --db-pool-size).") var dbPoolSize = 8
     @Option(help: ArgumentHelp(
+        "Event-loop threads of each server (NIO_SINGLETON_GROUP_LOOP_COUNT in its environment); default: the machine's cores shared among the --hosts, at least one, unless that variable is already set.",
+        valueName: "n"))
+    var hostThreads: Int?
+    @Option(help: ArgumentHelp(
         "unix: JSON lines on a Unix socket; http: POST /rpc over HTTP/1.1 keep-alive connections on loopback (the readers pipeline their requests).",
         valueName: "unix|http"))
     var transport: BenchTransport = .unix
@@ -48,9 +52,24 @@ struct Bench: AsyncParsableCommand {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
         guard preload >= 0 else { throw ValidationError("--preload must not be negative") }
         guard (1...16).contains(hosts) else { throw ValidationError("--hosts must be 1-16") }
+        if let hostThreads, !(1...256).contains(hostThreads) { throw ValidationError("--host-threads must be 1-256") }
         if let db, !PostgresSessionStore.isURL(db) { throw ValidationError("--db takes a postgres:// URL (the SQLite bench makes its own file)") }
         if hosts > 1 && db == nil { throw ValidationError("--hosts needs --db postgres://… (one SQLite file has one host)") }
         if preload > 0 && db != nil { throw ValidationError("--preload is for the SQLite store") }
+    }
+
+    /// The servers' environment: this one, with their event-loop threads. Several hosts on one
+    /// machine each sized for all its cores wake each other's threads for nothing: two hosts on 2
+    /// cores with one loop each used ~9 % less CPU a request than with two each.
+    var serverEnvironment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        let variable = "NIO_SINGLETON_GROUP_LOOP_COUNT"
+        if let hostThreads {
+            environment[variable] = "\(hostThreads)"
+        } else if environment[variable] == nil {
+            environment[variable] = "\(max(1, ProcessInfo.processInfo.activeProcessorCount / hosts))"
+        }
+        return environment
     }
 
     /// Where the bench's database is: a SQLite file of its own, or the PostgreSQL URL given.
@@ -86,7 +105,10 @@ struct Bench: AsyncParsableCommand {
         }
         let serveArguments = ["serve", "--db", database, "--log-level", "warning"] + (postgres == nil ? [] : ["--db-pool-size", "\(dbPoolSize)"])
         let listening = endpoints
-        let servers = try await BlockingWork.run { try listening.map { try ChildServer(arguments: serveArguments, endpoint: $0) } }
+        let environment = serverEnvironment
+        let servers = try await BlockingWork.run {
+            try listening.map { try ChildServer(arguments: serveArguments, environment: environment, endpoint: $0) }
+        }
         // On a failure before the stop below: signalled, not waited for (no wait on the pool).
         defer { for server in servers { server.terminate() } }
 
@@ -147,6 +169,7 @@ struct Bench: AsyncParsableCommand {
         if postgres != nil {
             result.insert(("store", "postgres"), at: 1)
             result.append(("hosts", .int(Int64(hosts))))
+            result.append(("hostThreads", .int(Int64(environment["NIO_SINGLETON_GROUP_LOOP_COUNT"].flatMap { Int($0) } ?? 0))))
             result.append(("pgbenchSimpleUpdatesPerSecond", .double(rawCommits.rounded(to: 1))))
             result.append(("hostCpuMicrosecondsPerRequest", .array(zip(cpus, answeredByHost).map { cpu, answered in
                 .double((Double(cpu) / Double(max(answered, 1))).rounded(to: 1))
@@ -649,10 +672,11 @@ final class LoadDriver: @unchecked Sendable {
 final class ChildServer: @unchecked Sendable {
     let process = Process()
 
-    init(arguments: [String], endpoint: BenchEndpoint) throws {
+    init(arguments: [String], environment: [String: String], endpoint: BenchEndpoint) throws {
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0].hasPrefix("/")
             ? CommandLine.arguments[0] : (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         process.arguments = arguments + endpoint.serveArguments
+        process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()

@@ -88,3 +88,83 @@ struct ReplySkimmingTests {
         #expect(throws: (any Error).self) { try ReplySummary(line: Array(#"{"result":{"revision":"#.utf8)[...]) }
     }
 }
+
+/// `platformd bench --db postgres://… --hosts 2`: pgbench measured on the cluster first, then two
+/// servers driven together on a database of the test's own (the bench adds pgbench's tables and
+/// its users' sessions, which must not meet the other tests'). Needs PLATFORMD_TEST_POSTGRES_URL,
+/// pgbench and psql; skips with the reason otherwise.
+@Suite("platformd bench on PostgreSQL")
+struct PostgresBenchCommandTests {
+    @Test func twoHostsAreDrivenTogetherAndComparedWithPgbench() async throws {
+        guard let url = ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_URL"], !url.isEmpty else {
+            print("skipped: PLATFORMD_TEST_POSTGRES_URL is not set")
+            return
+        }
+        guard PgBench.locate() != nil else {
+            print("skipped: pgbench is not installed")
+            return
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/psql") else {
+            print("skipped: /usr/bin/psql is not installed")
+            return
+        }
+        let name = "platformd_bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        try await Self.psql(url, "CREATE DATABASE \(name)")
+        do {
+            try await Self.drive(on: url, database: name)
+        } catch {
+            _ = try? await Self.psql(url, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            throw error
+        }
+        try await Self.psql(url, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+
+    static func drive(on url: String, database name: String) async throws {
+        var components = try #require(URLComponents(string: url))
+        components.path = "/" + name
+        let benchURL = try #require(components.string)
+
+        let report = try await PlatformdProcess.with([
+            "bench", "--db", benchURL, "--hosts", "2", "--connections", "4", "--seconds", "3", "--json",
+        ]) { process in
+            let exit = try await process.waitForExit(timeout: .seconds(240))
+            #expect(exit.status == 0, "\(process.stderrText)")
+            #expect(process.stderrText.contains("measuring pgbench"), "\(process.stderrText)")
+            return try JSONValue.parse(Array(process.stdoutBytes.prefix { $0 != 0x0A }))
+        }
+        #expect(report["store"] == "postgres", "\(report.serialized())")
+        #expect(report["hosts"] == 2)
+        #expect(report["failures"] == 0, "\(report.serialized())")
+        #expect((report["hostThreads"]?.intValue ?? 0) >= 1)
+        let pgbench = try #require(report["pgbenchSimpleUpdatesPerSecond"]?.doubleValue)
+        #expect(pgbench > 0)
+        let rate = try #require(report["requestsPerSecond"]?.doubleValue)
+        let ratio = try #require(report["ackedToRawCommitRatio"]?.doubleValue)
+        #expect(abs(ratio - rate / pgbench) < 0.01, "the ratio is requests/s over pgbench's rate: \(report.serialized())")
+        let requests = try #require(report["requests"]?.intValue)
+        #expect(requests > 24, "more than one walk on each host: \(report.serialized())")
+        // The load was split: each host answered and spent CPU on it.
+        let perHost = try #require(report["hostCpuMicrosecondsPerRequest"]?.arrayValue)
+        #expect(perHost.count == 2)
+        #expect(perHost.allSatisfy { ($0.doubleValue ?? 0) > 0 }, "\(report.serialized())")
+        #expect((report["p99Ms"]?.doubleValue ?? 0) >= (report["p50Ms"]?.doubleValue ?? 0))
+        // pgbench's tables were dropped after its run; the bench's users were stored.
+        #expect(try await Self.psql(benchURL, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'pgbench%'") == "0")
+        let completed = Int(try await Self.psql(benchURL, "SELECT count(*) FROM profiles WHERE tenant = 'statlocker'")) ?? 0
+        #expect(completed >= 2, "users completed on the hosts")
+    }
+
+    /// Runs one statement through psql (waited for off the cooperative pool); its output, trimmed.
+    @discardableResult
+    static func psql(_ url: String, _ sql: String) async throws -> String {
+        let (status, output) = try await ChildProcess.run("/usr/bin/psql", [url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        let text = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0 else { throw PsqlFailed(output: text) }
+        return text
+    }
+
+    struct PsqlFailed: Error, CustomStringConvertible {
+        var output: String
+        var description: String { "psql failed: \(output)" }
+    }
+}
