@@ -284,7 +284,7 @@ struct OutboxRows: Sendable {
 /// waited for (`SKIP LOCKED`): that write does not apply and its command goes to the locked path,
 /// so a row held long (another host's transaction, an erasure) never stalls the writes of a batch.
 struct SessionWriteStatement: PostgresPreparedStatement {
-    static let name = "platformd_session_write_v4"
+    static let name = "platformd_session_write_v5"
     typealias Row = String
 
     var writes: [SessionWrite]
@@ -318,7 +318,7 @@ struct SessionWriteStatement: PostgresPreparedStatement {
             WITH input AS (
                 SELECT * FROM \(input)
             ), target AS (
-                SELECT t.id FROM sessions AS t JOIN input i ON t.tenant = i.tenant AND t.id = i.id AND t.writes = i.writes
+                SELECT t.ctid AS row, i.* FROM sessions AS t JOIN input i ON t.tenant = i.tenant AND t.id = i.id AND t.writes = i.writes
                 FOR UPDATE OF t SKIP LOCKED
             ), s AS (
                 UPDATE sessions AS t SET status = i.status, revision = i.revision, user_json = i.user_json,
@@ -326,8 +326,8 @@ struct SessionWriteStatement: PostgresPreparedStatement {
                     last_submit_digest = i.last_submit_digest, completion_json = i.completion_json,
                     rejection_json = i.rejection_json, updated_at = i.updated_at, flow_version = i.flow_version,
                     flow_fingerprint = i.flow_fingerprint, abandoned_at = i.abandoned_at, writes = t.writes + 1
-                FROM input i
-                WHERE t.tenant = i.tenant AND t.id = i.id AND t.writes = i.writes AND t.id IN (SELECT id FROM target)
+                FROM target i
+                WHERE t.ctid = i.row AND t.writes = i.writes
                 RETURNING t.id
             ), removed AS (
                 DELETE FROM answers a
