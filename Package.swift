@@ -150,6 +150,8 @@ let package = Package(
             dependencies: [
                 "PlatformCore", "PlatformTesting", "PostgresStore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                // The PostgreSQL statements' parameters, checked byte for byte without a server.
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

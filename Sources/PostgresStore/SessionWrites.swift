@@ -283,6 +283,10 @@ struct OutboxRows: Sendable {
 /// profile and record writes first). A session row another transaction holds is skipped, not
 /// waited for (`SKIP LOCKED`): that write does not apply and its command goes to the locked path,
 /// so a row held long (another host's transaction, an erasure) never stalls the writes of a batch.
+/// The update finds each row by the `ctid` its lock returned. That relies on every UPDATE of
+/// `sessions` raising `writes`: a row another transaction changed since the statement's snapshot
+/// then fails the lock's recheck of `writes` and is left out (its command decided again on the
+/// locked path), instead of being locked in a version the update cannot see.
 struct SessionWriteStatement: PostgresPreparedStatement {
     static let name = "platformd_session_write_v5"
     typealias Row = String

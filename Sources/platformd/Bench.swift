@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOCore
 import PlatformCore
 import PostgresStore
 import Synchronization
@@ -36,7 +37,7 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "Servers to start on the --db database, the connections split among them (PostgreSQL only).") var hosts = 1
     @Option(help: "Pool size of each server's PostgreSQL connections (serve's --db-pool-size).") var dbPoolSize = 8
     @Option(help: ArgumentHelp(
-        "Event-loop threads of each server (NIO_SINGLETON_GROUP_LOOP_COUNT in its environment); default: the machine's cores shared among the --hosts, at least one, unless that variable is already set.",
+        "Event-loop threads of each server (NIO_SINGLETON_GROUP_LOOP_COUNT in its environment); default with several --hosts: the machine's cores shared among them, at least one, unless that variable is already set.",
         valueName: "n"))
     var hostThreads: Int?
     @Option(help: ArgumentHelp(
@@ -66,8 +67,8 @@ struct Bench: AsyncParsableCommand {
         let variable = "NIO_SINGLETON_GROUP_LOOP_COUNT"
         if let hostThreads {
             environment[variable] = "\(hostThreads)"
-        } else if environment[variable] == nil {
-            environment[variable] = "\(max(1, ProcessInfo.processInfo.activeProcessorCount / hosts))"
+        } else if environment[variable] == nil, hosts > 1 {
+            environment[variable] = "\(max(1, System.coreCount / hosts))"
         }
         return environment
     }
@@ -169,7 +170,7 @@ struct Bench: AsyncParsableCommand {
         if postgres != nil {
             result.insert(("store", "postgres"), at: 1)
             result.append(("hosts", .int(Int64(hosts))))
-            result.append(("hostThreads", .int(Int64(environment["NIO_SINGLETON_GROUP_LOOP_COUNT"].flatMap { Int($0) } ?? 0))))
+            result.append(("hostThreads", .int(Int64(environment["NIO_SINGLETON_GROUP_LOOP_COUNT"].flatMap { Int($0) } ?? System.coreCount))))
             result.append(("pgbenchSimpleUpdatesPerSecond", .double(rawCommits.rounded(to: 1))))
             result.append(("hostCpuMicrosecondsPerRequest", .array(zip(cpus, answeredByHost).map { cpu, answered in
                 .double((Double(cpu) / Double(max(answered, 1))).rounded(to: 1))
