@@ -337,7 +337,25 @@ struct JSONSkimmer {
     }
 
     mutating func skipSpaces() {
-        while index < bytes.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.endIndex {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// Past a string, without making it (most of a reply is skipped: the driver's own CPU is
+    /// taken from the servers it measures).
+    mutating func skipString() throws {
+        try expect(UInt8(ascii: "\""))
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") { return }
+            if byte == UInt8(ascii: "\\") { index += 1 }
+        }
+        throw Malformed()
     }
 
     mutating func expect(_ byte: UInt8) throws {
@@ -403,29 +421,42 @@ struct JSONSkimmer {
         return value
     }
 
+    /// Past an object's members or an array's elements (the opening byte is at `index`).
+    private mutating func skipElements(closing: UInt8, _ skipOne: (inout JSONSkimmer) throws -> Void) throws {
+        index += 1
+        skipSpaces()
+        if index < bytes.endIndex, bytes[index] == closing { index += 1; return }
+        while true {
+            try skipOne(&self)
+            skipSpaces()
+            guard index < bytes.endIndex else { throw Malformed() }
+            let separator = bytes[index]
+            index += 1
+            if separator == closing { return }
+            guard separator == UInt8(ascii: ",") else { throw Malformed() }
+        }
+    }
+
     mutating func skipValue() throws {
         skipSpaces()
         guard index < bytes.endIndex else { throw Malformed() }
         switch bytes[index] {
-        case UInt8(ascii: "\""): _ = try string()
-        case UInt8(ascii: "{"): try members { _, skimmer in try skimmer.skipValue() }
-        case UInt8(ascii: "["):
-            index += 1
-            skipSpaces()
-            if index < bytes.endIndex, bytes[index] == UInt8(ascii: "]") { index += 1; return }
-            while true {
-                try skipValue()
-                skipSpaces()
-                guard index < bytes.endIndex else { throw Malformed() }
-                let separator = bytes[index]
-                index += 1
-                if separator == UInt8(ascii: "]") { return }
-                guard separator == UInt8(ascii: ",") else { throw Malformed() }
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "{"):
+            try skipElements(closing: UInt8(ascii: "}")) { skimmer in
+                try skimmer.skipString()
+                try skimmer.expect(UInt8(ascii: ":"))
+                try skimmer.skipValue()
             }
+        case UInt8(ascii: "["):
+            try skipElements(closing: UInt8(ascii: "]")) { skimmer in try skimmer.skipValue() }
         default:
             // A number or a literal: up to the next delimiter.
-            while index < bytes.endIndex, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A].contains(bytes[index]) {
-                index += 1
+            scan: while index < bytes.endIndex {
+                switch bytes[index] {
+                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D: break scan
+                default: index += 1
+                }
             }
         }
     }
