@@ -82,6 +82,12 @@ struct ReplySkimmingTests {
         #expect(escaped.stepId == "a\"bé")
         #expect(escaped.sessionId == "s\\1")
         #expect(escaped.revision == 3)
+        // What is skipped may hold escaped quotes and brackets, nesting, numbers and literals.
+        let skipped = try ReplySummary(line: Array(#"{"id":1,"jsonrpc":"2.0","result":{"other":{"x":["a\"]",{"y":"}\\"}],"n":-1.5e3,"t":true,"z":null},"step":{"content":{"id":"x"},"id":"s"},"revision":3,"sessionId":"abc","status":"active"}}"#.utf8)[...])
+        #expect(skipped.stepId == "s")
+        #expect(skipped.sessionId == "abc")
+        #expect(skipped.revision == 3)
+        #expect(skipped.status == "active")
         let error = try ReplySummary(line: Array(#"{"error":{"code":-32003,"message":"stale","data":{"session":{"revision":2}}},"id":2,"jsonrpc":"2.0"}"#.utf8)[...])
         #expect(error.isError)
         #expect(error.revision == nil)
