@@ -50,7 +50,7 @@ final class StoreCallWatch: Sendable {
         var failure: String? { state.withLock { $0.failure } }
     }
 
-    private let calls = Mutex<(inFlight: [ObjectIdentifier: Call], watching: Bool)>(([:], false))
+    private let calls = Mutex<(inFlight: [ObjectIdentifier: Call], watching: Bool, lastEnded: ContinuousClock.Instant)>(([:], false, .now))
     private let leaseGrace: Duration
     private let operationTimeout: Duration
     private let tick: Duration
@@ -77,7 +77,15 @@ final class StoreCallWatch: Sendable {
     }
 
     func end(_ call: Call) {
-        calls.withLock { _ = $0.inFlight.removeValue(forKey: ObjectIdentifier(call)) }
+        calls.withLock { calls in
+            calls.inFlight.removeValue(forKey: ObjectIdentifier(call))
+            calls.lastEnded = .now
+        }
+    }
+
+    /// Since when no call has been made (nil while one is in flight).
+    var idleSince: ContinuousClock.Instant? {
+        calls.withLock { $0.inFlight.isEmpty ? $0.lastEnded : nil }
     }
 
     private func watch() async {

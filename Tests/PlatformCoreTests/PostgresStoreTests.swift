@@ -47,6 +47,29 @@ import Testing
 
 /// What only PostgreSQL has: several hosts (stores) on one database.
 @Suite struct PostgresHostsTests {
+    /// A host that makes no store calls pings the connections its pool keeps open (two of a pool
+    /// of four), each on its own server process, so a NAT or firewall never forgets them.
+    @Test func anIdleHostPingsEachConnectionItKeepsOpen() async throws {
+        guard let url = TestPostgres.urlOrSkip() else { return }
+        var options = PostgresSessionStore.Options(poolSize: 4, schema: TestPostgres.freshSchema())
+        options.idleKeepAlive = .milliseconds(200)
+        options.operationTimeout = .seconds(60)
+        options.connectTimeout = .seconds(60)
+        let store = try await PostgresSessionStore.connect(url: url, options: options)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while store.idlePings.withLock({ $0.count }) < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let pings = store.idlePings.withLock { $0 }
+        #expect(pings.count >= 2, "rounds of pings while idle")
+        #expect(pings.backends.count == 2, "one ping on each kept connection: \(pings.backends)")
+        try await store.dropSchema()
+        try await store.close()
+        let closed = store.idlePings.withLock { $0.count }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(store.idlePings.withLock { $0.count } == closed, "no ping after close")
+    }
+
     /// A PostgreSQL server that is not there: start-up fails at once with `Unreachable`. Runs
     /// without any database.
     @Test func anUnreachableServerFailsAtStartUp() async throws {
