@@ -72,8 +72,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     let vacuumCount = Atomic<Int>(0)
     /// The pings of the kept connections while idle (`keepConnectionsAlive`).
     let keepingAlive = Mutex<Task<Void, Never>?>(nil)
-    /// Rounds of idle pings so far and the server processes the last one reached (for tests).
-    public let idlePings = Mutex<(count: Int, backends: Set<Int32>)>((0, []))
+    /// Rounds of keep-alive pings so far and the server processes they reached (for tests).
+    package let idlePings = Mutex<(count: Int, backends: Set<Int32>)>((0, []))
     let closed = Atomic<Bool>(false)
     let reachability: Reachability
     let watch: StoreCallWatch
@@ -247,7 +247,17 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             try? await store.close()
             throw Unreachable(target: target, detail: Self.describe(error))
         }
-        store.keepingAlive.withLock { $0 = Task { [store] in await store.keepConnectionsAlive() } }
+        let interval = options.idleKeepAlive
+        // Weakly held between rounds: a store dropped without `close()` does not keep itself alive.
+        store.keepingAlive.withLock {
+            $0 = Task { [weak store] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    guard !Task.isCancelled, let store else { return }
+                    await store.keepConnectionsAlive()
+                }
+            }
+        }
         return store
     }
 
@@ -255,30 +265,29 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// busiest), fewer in a smaller pool (postgres-nio wants fewer than its maximum).
     static func keptOpen(poolSize: Int) -> Int { min(2, max(0, poolSize - 1)) }
 
-    /// While the host makes no store calls, pings the connections the pool keeps open every
-    /// `idleKeepAlive`, so no NAT or firewall forgets them: a forgotten one would hold its next
-    /// request until the operation timeout. Each ping holds its connection 50 ms, so the pings,
-    /// sent together, are given one kept connection each.
+    /// Pings the connections the pool keeps open, unless calls have kept them all in use since
+    /// the last round (two or more at once): every `idleKeepAlive` of quiet or sparse traffic, so
+    /// no NAT or firewall forgets one (a forgotten connection would hold its next request until
+    /// the operation timeout). Each ping holds its connection 50 ms, so the pings, sent together,
+    /// are given one kept connection each.
     func keepConnectionsAlive() async {
-        let interval = options.idleKeepAlive
         let kept = Self.keptOpen(poolSize: options.poolSize)
-        guard kept > 0 else { return }
-        while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
-            guard !Task.isCancelled, let idle = watch.idleSince, ContinuousClock.now - idle >= interval else { continue }
-            let backends = await withTaskGroup(of: Int32?.self) { group in
-                for _ in 0..<kept {
-                    group.addTask {
-                        try? await self.connection { connection in
-                            try await connection.query("SELECT pg_backend_pid() FROM pg_sleep(0.05)", logger: self.logger)
-                                .collect().first?.decode(Int32.self)
-                        }
+        guard kept > 0, watch.takePeak() < kept else { return }
+        let backends = await withTaskGroup(of: Int32?.self) { group in
+            for _ in 0..<kept {
+                group.addTask {
+                    try? await self.connection { connection in
+                        try await connection.query("SELECT pg_backend_pid() FROM pg_sleep(0.05)", logger: self.logger)
+                            .collect().first?.decode(Int32.self)
                     }
                 }
-                return await group.reduce(into: Set<Int32>()) { backends, pid in if let pid { backends.insert(pid) } }
             }
-            idlePings.withLock { $0 = (count: $0.count + 1, backends: backends) }
+            return await group.reduce(into: Set<Int32>()) { backends, pid in if let pid { backends.insert(pid) } }
         }
+        guard !backends.isEmpty, !Task.isCancelled else { return }
+        // The round's own calls are not traffic.
+        _ = watch.takePeak()
+        idlePings.withLock { $0 = (count: $0.count + 1, backends: $0.backends.union(backends)) }
     }
 
     init(configuration: PostgresClient.Configuration, direct: PostgresConnection.Configuration, target: String, options: Options, logger: Logger) {
@@ -1406,7 +1415,10 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// Waits for a vacuum in progress, then closes the pool.
     public func close() async throws {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
-        keepingAlive.withLock { $0?.cancel() }
+        // Waited for: a round in flight must not run on a pool being shut down.
+        let keepingAlive = self.keepingAlive.withLock { $0 }
+        keepingAlive?.cancel()
+        await keepingAlive?.value
         await waitForVacuum()
         runner.cancel()
         await runner.value

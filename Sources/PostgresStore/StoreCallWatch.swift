@@ -50,7 +50,7 @@ final class StoreCallWatch: Sendable {
         var failure: String? { state.withLock { $0.failure } }
     }
 
-    private let calls = Mutex<(inFlight: [ObjectIdentifier: Call], watching: Bool, lastEnded: ContinuousClock.Instant)>(([:], false, .now))
+    private let calls = Mutex<(inFlight: [ObjectIdentifier: Call], watching: Bool, peak: Int)>(([:], false, 0))
     private let leaseGrace: Duration
     private let operationTimeout: Duration
     private let tick: Duration
@@ -69,6 +69,7 @@ final class StoreCallWatch: Sendable {
         let call = Call()
         let startWatching = calls.withLock { calls in
             calls.inFlight[ObjectIdentifier(call)] = call
+            calls.peak = max(calls.peak, calls.inFlight.count)
             defer { calls.watching = true }
             return !calls.watching
         }
@@ -77,15 +78,16 @@ final class StoreCallWatch: Sendable {
     }
 
     func end(_ call: Call) {
-        calls.withLock { calls in
-            calls.inFlight.removeValue(forKey: ObjectIdentifier(call))
-            calls.lastEnded = .now
-        }
+        calls.withLock { _ = $0.inFlight.removeValue(forKey: ObjectIdentifier(call)) }
     }
 
-    /// Since when no call has been made (nil while one is in flight).
-    var idleSince: ContinuousClock.Instant? {
-        calls.withLock { $0.inFlight.isEmpty ? $0.lastEnded : nil }
+    /// The most calls in flight at once since the last time this was asked (the calls in flight
+    /// now, at least): fewer than two, and the pool's second connection may have had no use.
+    func takePeak() -> Int {
+        calls.withLock { calls in
+            defer { calls.peak = calls.inFlight.count }
+            return calls.peak
+        }
     }
 
     private func watch() async {
