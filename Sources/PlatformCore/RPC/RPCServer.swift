@@ -17,6 +17,8 @@ public struct RPCServer: Sendable {
     let methods: [String: RenderingMethod]
     let access: AccessControl?
     let logger: Logger
+    /// -32008 comes to every request at once while the store is away: one line per 5 s says so.
+    let unavailableLog = LogThrottle(interval: .seconds(5))
 
     public init(methods: [String: Method], access: AccessControl? = nil, logger: Logger) {
         self.init(
@@ -169,6 +171,11 @@ public struct RPCServer: Sendable {
             if let detail = error.detail {
                 if error.code == ErrorCode.internalError.rawValue {
                     logger.error("\(method) failed: \(detail)")
+                } else if error.code == ErrorCode.unavailable.rawValue {
+                    if let held = unavailableLog.admit() {
+                        let since = held > 0 ? " (and \(held) more requests answered -32008 since the last line)" : ""
+                        logger.warning("\(method): \(detail)\(since)")
+                    }
                 } else {
                     logger.warning("\(method): \(detail)")
                 }
