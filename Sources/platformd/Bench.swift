@@ -644,13 +644,17 @@ final class LoadDriver: @unchecked Sendable {
                 }
                 // One request in flight: a whole reply is the first message of the buffer.
                 guard let message = connection.framing.message(in: connection.buffer, from: connection.buffer.startIndex) else { continue }
-                recorder.record(ContinuousClock.now - connection.sentAt)
+                let latency = ContinuousClock.now - connection.sentAt
                 connection.answered += 1
                 let reply = try? ReplySummary(line: connection.buffer[message.body])
                 connection.buffer.removeAll(keepingCapacity: true)
+                // Only what was acknowledged counts as a request (and in the latencies): an error
+                // reply is a failure, however fast (-32008 while the database is away takes 1 ms).
                 if reply.map({ !connection.walk.accept($0) }) ?? true {
                     failures.add(1, ordering: .relaxed)
                     if reply == nil { connection.walk.session = nil }
+                } else {
+                    recorder.record(latency)
                 }
                 if ContinuousClock.now >= deadline {
                     connection.done = true
@@ -684,8 +688,11 @@ final class LoadDriver: @unchecked Sendable {
                 connection.readSession = id
                 continue
             }
-            reads.record(ContinuousClock.now - sentAt)
-            if line.starts(with: Array(#"{"error""#.utf8)) { failures.add(1, ordering: .relaxed) }
+            if line.starts(with: Array(#"{"error""#.utf8)) {
+                failures.add(1, ordering: .relaxed)
+            } else {
+                reads.record(ContinuousClock.now - sentAt)
+            }
         }
         connection.buffer.removeSubrange(..<start)
         if ContinuousClock.now >= deadline {
