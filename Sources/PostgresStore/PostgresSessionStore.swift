@@ -39,9 +39,10 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         /// the tests give each store a fresh one.
         public var schema: String?
 
-        /// How long the host may make no store calls before the connections the pool keeps open
-        /// are pinged (and again after as long): an idle connection must not be forgotten by a NAT
-        /// or firewall between the host and the server, which drops it without a word.
+        /// How often the connections the pool keeps open are pinged while traffic leaves one of
+        /// them unused (no store calls, or one at a time): an idle connection must not be
+        /// forgotten by a NAT or firewall between the host and the server, which drops it without
+        /// a word.
         public var idleKeepAlive: Duration = .seconds(30)
 
         public init(poolSize: Int = 8, schema: String? = nil) {
@@ -209,7 +210,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         // a connection goes back to it: a keep-alive timer, and an idle timer unless the connection
         // is one of the minimum it keeps open. Its keep-alive is off (~4 % of a host's CPU under
         // the bench), and the first connections, which it leases first and so the busiest, are kept
-        // open (~5 % more); the store pings those itself while the host is idle (`idleKeepAlive`).
+        // open (~5 % more); the store pings those itself while traffic leaves them idle
+        // (`idleKeepAlive`).
         // The others open on demand and close after 60 s idle.
         configuration.options.minimumConnections = keptOpen(poolSize: options.poolSize)
         configuration.options.keepAliveBehavior = nil
@@ -896,7 +898,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     ) async throws -> (state: SessionState, writes: Int64)? {
         let row: PostgresRandomAccessRow?
         if lock {
-            // Locked reads are the rarer path (a conflict, a start racing another host): not prepared.
+            // Locked reads are the rarer path (a conflict, a start racing another host): not
+            // prepared. Their answers come in a second query below (FOR UPDATE cannot go with the
+            // aggregate the unlocked reads use).
             var query: PostgresQuery
             switch key {
             case .id(let id):
