@@ -73,8 +73,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     let vacuumCount = Atomic<Int>(0)
     /// The pings of the kept connections while idle (`keepConnectionsAlive`).
     let keepingAlive = Mutex<Task<Void, Never>?>(nil)
-    /// Rounds of keep-alive pings so far and the server processes they reached (for tests).
-    package let idlePings = Mutex<(count: Int, backends: Set<Int32>)>((0, []))
+    /// Rounds of keep-alive pings so far, and the most server processes one round reached (for
+    /// tests: a round's pings, sent together, should each land on a kept connection of its own).
+    package let idlePings = Mutex<(count: Int, widest: Int)>((0, 0))
     let closed = Atomic<Bool>(false)
     let reachability: Reachability
     let watch: StoreCallWatch
@@ -289,7 +290,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         guard !backends.isEmpty, !Task.isCancelled else { return }
         // The round's own calls are not traffic.
         _ = watch.takePeak()
-        idlePings.withLock { $0 = (count: $0.count + 1, backends: $0.backends.union(backends)) }
+        idlePings.withLock { $0 = (count: $0.count + 1, widest: max($0.widest, backends.count)) }
     }
 
     init(configuration: PostgresClient.Configuration, direct: PostgresConnection.Configuration, target: String, options: Options, logger: Logger) {
@@ -785,7 +786,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 return (result, false, false, stored.map { RecentSessions.Entry(state: $0.state, writeCount: Int($0.writes)) })
             }
             precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
-                if let stored, stored.state.id == commit.state.id {
+            if let stored, stored.state.id == commit.state.id {
                 // The row is held: its write count is the one read, and the session's whole
                 // write (a completion's records and events included) is one statement, as on the
                 // optimistic path.
@@ -1045,7 +1046,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 let profile = commit.profile
                 precondition(profile.tenant == tenant && profile.userId == userId, "a profile update must stay with its user")
                 try await self.save(connection, profile, keepingOtherRecords: false, at: time)
-                        try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
+                try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
             }
             return result
         }

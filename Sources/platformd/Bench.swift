@@ -64,14 +64,16 @@ struct Bench: AsyncParsableCommand {
     /// cores with one loop each used ~9 % less CPU a request than with two each.
     var serverEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        let variable = "NIO_SINGLETON_GROUP_LOOP_COUNT"
         if let hostThreads {
-            environment[variable] = "\(hostThreads)"
-        } else if environment[variable] == nil, hosts > 1 {
-            environment[variable] = "\(max(1, System.coreCount / hosts))"
+            environment[Self.loopCount] = "\(hostThreads)"
+        } else if environment[Self.loopCount] == nil, hosts > 1 {
+            environment[Self.loopCount] = "\(max(1, System.coreCount / hosts))"
         }
         return environment
     }
+
+    /// NIO's event-loop threads of a process (its own default: one per core).
+    static let loopCount = "NIO_SINGLETON_GROUP_LOOP_COUNT"
 
     /// Where the bench's database is: a SQLite file of its own, or the PostgreSQL URL given.
     var postgres: String? { db }
@@ -170,7 +172,7 @@ struct Bench: AsyncParsableCommand {
         if postgres != nil {
             result.insert(("store", "postgres"), at: 1)
             result.append(("hosts", .int(Int64(hosts))))
-            result.append(("hostThreads", .int(Int64(environment["NIO_SINGLETON_GROUP_LOOP_COUNT"].flatMap { Int($0) } ?? System.coreCount))))
+            result.append(("hostThreads", .int(Int64(environment[Self.loopCount].flatMap { Int($0) } ?? System.coreCount))))
             result.append(("pgbenchSimpleUpdatesPerSecond", .double(rawCommits.rounded(to: 1))))
             result.append(("hostCpuMicrosecondsPerRequest", .array(zip(cpus, answeredByHost).map { cpu, answered in
                 .double((Double(cpu) / Double(max(answered, 1))).rounded(to: 1))
@@ -366,19 +368,12 @@ struct JSONSkimmer {
 
     /// Calls `body` with each member's key; `body` must read or skip the value.
     mutating func members(_ body: (String, inout JSONSkimmer) throws -> Void) throws {
-        try expect(UInt8(ascii: "{"))
         skipSpaces()
-        if index < bytes.endIndex, bytes[index] == UInt8(ascii: "}") { index += 1; return }
-        while true {
-            let key = try string()
-            try expect(UInt8(ascii: ":"))
-            try body(key, &self)
-            skipSpaces()
-            guard index < bytes.endIndex else { throw Malformed() }
-            let separator = bytes[index]
-            index += 1
-            if separator == UInt8(ascii: "}") { return }
-            guard separator == UInt8(ascii: ",") else { throw Malformed() }
+        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "{") else { throw Malformed() }
+        try elements(closing: UInt8(ascii: "}")) { skimmer in
+            let key = try skimmer.string()
+            try skimmer.expect(UInt8(ascii: ":"))
+            try body(key, &skimmer)
         }
     }
 
@@ -421,13 +416,14 @@ struct JSONSkimmer {
         return value
     }
 
-    /// Past an object's members or an array's elements (the opening byte is at `index`).
-    private mutating func skipElements(closing: UInt8, _ skipOne: (inout JSONSkimmer) throws -> Void) throws {
+    /// Through an object's members or an array's elements, `each` taking one (the opening byte is
+    /// at `index`).
+    private mutating func elements(closing: UInt8, _ each: (inout JSONSkimmer) throws -> Void) throws {
         index += 1
         skipSpaces()
         if index < bytes.endIndex, bytes[index] == closing { index += 1; return }
         while true {
-            try skipOne(&self)
+            try each(&self)
             skipSpaces()
             guard index < bytes.endIndex else { throw Malformed() }
             let separator = bytes[index]
@@ -443,13 +439,13 @@ struct JSONSkimmer {
         switch bytes[index] {
         case UInt8(ascii: "\""): try skipString()
         case UInt8(ascii: "{"):
-            try skipElements(closing: UInt8(ascii: "}")) { skimmer in
+            try elements(closing: UInt8(ascii: "}")) { skimmer in
                 try skimmer.skipString()
                 try skimmer.expect(UInt8(ascii: ":"))
                 try skimmer.skipValue()
             }
         case UInt8(ascii: "["):
-            try skipElements(closing: UInt8(ascii: "]")) { skimmer in try skimmer.skipValue() }
+            try elements(closing: UInt8(ascii: "]")) { skimmer in try skimmer.skipValue() }
         default:
             // A number or a literal: up to the next delimiter.
             scan: while index < bytes.endIndex {

@@ -50,14 +50,27 @@ enum TestPostgres {
     }
 
     /// A store on a fresh schema; nil when no test database is configured.
-    static func store(schema: String = freshSchema(), poolSize: Int = 4) async throws -> PostgresSessionStore? {
+    static func store(
+        schema: String = freshSchema(), poolSize: Int = 4, idleKeepAlive: Duration? = nil
+    ) async throws -> PostgresSessionStore? {
         guard let url = urlOrSkip() else { return nil }
         var options = PostgresSessionStore.Options(poolSize: poolSize, schema: schema)
+        if let idleKeepAlive { options.idleKeepAlive = idleKeepAlive }
         // The whole suite runs at once on two cores, servers and all: a store call may wait for
         // the machine longer than a production host should.
         options.operationTimeout = .seconds(60)
         options.connectTimeout = .seconds(60)
         return try await PostgresSessionStore.connect(url: url, options: options)
+    }
+
+    /// Two stores on one fresh schema, as two hosts on one database; nil when no test database is
+    /// configured.
+    static func twoHosts() async throws -> (PostgresSessionStore, PostgresSessionStore)? {
+        guard urlOrSkip() != nil else { return nil }
+        let schema = freshSchema()
+        let a = try #require(try await store(schema: schema))
+        let b = try #require(try await store(schema: schema))
+        return (a, b)
     }
 }
 
