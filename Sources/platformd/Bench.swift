@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import NIOCore
 import PlatformCore
 import PostgresStore
@@ -85,6 +86,11 @@ struct Bench: AsyncParsableCommand {
         let database = postgres ?? base.appendingPathComponent("bench.sqlite").path
         let rawCommits: Double
         if let postgres {
+            // Opened as serve opens it, first: a server out of reach or a refused login is one line
+            // and exit 69, as for serve, rather than pgbench's own messages.
+            let store = try await StoreOptions.parse(["--db", postgres, "--db-pool-size", "1"])
+                .openStore(logger: Logger(label: "platformd.bench"), access: .createIfMissing)
+            try await store.close()
             progress("measuring pgbench's simple updates (-N) with \(connections) clients, 10,000 transactions")
             rawCommits = try await PgBench.simpleUpdatesPerSecond(url: postgres, clients: connections, transactions: 10_000)
         } else {

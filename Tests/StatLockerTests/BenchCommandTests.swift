@@ -102,6 +102,20 @@ struct ReplySkimmingTests {
 /// reason otherwise.
 @Suite("platformd bench on PostgreSQL")
 struct PostgresBenchCommandTests {
+    /// A server out of reach ends the bench as it ends serve: one line naming it, exit 69, before
+    /// pgbench is run. Needs no database.
+    @Test func anUnreachableDatabaseEndsTheBenchWithExitCode69() async throws {
+        try await PlatformdProcess.with([
+            "bench", "--db", "postgres://bench:secret@127.0.0.1:1/nowhere", "--hosts", "2", "--seconds", "1",
+        ]) { process in
+            let exit = try await process.waitForExit(timeout: .seconds(120))
+            #expect(exit.status == 69, "\(process.stderrText)")
+            #expect(process.stderrText.contains("cannot reach PostgreSQL at 127.0.0.1:1/nowhere"), "\(process.stderrText)")
+            #expect(!process.stderrText.contains("pgbench"), "\(process.stderrText)")
+            #expect(!process.stderrText.contains("secret"))
+        }
+    }
+
     @Test func twoHostsAreDrivenTogetherAndComparedWithPgbench() async throws {
         guard let url = ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_URL"], !url.isEmpty else {
             print("skipped: PLATFORMD_TEST_POSTGRES_URL is not set")
