@@ -87,3 +87,12 @@ public struct UserToken: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public var description: String { "UserToken(token: <redacted>, expiresAt: \(expiresAt))" }
 }
+
+/// The answer to `auth.revokeToken`: how many live tokens were revoked.
+public struct RevokedTokens: Sendable, Hashable, Codable {
+    public var revoked: Int
+
+    public init(revoked: Int) {
+        self.revoked = revoked
+    }
+}

@@ -16,6 +16,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
     case funnel = "analytics.funnel"
     case login = "auth.login"
     case userToken = "auth.userToken"
+    case revokeToken = "auth.revokeToken"
     case eventsList = "events.list"
     case userExport = "user.export"
     case userErase = "user.erase"
@@ -37,6 +38,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .funnel: "The flow's funnel over the sessions started in [since, until) (on version, when given), with each version's started and completed."
         case .login: "Logs the connection in with a key's secret or a user token; it then acts as that principal."
         case .userToken: "Mints a short-lived token that lets an app's client act for one user of one tenant."
+        case .revokeToken: "Revokes one user token of a tenant (token), or every token of one of its users (userId); every host refuses them from their next request."
         case .eventsList: "The tenant's completion events, oldest first, after a cursor: for backends that poll instead of taking webhooks."
         case .userExport: "Everything the store holds about one user of a tenant, as one document."
         case .userErase: "Erases every session, answer, profile, record and funnel event of one user of a tenant, cancels their pending deliveries, and reports user.erased."
@@ -57,6 +59,9 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
                     ("token", false, Schema.string(description: "A user token from auth.userToken."))]
         case .userToken:
             return [tenant, userId, ("ttlSeconds", false, Schema.integer(minimum: 60, maximum: 86_400, description: "Default 3600."))]
+        case .revokeToken:
+            return [tenant, ("token", false, Schema.string(description: "The token to revoke (give token or userId).")),
+                    ("userId", false, Schema.ref("UserId"))]
         case .start:
             return [tenant, userId, flow, ("user", false, Schema.ref("UserDetails")),
                     ("locale", false, Schema.string(
@@ -105,6 +110,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .funnel: "Funnel"
         case .login: "LoginResult"
         case .userToken: "UserToken"
+        case .revokeToken: "RevokedTokens"
         case .eventsList: "EventsPage"
         case .userExport: "UserExport"
         case .userErase: "UserErasure"
@@ -122,6 +128,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .profileUpdate: [.notFound, .validationFailed, .unavailable]
         case .login: [.unauthorized]
         case .userToken: [.unauthorized, .notFound, .unavailable]
+        case .revokeToken: [.unauthorized, .notFound, .unavailable]
         case .eventsList, .userExport, .userErase: [.notFound, .unavailable]
         }
     }

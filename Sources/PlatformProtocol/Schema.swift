@@ -154,6 +154,7 @@ enum Schema {
             ], required: ["kind"]),
             "LoginResult": object(["principal": ref("Principal")], required: ["principal"]),
             "UserToken": object(["token": string, "expiresAt": timestamp], required: ["token", "expiresAt"]),
+            "RevokedTokens": object(["revoked": integer(minimum: 0)], required: ["revoked"]),
             "EventCursor": string(
                 description: "An opaque position in a tenant's events: pass an events.list reply's next as after.",
                 maxLength: 40, minLength: 1),

@@ -475,6 +475,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         ("v4-write-counts", [
             "ALTER TABLE sessions ADD COLUMN writes BIGINT NOT NULL DEFAULT 0",
         ]),
+        revocations,
     ]
 
     /// The advisory lock key migrations take (any fixed number; hosts on one database share it).
@@ -710,7 +711,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         let (commit, result) = try body(nil)
         guard let commit else { return result }
         let state = commit.state
-        guard state.tenant == tenant, state.userId == userId, state.flow == flow, commit.profile == nil, commit.outbox.isEmpty
+        guard IDBytes.equal(state.tenant, tenant), IDBytes.equal(state.userId, userId), state.flow == flow, commit.profile == nil, commit.outbox.isEmpty
         else { return nil }
         let started = ContinuousClock.now
         guard try await connection({ connection in try await self.insert(connection, state, events: commit.events) }) else { return nil }
@@ -1320,98 +1321,6 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
                 WHERE state = 'failed' AND event_sequence = (SELECT sequence FROM outbox WHERE id = \(eventId))
                 RETURNING 1
                 """, logger: self.logger).collect().count
-        }
-    }
-
-    // MARK: - keys and tokens
-
-    public func insertKey(_ key: StoredKey, secretHash: String) async throws {
-        try await connection { connection in
-            _ = try await connection.query("""
-                INSERT INTO api_keys (id, tenant, name, secret_hash, created_at)
-                VALUES (\(key.id), \(key.tenant), \(key.name), \(secretHash), \(key.createdAt.timeIntervalSince1970))
-                """, logger: self.logger).collect()
-        }
-    }
-
-    static let keyColumns = "id, tenant, name, created_at, last_used_at, revoked_at"
-    typealias KeyRow = (String, String?, String, Double, Double?, Double?)
-
-    static func key(_ row: KeyRow) -> StoredKey {
-        StoredKey(
-            id: row.0, tenant: row.1, name: row.2, createdAt: Date(timeIntervalSince1970: row.3),
-            lastUsedAt: row.4.map(Date.init(timeIntervalSince1970:)), revokedAt: row.5.map(Date.init(timeIntervalSince1970:)))
-    }
-
-    public func keys() async throws -> [StoredKey] {
-        try await connection { connection in
-            var keys: [StoredKey] = []
-            for try await row in try await connection.query(
-                "SELECT \(unescaped: Self.keyColumns) FROM api_keys ORDER BY created_at, id COLLATE \"C\"", logger: self.logger
-            ).decode(KeyRow.self) {
-                keys.append(Self.key(row))
-            }
-            return keys
-        }
-    }
-
-    public func revokeKey(id: String, at date: Date) async throws -> Bool {
-        try await connection { connection in
-            return try await connection.query("""
-                UPDATE api_keys SET revoked_at = \(date.timeIntervalSince1970) WHERE id = \(id) AND revoked_at IS NULL RETURNING 1
-                """, logger: self.logger).collect().count == 1
-        }
-    }
-
-    public func useKey(secretHash: String, at date: Date) async throws -> StoredKey? {
-        try await connection { connection in
-            // Records the use of an active key and returns it; a revoked one is returned as it is.
-            for try await row in try await connection.query("""
-                UPDATE api_keys SET last_used_at = \(date.timeIntervalSince1970)
-                WHERE secret_hash = \(secretHash) AND revoked_at IS NULL RETURNING \(unescaped: Self.keyColumns)
-                """, logger: self.logger
-            ).decode(KeyRow.self) {
-                return Self.key(row)
-            }
-            for try await row in try await connection.query(
-                "SELECT \(unescaped: Self.keyColumns) FROM api_keys WHERE secret_hash = \(secretHash)", logger: self.logger
-            ).decode(KeyRow.self) {
-                return Self.key(row)
-            }
-            return nil
-        }
-    }
-
-    public func isKeyActive(id: String) async throws -> Bool {
-        try await connection { connection in
-            return try await connection.query(
-                "SELECT 1 FROM api_keys WHERE id = \(id) AND revoked_at IS NULL", logger: self.logger
-            ).collect().count == 1
-        }
-    }
-
-    public func insertToken(_ token: StoredToken, secretHash: String, createdAt: Date) async throws {
-        try await transaction { connection in
-            // Expired tokens are of no use to anyone: each mint sweeps them out.
-            _ = try await connection.query(
-                "DELETE FROM user_tokens WHERE expires_at < \(createdAt.timeIntervalSince1970)", logger: self.logger
-            ).collect()
-            _ = try await connection.query("""
-                INSERT INTO user_tokens (secret_hash, tenant, user_id, created_at, expires_at)
-                VALUES (\(secretHash), \(token.tenant), \(token.userId), \(createdAt.timeIntervalSince1970),
-                    \(token.expiresAt.timeIntervalSince1970))
-                """, logger: self.logger).collect()
-        }
-    }
-
-    public func token(secretHash: String) async throws -> StoredToken? {
-        try await connection { connection in
-            for try await (tenant, userId, expires) in try await connection.query(
-                "SELECT tenant, user_id, expires_at FROM user_tokens WHERE secret_hash = \(secretHash)", logger: self.logger
-            ).decode((String, String, Double).self) {
-                return StoredToken(tenant: tenant, userId: userId, expiresAt: Date(timeIntervalSince1970: expires))
-            }
-            return nil
         }
     }
 

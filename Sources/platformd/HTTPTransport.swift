@@ -29,10 +29,14 @@ struct HTTPTransport: Service {
     let port: Int
     let requireLogin: Bool
     let maxBodyBytes: Int
-    /// Keep-alive connections quiet this long are closed; past `maxConnections` open, new ones
-    /// wait in the listen backlog until one closes.
+    /// Connections without a whole request this long are closed (`--idle-timeout`).
     var idleTimeout: TimeAmount = .seconds(300)
-    var maxConnections = 1024
+    /// A request head must arrive this soon after its first byte (`--header-timeout`).
+    var headerTimeout: TimeAmount = .seconds(10)
+    /// Open at once; past it the oldest connections that have not logged in make room.
+    let connections: HTTPConnectionTable
+    /// Bytes of bodies being read, shared with the socket transports' partial lines.
+    let budget: PartialLineBudget
     /// Whether a tracer was bootstrapped (spans are exported).
     var tracing = false
     let logger: Logger
@@ -43,19 +47,19 @@ struct HTTPTransport: Service {
     ]
 
     func run() async throws {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: PlatformRequestContext.self)
         // The HTTP request's span (the caller's `traceparent` its parent) when a tracer is set up;
         // without one, the middleware would only cost each request the attributes it builds.
         // The hosted flow's start link carries a user token in its query: a span records it redacted.
         if tracing { router.middlewares.add(TracingMiddleware(recordingHeaders: [.contentType, .userAgent], redactingQueryParameters: ["token"])) }
-        router.post("/rpc") { request, _ in try await rpc(request) }
-        router.post("/mcp") { request, _ in try await mcp.post(request) }
+        router.post("/rpc") { request, context in try await rpc(request, channel: context.channel) }
+        router.post("/mcp") { request, context in try await mcp.post(request, channel: context.channel) }
         router.delete("/mcp") { request, _ in await mcp.delete(request) }
         router.get("/health/live") { _, _ in Self.json(.ok, #"{"status":"ok"}"#) }
         router.get("/health/ready") { _, _ in await ready() }
         router.get("/metrics") { _, _ in exposition() }
         // The hosted flow and the dashboard: pages for people, their style and script served here.
-        let web = WebSupport(server: server, secureCookies: !Serve.isLoopback(host))
+        let web = WebSupport(server: server, credentials: Credentials(store: store), secureCookies: !Serve.isLoopback(host))
         HostedFlow(web: web, platform: platform, maxBodyBytes: maxBodyBytes).routes(router)
         AdminDashboard(web: web, platform: platform, store: store, maxBodyBytes: maxBodyBytes).routes(router)
         router.get("/assets/platformd.css") { _, _ in WebSupport.asset(WebAssets.css, type: "text/css; charset=utf-8") }
@@ -70,29 +74,39 @@ struct HTTPTransport: Service {
             }
         }
 
-        let sockets = Router(context: BasicWebSocketRequestContext.self)
-        sockets.ws("/rpc") { request, _ in
+        let sockets = Router(context: PlatformWebSocketRequestContext.self)
+        sockets.ws("/rpc") { request, context in
             // Checked before the upgrade, so a wrong bearer is a 401, not a socket that closes.
-            if let bearer = Self.bearer(request.headers), case .failure(let error) = await login(bearer, label: "websocket") {
-                throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: error.message)
+            if let bearer = Self.bearer(request.headers) {
+                if case .failure(let error) = await login(bearer, label: "websocket") {
+                    connections.refusedUpgrade(context.channel)
+                    throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: error.message)
+                }
+                connections.loggedIn(context.channel)
             }
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             try await lineProtocol(inbound, outbound, request: context.request)
         }
 
+        let limits = HTTPConnectionLimits(headerTimeout: headerTimeout, idleTimeout: idleTimeout, table: connections, budget: budget)
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(additionalChannelHandlers: [ConnectionGauge(transport: "http")], idleTimeout: idleTimeout),
+            ws: .init(maxFrameSize: maxBodyBytes))
+        let webSocketResponder = sockets.buildResponder()
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: sockets,
-                configuration: .init(
-                    http1: .init(additionalChannelHandlers: [ConnectionGauge(transport: "http")], idleTimeout: idleTimeout),
-                    ws: .init(maxFrameSize: maxBodyBytes))),
-            configuration: .init(
-                address: .hostname(host, port: port), serverName: nil, backlog: Int(SocketTransport.backlog),
-                availableConnectionsDelegate: MaximumAvailableConnections(maxConnections, logger: logger)),
-            onServerRunning: { [logger] channel in
+            server: HTTPServerBuilder { responder in
+                GuardedHTTPChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                    limits: limits)
+            },
+            // Every connection is accepted: the table makes room (or closes the newcomer) at once,
+            // instead of leaving new clients in the backlog behind connections that never log in.
+            configuration: .init(address: .hostname(host, port: port), serverName: nil, backlog: Int(SocketTransport.backlog)),
+            onServerRunning: { [logger, mcp, host] channel in
                 let address = channel.localAddress
+                mcp.listening(host: host, port: address?.port ?? port)
                 let shown = address?.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? host
                 logger.notice("listening on http \(shown):\(address?.port ?? port)")
             },
@@ -102,20 +116,28 @@ struct HTTPTransport: Service {
 
     // MARK: - POST /rpc
 
-    func rpc(_ request: Request) async throws -> Response {
+    func rpc(_ request: Request, channel: any Channel) async throws -> Response {
         guard Self.isJSON(request.headers[.contentType]) else {
             return Self.json(.unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
+        }
+        let label = "http"
+        // The bearer is checked before a byte of the body is read: a wrong one costs the server
+        // no buffer (its reply cannot echo the request's id, which is in the body).
+        var login: ConnectionState.Login?
+        if let bearer = Self.bearer(request.headers) {
+            switch await self.login(bearer, label: label) {
+            case .success(let given):
+                login = given
+                connections.loggedIn(channel)
+            case .failure(let error): return Self.unauthorized(error.message, id: .null)
+            }
         }
         guard let body = try await Self.collect(request, upTo: maxBodyBytes) else {
             return Self.json(.contentTooLarge, String(decoding: RPCServer.tooLarge(limit: maxBodyBytes, transport: "http"), as: UTF8.self))
         }
-        let label = "http"
         let connection: ConnectionState
-        if let bearer = Self.bearer(request.headers) {
-            switch await login(bearer, label: label) {
-            case .success(let login): connection = ConnectionState(login, label: label, transport: "http")
-            case .failure(let error): return Self.unauthorized(error.message, id: Self.requestID(body))
-            }
+        if let login {
+            connection = ConnectionState(login, label: label, transport: "http")
         } else if requireLogin {
             // Only what needs no login may go without a bearer (rpc.discover, auth.login).
             if let method = Self.methodsNeedingLogin(body).first {
@@ -192,14 +214,22 @@ struct HTTPTransport: Service {
 
     // MARK: - helpers
 
-    /// The body, or nil when it is longer than `limit`.
+    /// The body, or nil when it is longer than `limit`. A body that ends before its
+    /// `Content-Length` (its connection was closed: the client went, or the body budget cut it) is
+    /// an error, not a request: nothing of it is parsed or run.
     static func collect(_ request: Request, upTo limit: Int) async throws -> ByteBuffer? {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { return nil }
+        let length = request.headers[.contentLength].flatMap(Int.init)
+        if let length, length > limit { return nil }
+        let body: ByteBuffer
         do {
-            return try await request.body.collect(upTo: limit)
+            body = try await request.body.collect(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             return nil
         }
+        if let length, body.readableBytes != length {
+            throw HTTPError(.badRequest, message: "the body ended before its Content-Length")
+        }
+        return body
     }
 
     static func bearer(_ headers: HTTPFields) -> String? {

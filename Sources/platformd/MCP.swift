@@ -74,6 +74,7 @@ struct MCP: AsyncParsableCommand {
         guard !userId.trimmingCharacters(in: .whitespaces).isEmpty, userId.count <= 256 else {
             throw ValidationError("--user-id must be 1-256 characters, not blank")
         }
+        if let refusal = IDBytes.refusal(userId) { throw ValidationError("--user-id \(refusal)") }
         for (name, value) in [("--first-name", firstName), ("--last-name", lastName), ("--email", email), ("--display-name", displayName)] {
             if let value, value.count > 256 { throw ValidationError("\(name) must be at most 256 characters") }
         }
@@ -122,10 +123,15 @@ struct MCP: AsyncParsableCommand {
         }
 
         let user = UserDetails(firstName: firstName, lastName: lastName, email: email, displayName: displayName)
+        // The tenant's rate limit holds here as on every door (this process's own bucket, as each
+        // serve host has its own).
+        let limits = platform.rpcServer(credentials: Credentials(store: database))
+        let limitedTenant = tenant
         let server = MCPServer(
             platform: platform, tenant: tenant, userId: userId, flow: flow,
             user: [firstName, lastName, email, displayName].contains { $0 != nil } ? user : nil,
-            locale: locale.flatMap(LocaleTag.normalized), authorize: authorize, logger: logger)
+            locale: locale.flatMap(LocaleTag.normalized), authorize: authorize,
+            rateLimit: { limits.takeRate(tenant: limitedTenant) }, logger: logger)
         logger.info("MCP server for tenant \(tenant), user \(userId), flow \(flow) on stdio, database \(store.databaseName), auth \(auth.rawValue)")
         let transport = StdioTransport(
             server: server.rpcServer(), maxLineBytes: maxLineBytes, logger: logger,
@@ -154,9 +160,9 @@ struct TokenCheck: Sendable {
             switch try await credentials.token(secret) {
             case .failure(let refusal):
                 return "\(variable) is not a valid user token (\(refusal.reason))"
-            case .success(let token) where token.tenant != tenant:
+            case .success(let token) where !IDBytes.equal(token.tenant, tenant):
                 return "\(variable) is a user token for another tenant, not \(tenant)"
-            case .success(let token) where token.userId != userId:
+            case .success(let token) where !IDBytes.equal(token.userId, userId):
                 return "\(variable) is a user token for another user of \(tenant), not \(userId)"
             case .success:
                 return nil

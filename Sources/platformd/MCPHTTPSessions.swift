@@ -15,13 +15,20 @@ final class MCPHTTPSessions: Sendable {
     let platform: Platform
     let server: RPCServer
     let maxBodyBytes: Int
+    /// The origins a browser page may call from (`--allowed-origin`), besides the listener's own.
+    let allowedOrigins: Set<String>
+    let connections: HTTPConnectionTable?
     let logger: Logger
 
     /// Sessions idle this long are forgotten (a request naming one then gets 404, and the client
     /// initializes again, as the protocol says).
     static let idleLimit: TimeInterval = 3600
-    /// Past this many sessions, the idle ones go first, then the oldest.
-    static let capacity = 10_000
+    /// Sessions one person may hold: a new one past it closes that person's oldest.
+    static let perUser = 16
+    /// Sessions one tenant's people may hold together: past it a new one is refused (429) until
+    /// some end or go idle, so one tenant's people never close another's sessions, nor one
+    /// person another's.
+    static let perTenant = 2_000
 
     struct Session {
         let tenant: String
@@ -32,37 +39,55 @@ final class MCPHTTPSessions: Sendable {
     }
 
     private let sessions = Mutex<[String: Session]>([:])
+    /// The listener's own origins, known once it is bound (its port may have been 0).
+    private let listenerOrigins = Mutex<Set<String>>([])
 
-    init(platform: Platform, server: RPCServer, maxBodyBytes: Int, logger: Logger) {
+    /// The listener is bound: pages it serves itself may call.
+    func listening(host: String, port: Int) {
+        var hosts = [host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host]
+        if Serve.isLoopback(host) { hosts += ["localhost", "127.0.0.1", "[::1]"] }
+        listenerOrigins.withLock { origins in
+            for name in hosts { origins.insert(Self.origin("http://\(name):\(port)")) }
+        }
+    }
+
+    init(
+        platform: Platform, server: RPCServer, maxBodyBytes: Int, allowedOrigins: Set<String> = [],
+        connections: HTTPConnectionTable? = nil, logger: Logger
+    ) {
         self.platform = platform
         self.server = server
         self.maxBodyBytes = maxBodyBytes
+        self.allowedOrigins = Set(allowedOrigins.map { $0.lowercased() })
+        self.connections = connections
         self.logger = logger
     }
 
     static let sessionHeader = HTTPField.Name("Mcp-Session-Id")!
     static let versionHeader = HTTPField.Name("MCP-Protocol-Version")!
 
-    func post(_ request: Request) async throws -> Response {
-        if let refusal = Self.crossOrigin(request) { return refusal }
+    func post(_ request: Request, channel: (any Channel)? = nil) async throws -> Response {
+        if let refusal = crossOrigin(request) { return refusal }
         guard HTTPTransport.isJSON(request.headers[.contentType]) else {
             return HTTPTransport.json(.unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
         }
+        // The bearer before the body: nothing is read, nor held, for a client that cannot log in.
+        guard let bearer = HTTPTransport.bearer(request.headers) else {
+            return HTTPTransport.unauthorized("the MCP endpoint needs Authorization: Bearer with a user token (auth.userToken)", id: .null)
+        }
+        let login: ConnectionState.Login
+        switch await server.login(bearer: bearer, connection: ConnectionState(nil, label: "mcp", transport: "mcp")) {
+        case .failure(let error): return HTTPTransport.unauthorized(error.message, id: .null)
+        case .success(let given): login = given
+        }
+        guard login.principal.kind == .user, let tenant = login.principal.tenant, let userId = login.principal.userId else {
+            return HTTPTransport.unauthorized("the MCP endpoint acts for one user: the bearer must be a user token, not a key", id: .null)
+        }
+        if let channel { connections?.loggedIn(channel) }
         guard let body = try await HTTPTransport.collect(request, upTo: maxBodyBytes) else {
             return HTTPTransport.json(.contentTooLarge, String(decoding: RPCServer.tooLarge(limit: maxBodyBytes, transport: "mcp"), as: UTF8.self))
         }
         let id = HTTPTransport.requestID(body)
-        guard let bearer = HTTPTransport.bearer(request.headers) else {
-            return HTTPTransport.unauthorized("the MCP endpoint needs Authorization: Bearer with a user token (auth.userToken)", id: id)
-        }
-        let login: ConnectionState.Login
-        switch await server.login(bearer: bearer, connection: ConnectionState(nil, label: "mcp", transport: "mcp")) {
-        case .failure(let error): return HTTPTransport.unauthorized(error.message, id: id)
-        case .success(let given): login = given
-        }
-        guard login.principal.kind == .user, let tenant = login.principal.tenant, let userId = login.principal.userId else {
-            return HTTPTransport.unauthorized("the MCP endpoint acts for one user: the bearer must be a user token, not a key", id: id)
-        }
         if let version = request.headers[Self.versionHeader], !MCPServer.supportedVersions.contains(version) {
             return HTTPTransport.json(.badRequest, RPCErrorBody.line(
                 code: .invalidRequest,
@@ -82,9 +107,19 @@ final class MCPHTTPSessions: Sendable {
             sessionID = Platform.randomID()
             // A session the assistant starts is in the language the client's requests ask for.
             let locale = request.headers[.acceptLanguage].flatMap { platform.copy(for: tenant).preferred(LocaleTag.accepted($0)) }
-            let mcp = MCPServer(platform: platform, tenant: tenant, userId: userId, flow: flow, locale: locale, logger: logger)
+            let server = server
+            let mcp = MCPServer(
+                platform: platform, tenant: tenant, userId: userId, flow: flow, locale: locale,
+                rateLimit: { server.takeRate(tenant: tenant) }, logger: logger)
+            // initialize counts against the rate limit before a session is kept for it.
+            if let wait = server.takeRate(tenant: tenant) {
+                return Self.rateLimited(RPCErrorBody.line(code: .rateLimited, message: "Rate limited: the tenant is over its request rate; retry later", id: id), wait: wait)
+            }
             session = Session(tenant: tenant, userId: userId, mcp: mcp, rpc: mcp.rpcServer(), lastUsed: Date())
-            open(session, id: sessionID)
+            guard open(session, id: sessionID) else {
+                return Self.rateLimited(RPCErrorBody.line(
+                    code: .rateLimited, message: "Too many MCP sessions for this tenant (\(Self.perTenant)): end one, or retry once idle ones expire", id: id), wait: 60_000)
+            }
             logger.info("MCP session opened over HTTP", metadata: ["tenant": "\(tenant)", "user": "\(userId)", "flow": "\(flow)"])
         } else {
             guard let named = request.headers[Self.sessionHeader] else {
@@ -92,7 +127,7 @@ final class MCPHTTPSessions: Sendable {
                     code: .invalidRequest, message: "Bad Request: send initialize first, then the Mcp-Session-Id it answered with", id: id))
             }
             // Another user's session is not found, as if it did not exist.
-            guard let found = use(named), found.tenant == tenant, found.userId == userId else {
+            guard let found = use(named), IDBytes.equal(found.tenant, tenant), IDBytes.equal(found.userId, userId) else {
                 return HTTPTransport.json(.notFound, RPCErrorBody.line(
                     code: .notFound, message: "Not found: no MCP session \(named) for this user (it ended or expired): initialize again", id: id))
             }
@@ -126,26 +161,42 @@ final class MCPHTTPSessions: Sendable {
             return HTTPTransport.json(.badRequest, RPCErrorBody.line(code: .invalidRequest, message: "Bad Request: name the session in Mcp-Session-Id"))
         }
         let removed = sessions.withLock { sessions -> Bool in
-            guard let found = sessions[named], found.tenant == login.principal.tenant, found.userId == login.principal.userId else { return false }
+            guard let found = sessions[named], IDBytes.equal(found.tenant, login.principal.tenant), IDBytes.equal(found.userId, login.principal.userId) else { return false }
             sessions.removeValue(forKey: named)
             return true
         }
         return removed ? Response(status: .noContent) : HTTPTransport.json(.notFound, RPCErrorBody.line(code: .notFound, message: "Not found: no MCP session \(named)"))
     }
 
-    private func open(_ session: Session, id: String) {
+    /// Keeps a new session; false when its tenant holds as many as it may. A person past their
+    /// own cap loses their own oldest session, never anyone else's.
+    private func open(_ session: Session, id: String) -> Bool {
         sessions.withLock { sessions in
-            if sessions.count >= Self.capacity {
-                let now = Date()
-                sessions = sessions.filter { now.timeIntervalSince($0.value.lastUsed) < Self.idleLimit }
-                if sessions.count >= Self.capacity {
-                    for key in sessions.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }).prefix(Self.capacity / 10).map(\.key) {
-                        sessions.removeValue(forKey: key)
-                    }
+            let now = Date()
+            let tenant = IDKey(session.tenant)
+            let user = IDKey(joining: session.tenant, session.userId)
+            var ofTenant = sessions.filter { IDKey($0.value.tenant) == tenant }
+            if ofTenant.count >= Self.perTenant {
+                for (key, idle) in ofTenant where now.timeIntervalSince(idle.lastUsed) >= Self.idleLimit {
+                    sessions.removeValue(forKey: key)
                 }
+                ofTenant = sessions.filter { IDKey($0.value.tenant) == tenant }
+            }
+            let own = ofTenant.filter { IDKey(joining: $0.value.tenant, $0.value.userId) == user }.sorted { $0.value.lastUsed < $1.value.lastUsed }
+            if own.count >= Self.perUser {
+                for (key, _) in own.prefix(own.count - Self.perUser + 1) { sessions.removeValue(forKey: key) }
+            } else if ofTenant.count >= Self.perTenant {
+                return false
             }
             sessions[id] = session
+            return true
         }
+    }
+
+    static func rateLimited(_ body: String, wait: Int) -> Response {
+        var response = HTTPTransport.json(.tooManyRequests, body)
+        response.headers[.retryAfter] = "\(max(1, (wait + 999) / 1000))"
+        return response
     }
 
     private func use(_ id: String) -> Session? {
@@ -168,16 +219,22 @@ final class MCPHTTPSessions: Sendable {
     }
 
     /// A browser page on another site must not drive a person's onboarding through their
-    /// assistant's token (DNS rebinding): an `Origin` whose host is not the one addressed is 403.
-    static func crossOrigin(_ request: Request) -> Response? {
-        guard let origin = request.headers[.origin], origin != "null" else { return nil }
-        let originHost = URL(string: origin)?.host
-        let addressed = request.head.authority.map { host in
-            host.hasPrefix("[") ? String(host.dropFirst().prefix { $0 != "]" }) : String(host.split(separator: ":").first ?? "")
-        }
-        guard let originHost, let addressed, originHost.lowercased() == addressed.lowercased() else {
-            return HTTPTransport.json(.forbidden, RPCErrorBody.line(code: .invalidRequest, message: "Forbidden: requests from another origin are refused"))
-        }
-        return nil
+    /// assistant's token: an `Origin` (a browser sends one) must be one of `--allowed-origin` or
+    /// the listener's own address, as the server was told it; the `Host` the request names is
+    /// not trusted (DNS rebinding points another name at this address). `Origin: null` (a
+    /// sandboxed frame, a file) is refused. Clients that are not browsers send no Origin.
+    func crossOrigin(_ request: Request) -> Response? {
+        guard let origin = request.headers[.origin] else { return nil }
+        let given = Self.origin(origin)
+        guard !allowedOrigins.contains(given), !listenerOrigins.withLock({ $0.contains(given) }) else { return nil }
+        logger.info("refused an MCP request from origin \(origin.prefix(200))")
+        return HTTPTransport.json(.forbidden, RPCErrorBody.line(code: .invalidRequest, message: "Forbidden: requests from this origin are refused (see --allowed-origin)"))
+    }
+
+    /// An origin as compared: lowercased, without a trailing slash.
+    static func origin(_ text: String) -> String {
+        var origin = text.trimmingCharacters(in: .whitespaces).lowercased()
+        while origin.hasSuffix("/") { origin.removeLast() }
+        return origin
     }
 }

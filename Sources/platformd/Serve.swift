@@ -39,11 +39,17 @@ struct Serve: AsyncParsableCommand {
         valueName: "required|none"))
     var auth: AuthMode?
 
-    @Option(name: .long, help: "Most connections open at once on a socket; more are closed at once.")
+    @Option(name: .long, help: ArgumentHelp(
+        "Most connections open at once per listener. On a socket more are closed at once; on HTTP the oldest connections that have not logged in are closed to make room.",
+        valueName: "count"))
     var maxConnections: Int = 1024
 
-    @Option(name: .long, help: ArgumentHelp("A socket connection that sends nothing for this long is closed.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp(
+        "A socket connection that sends nothing, or an HTTP connection without a whole request, for this long is closed.", valueName: "seconds"))
     var idleTimeout: Int = 300
+
+    @Option(name: .long, help: ArgumentHelp("An HTTP request head must arrive within this long of its first byte, else the connection is closed.", valueName: "seconds"))
+    var headerTimeout: Int = 10
 
     @Option(name: .long, help: ArgumentHelp("A socket connection still sending one line after this long is closed.", valueName: "seconds"))
     var lineTimeout: Int = 60
@@ -62,6 +68,11 @@ struct Serve: AsyncParsableCommand {
         valueName: "[host:]port"))
     var http: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "An origin (scheme://host[:port]) whose browser pages may call POST /mcp, as the public name a proxy serves this under; repeatable. The listener's own address is always allowed; Origin: null never.",
+        valueName: "origin"))
+    var allowedOrigin: [String] = []
+
     @Flag(name: .long, help: ArgumentHelp(
         "With --http on a loopback address: /preview/TENANT/ opens the tenant's flow in the browser for a new throwaway user, no token to mint; for plugin authors looking at a flow."))
     var preview = false
@@ -70,7 +81,7 @@ struct Serve: AsyncParsableCommand {
     var maxLineBytes: Int = 1 << 20
 
     @Option(help: ArgumentHelp(
-        "Most bytes held for lines not yet whole, over all socket connections together; past it the connections holding the largest partial lines are closed first. Default: 64 MiB.",
+        "Most bytes held for lines not yet whole and HTTP bodies being read, over all connections together; past it the connections holding the most are closed first (default 64 MiB).",
         valueName: "bytes"))
     var maxBufferedBytes: Int = PartialLineBudget.defaultLimit
 
@@ -97,6 +108,7 @@ struct Serve: AsyncParsableCommand {
         }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+        guard headerTimeout > 0 else { throw ValidationError("--header-timeout must be positive") }
         guard lineTimeout > 0 else { throw ValidationError("--line-timeout must be positive") }
         for (flag, value) in [("--tcp", tcp), ("--http", http)] {
             if auth == AuthMode.none, let value, case .tcp(let host, _)? = SocketEndpoint.tcp(value), !Self.isLoopback(host) {
@@ -105,8 +117,20 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// Decided on the parsed address, not its text: `127.0.0.1`, `::1`, `::ffff:127.0.0.1` (with
+    /// or without brackets) and `localhost` are loopback; `127.example.com` is not.
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        var address = host.lowercased()
+        if address.hasPrefix("["), address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+        if address == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, address, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, address, &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: v6) { Array($0) }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
+        // An IPv4-mapped address (::ffff:a.b.c.d) is loopback when its IPv4 part is.
+        return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
     }
 
     /// The auth mode in force on the line transport: the flag, else the transport's default.
@@ -146,15 +170,22 @@ struct Serve: AsyncParsableCommand {
         var transports: [(any Service, String)] = []
         let mode = authMode
         let readiness = Readiness()
+        // Partial lines and HTTP bodies being read hold bytes for clients that may never have
+        // logged in: one budget over every transport.
+        let budget = PartialLineBudget(limit: maxBufferedBytes, logger: logger)
         if let registry, let http, case .tcp(let host, let port)? = SocketEndpoint.tcp(http) {
             logger.info("serving \(tenants) over http, database \(store.databaseName), auth \(httpAuthMode.rawValue)")
-            let mcpSessions = MCPHTTPSessions(platform: platform, server: server, maxBodyBytes: maxLineBytes, logger: logger)
+            let connections = HTTPConnectionTable(limit: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger), logger: logger)
+            let mcpSessions = MCPHTTPSessions(
+                platform: platform, server: server, maxBodyBytes: maxLineBytes, allowedOrigins: Set(allowedOrigin.map(MCPHTTPSessions.origin)),
+                connections: connections, logger: logger)
             transports.append((HTTPTransport(
                 server: server, mcp: mcpSessions, platform: platform, store: database, preview: preview,
                 readiness: readiness, metrics: registry, host: host, port: port,
                 requireLogin: httpAuthMode == .required, maxBodyBytes: maxLineBytes, idleTimeout: .seconds(Int64(idleTimeout)),
-                maxConnections: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger), tracing: tracer != nil,
-                logger: logger),
+                headerTimeout: .seconds(Int64(headerTimeout)),
+                connections: connections,
+                budget: budget, tracing: tracer != nil, logger: logger),
                 "http \(host):\(port)"))
             ServerMetrics.prepare(
                 platform: platform, server: server,
@@ -164,10 +195,10 @@ struct Serve: AsyncParsableCommand {
             logger.info("serving \(tenants), database \(store.databaseName), auth \(mode.rawValue)")
             let limits = SocketTransport.Limits(
                 maxLineBytes: maxLineBytes, maxConnections: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger),
-                idleTimeout: .seconds(Int64(idleTimeout)), lineTimeout: .seconds(Int64(lineTimeout)),
-                maxBufferedBytes: maxBufferedBytes)
+                idleTimeout: .seconds(Int64(idleTimeout)), lineTimeout: .seconds(Int64(lineTimeout)))
             transports.append((SocketTransport(
-                server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, logger: logger), endpoint.description))
+                server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, budget: budget, logger: logger),
+                endpoint.description))
         } else if http == nil {
             logger.info("serving \(tenants) on stdio, database \(store.databaseName), auth \(mode.rawValue)")
             transports.append((StdioTransport(server: server, maxLineBytes: maxLineBytes, requireLogin: mode == .required, logger: logger), "stdio"))

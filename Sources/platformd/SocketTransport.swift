@@ -58,6 +58,8 @@ struct SocketTransport: Service {
     let limits: Limits
     /// Whether connections start logged out (TCP's default) or as admin.
     let requireLogin: Bool
+    /// Bytes held for partial lines, shared with HTTP's bodies being read (`--max-buffered-bytes`).
+    let budget: PartialLineBudget
     let logger: Logger
 
     /// What one host allows its clients.
@@ -69,8 +71,6 @@ struct SocketTransport: Service {
         var idleTimeout: TimeAmount = .seconds(300)
         /// A connection still sending one line after this long is closed (a slow-drip client).
         var lineTimeout: TimeAmount = .seconds(60)
-        /// The bytes held for partial lines over all connections together.
-        var maxBufferedBytes = PartialLineBudget.defaultLimit
     }
 
     var maxLineBytes: Int { limits.maxLineBytes }
@@ -96,7 +96,7 @@ struct SocketTransport: Service {
         let limit = maxLineBytes
         let idle = limits.idleTimeout
         let lineTimeout = limits.lineTimeout
-        let budget = PartialLineBudget(limit: limits.maxBufferedBytes, logger: logger)
+        let budget = budget
         let unclaimed = UnclaimedConnections()
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
@@ -250,6 +250,7 @@ struct SocketTransport: Service {
                     }
                 }
                 connection.activity.answered.add(1, ordering: .relaxed)
+                logger.trace("answered a line", metadata: ["connection": "\(label)", "replied": "\(reply != nil)"])
             }
         } catch {
             try? await unconfirmed?.get()

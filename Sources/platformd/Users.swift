@@ -17,6 +17,8 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The tenant, e.g. teepals.") var tenant: String
         @Argument(help: "The user's id in that tenant.") var user: String
 
+        func validate() throws { try Users.validate(user: user) }
+
         func run() async throws {
             try tenantOptions.requireDefined(tenant)
             let exported = try await store.withPlatform(tenantOptions) { platform in
@@ -40,12 +42,22 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The tenant, e.g. teepals.") var tenant: String
         @Argument(help: "The user's id in that tenant.") var user: String
 
+        func validate() throws { try Users.validate(user: user) }
+
         func run() async throws {
             try tenantOptions.requireDefined(tenant)
             let erased = try await store.withPlatform(tenantOptions) { platform in
                 try await platform.eraseUser(tenant: tenant, userId: user)
             }
             StandardOutput.writeLine(try JSONValue(encoding: erased).serialized())
+        }
+    }
+
+    /// The user id as the RPC methods take it: 1-256 characters with no control character.
+    static func validate(user: String) throws {
+        if let refusal = IDBytes.refusal(user) { throw ValidationError("the user id \(refusal)") }
+        guard !user.trimmingCharacters(in: .whitespaces).isEmpty, user.count <= 256 else {
+            throw ValidationError("the user id must be 1-256 characters, not blank")
         }
     }
 }

@@ -27,8 +27,12 @@ public final class PlatformdServer {
         }
     }
 
-    /// How long a test waits for the server to listen, and the client for any reply.
-    public static let timeout: Duration = .seconds(30)
+    /// How long a test waits for the server to listen, and the client for any reply: a bound for
+    /// a server that stopped answering, not a speed target. At the start of a whole run on two
+    /// cores some 80 `platformd` processes start at once and the test process itself is starved:
+    /// traced servers answered every line within a second while the client's next line came 2-4 s
+    /// later, and 40 pipelined calls took more than 30 s.
+    public static let timeout: Duration = .seconds(120)
 
     /// What the tests give every client: bounded calls.
     public static let configuration = PlatformClient.Configuration(requestTimeout: timeout, connectTimeout: .seconds(10))

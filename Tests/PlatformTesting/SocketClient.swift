@@ -128,6 +128,34 @@ public final class SocketClient: @unchecked Sendable {
         }
     }
 
+    /// Whether the server has closed the connection, without waiting: what it sent is dropped.
+    public func isClosedByPeer() -> Bool {
+        while true {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count == 0 || (count < 0 && (errno == ECONNRESET || errno == EPIPE)) { return true }
+            if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR }
+        }
+    }
+
+    /// What is buffered, else the next bytes the server sends; empty when it closed the connection.
+    public func readChunk() throws -> [UInt8] {
+        if !buffer.isEmpty {
+            defer { buffer.removeAll() }
+            return Array(buffer)
+        }
+        while true {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count == 0 || (count < 0 && errno == ECONNRESET) { return [] }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(description: errno == EAGAIN ? "timed out waiting for bytes" : "recv failed: errno \(errno)")
+            }
+            return Array(chunk[0..<count])
+        }
+    }
+
     public func readReply() throws -> JSONValue {
         guard let line = try readLine() else { throw Failure(description: "connection closed while waiting for a reply") }
         return try JSONValue.parse(line)

@@ -11,6 +11,10 @@ public struct AccessControl: Sendable {
     let limiter: RateLimiter
     let bearers = BearerLogins()
     let logger: Logger
+    /// Refused logins and requests log one line per 5 s with a count: a client trying secrets
+    /// must not flood the log.
+    let refusals = LogThrottle(interval: .seconds(5))
+    let rateRefusals = LogThrottle(interval: .seconds(5))
 
     public init(platform: Platform, credentials: Credentials?, logger: Logger) {
         self.platform = platform
@@ -36,43 +40,65 @@ public struct AccessControl: Sendable {
             throw refuse(connection, method, "this method needs a login: call auth.login with a key or a user token")
         }
         try await stillValid(login, connection: connection, method: method)
-        let tenant = params["tenant"]?.stringValue
+        // Ids are checked before any is compared: one holding a NUL or another control character
+        // is refused whoever asks, and nothing is looked up or stored for it.
+        let ids = RPCParams(params)
+        let tenant = try ids.optionalID("tenant")
+        let userId = try ids.optionalID("userId")
+        let sessionId = try ids.optionalID("sessionId")
         let principal = login.principal
         switch principal.kind {
         case .admin:
             break
         case .tenant:
-            if let tenant, tenant != principal.tenant {
+            if let tenant, !IDBytes.equal(tenant, principal.tenant) {
                 throw refuse(connection, method, "this key acts for tenant \(principal.tenant ?? "?") only")
             }
         case .user:
             guard Self.userMethods.contains(method) else {
                 throw refuse(connection, method, "a user token may not call \(method)")
             }
-            if let tenant, tenant != principal.tenant {
+            if let tenant, !IDBytes.equal(tenant, principal.tenant) {
                 throw refuse(connection, method, "this token acts for tenant \(principal.tenant ?? "?") only")
             }
-            if let userId = params["userId"]?.stringValue, userId != principal.userId {
+            if let userId, !IDBytes.equal(userId, principal.userId) {
                 throw refuse(connection, method, "this token acts for its own user only")
             }
-            if let tenant, let sessionId = params["sessionId"]?.stringValue,
-               let owner = await platform.owner(tenant: tenant, sessionId: sessionId), owner != principal.userId {
+            if let tenant, let sessionId,
+               let owner = await platform.owner(tenant: tenant, sessionId: sessionId), !IDBytes.equal(owner, principal.userId) {
                 // Another user's session is "not found", as if it did not exist.
-                logger.info("refused: another user's session", metadata: ["connection": "\(connection.label)", "method": "\(method)"])
+                if let held = refusals.admit() {
+                    logger.info("refused: another user's session\(Self.since(held))", metadata: ["connection": "\(connection.label)", "method": "\(method)"])
+                }
                 throw RPCError(FlowError.notFound("session \(sessionId)"))
             }
         }
         if let tenant, let wait = limiter.take(tenant) {
-            logger.info("refused: tenant over its rate limit", metadata: ["tenant": "\(tenant)", "method": "\(method)"])
+            if let held = rateRefusals.admit() {
+                logger.info("refused: tenant over its rate limit\(Self.since(held))", metadata: ["tenant": "\(tenant)", "method": "\(method)"])
+            }
             throw RPCError.rateLimited(retryAfterMs: wait)
         }
     }
 
-    /// A key revoked or a token expired since the login stops working from the next request on.
+    /// A key revoked, or a token revoked, expired or dead with its key, since the login stops
+    /// working from the next request on, on every host (each request asks the store).
     func stillValid(_ login: ConnectionState.Login, connection: ConnectionState, method: String) async throws(RPCError) {
         if let expires = login.expiresAt, expires <= platform.clock() {
             connection.login = nil
             throw refuse(connection, method, "the user token has expired: log in again")
+        }
+        if let hash = login.tokenHash, let credentials {
+            let found: Result<StoredToken, Credentials.Refusal>
+            do {
+                found = try await credentials.token(hash: hash)
+            } catch {
+                throw RPCError(FlowError.unavailable("checking a user token: \(error)"))
+            }
+            if case .failure(let refusal) = found {
+                connection.login = nil
+                throw refuse(connection, method, "the user token was revoked or has expired: log in again", why: refusal.reason)
+            }
         }
         if let keyID = login.keyID, let credentials {
             let active: Bool
@@ -92,8 +118,14 @@ public struct AccessControl: Sendable {
     /// secret was unknown, revoked or expired.
     func refuse(_ connection: ConnectionState, _ method: String, _ reason: String, why: String? = nil) -> RPCError {
         let logged = why.map { "\(reason): \($0)" } ?? reason
-        logger.info("refused: \(logged)", metadata: ["connection": "\(connection.label)", "method": "\(method)"])
+        if let held = refusals.admit() {
+            logger.info("refused: \(logged)\(Self.since(held))", metadata: ["connection": "\(connection.label)", "method": "\(method)"])
+        }
         return RPCError.unauthorized(why == nil ? reason : "\(reason): the secret is unknown, revoked or expired")
+    }
+
+    static func since(_ held: Int) -> String {
+        held > 0 ? " (and \(held) more refused since the last line)" : ""
     }
 
     // MARK: - auth methods
@@ -115,7 +147,7 @@ public struct AccessControl: Sendable {
             } else if let token, key == nil {
                 switch try await credentials.token(token) {
                 case .success(let stored):
-                    login = .init(token: stored)
+                    login = .init(token: stored, hash: Credentials.hash(token))
                 case .failure(let refusal):
                     throw refuse(connection, "auth.login", "login with a token failed", why: refusal.reason)
                 }
@@ -151,7 +183,7 @@ public struct AccessControl: Sendable {
         let login: ConnectionState.Login
         do {
             let found = secret.hasPrefix("pdt_")
-                ? try await credentials.token(secret).map(ConnectionState.Login.init(token:))
+                ? try await credentials.token(hash: hash).map { ConnectionState.Login(token: $0, hash: hash) }
                 : try await credentials.key(secret: secret).map(ConnectionState.Login.init(key:))
             switch found {
             case .success(let given): login = given
@@ -177,11 +209,37 @@ public struct AccessControl: Sendable {
         }
         guard platform.tenants[tenant] != nil else { throw RPCError(platform.unknownTenant(tenant)) }
         do {
-            let minted = try await credentials.mintToken(tenant: tenant, userId: userId, ttl: TimeInterval(ttl))
+            // The token dies with the key whose login minted it.
+            let keyID = params.connection?.login?.keyID
+            let minted = try await credentials.mintToken(tenant: tenant, userId: userId, ttl: TimeInterval(ttl), keyID: keyID)
             logger.info("user token minted", metadata: ["tenant": "\(tenant)", "user": "\(userId)", "ttlSeconds": "\(ttl)"])
             return UserToken(token: minted.token, expiresAt: Timestamp.string(minted.expiresAt))
         } catch {
             throw RPCError(FlowError.unavailable("minting a token: \(error)"))
+        }
+    }
+}
+
+extension AccessControl {
+    /// `auth.revokeToken`: one token of the tenant, or every token of one of its users.
+    func revokeToken(_ params: RPCParams) async throws(RPCError) -> RevokedTokens {
+        guard let credentials else { throw RPCError.unauthorized("this server has no key store") }
+        let tenant = try params.tenant()
+        let token = try params.optionalString("token")
+        let userId = token == nil ? try params.userId() : nil
+        if token != nil, params.present("userId") != nil {
+            throw RPCError.invalidParams("userId", "give either token or userId")
+        }
+        guard platform.tenants[tenant] != nil else { throw RPCError(platform.unknownTenant(tenant)) }
+        do {
+            let revoked = try await credentials.revokeTokens(tenant: tenant, token: token, userId: userId)
+            bearers.forget()
+            var metadata: Logger.Metadata = ["tenant": "\(tenant)", "revoked": "\(revoked)"]
+            if let userId { metadata["user"] = "\(userId)" }
+            logger.notice("user tokens revoked", metadata: metadata)
+            return RevokedTokens(revoked: revoked)
+        } catch {
+            throw RPCError(FlowError.unavailable("revoking tokens: \(error)"))
         }
     }
 }
@@ -192,11 +250,11 @@ extension ConnectionState.Login {
         self.init(principal: key.tenant.map { Principal(kind: .tenant, tenant: $0) } ?? .admin, keyID: key.id)
     }
 
-    /// A user token's login, until the token expires.
-    init(token: StoredToken) {
+    /// A user token's login, until the token expires or is revoked (checked by its hash).
+    init(token: StoredToken, hash: String) {
         self.init(
             principal: Principal(kind: .user, tenant: token.tenant, userId: token.userId, expiresAt: Timestamp.string(token.expiresAt)),
-            expiresAt: token.expiresAt)
+            expiresAt: token.expiresAt, tokenHash: hash)
     }
 }
 
@@ -215,6 +273,10 @@ final class BearerLogins: Sendable {
             guard let known = logins[hash], now.timeIntervalSince(known.at) < Self.reuse else { return nil }
             return known.login
         }
+    }
+
+    func forget() {
+        logins.withLock { $0.removeAll() }
     }
 
     func remember(_ login: ConnectionState.Login, for hash: String, at now: Date) {

@@ -10,11 +10,14 @@ public final class ConnectionState: Sendable {
         /// The key it logged in with; checked again on every request.
         public var keyID: String?
         public var expiresAt: Date?
+        /// The user token's hash, checked again on every request (revocation).
+        public var tokenHash: String?
 
-        public init(principal: Principal, keyID: String? = nil, expiresAt: Date? = nil) {
+        public init(principal: Principal, keyID: String? = nil, expiresAt: Date? = nil, tokenHash: String? = nil) {
             self.principal = principal
             self.keyID = keyID
             self.expiresAt = expiresAt
+            self.tokenHash = tokenHash
         }
     }
 

@@ -38,18 +38,54 @@ public struct Credentials: Sendable {
         return key.revokedAt == nil ? .success(key) : .failure(.revoked)
     }
 
-    public func mintToken(tenant: String, userId: String, ttl: TimeInterval) async throws -> (token: String, expiresAt: Date) {
+    /// A user token; `keyID` is the key whose login minted it, which the token dies with.
+    public func mintToken(tenant: String, userId: String, ttl: TimeInterval, keyID: String? = nil) async throws -> (token: String, expiresAt: Date) {
         let secret = "pdt_" + Self.randomToken()
         let now = clock()
         // Whole seconds, as the contract writes times.
         let expires = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + ttl).rounded(.down))
-        try await store.insertToken(StoredToken(tenant: tenant, userId: userId, expiresAt: expires), secretHash: Self.hash(secret), createdAt: now)
+        try await store.insertToken(
+            StoredToken(tenant: tenant, userId: userId, expiresAt: expires, keyID: keyID), secretHash: Self.hash(secret), createdAt: now)
         return (secret, expires)
     }
 
     public func token(_ secret: String) async throws -> Result<StoredToken, Refusal> {
-        guard let token = try await store.token(secretHash: Self.hash(secret)) else { return .failure(.unknownSecret) }
+        try await token(hash: Self.hash(secret))
+    }
+
+    /// A token by its secret's hash: refused when unknown, revoked (or its key was) or expired.
+    public func token(hash: String) async throws -> Result<StoredToken, Refusal> {
+        guard let token = try await store.token(secretHash: hash) else { return .failure(.unknownSecret) }
+        if token.revoked { return .failure(.revoked) }
         return token.expiresAt > clock() ? .success(token) : .failure(.expired)
+    }
+
+    /// Revokes one token of `tenant` or every token of one of its users; how many were live.
+    public func revokeTokens(tenant: String, token: String?, userId: String?) async throws -> Int {
+        try await store.revokeTokens(tenant: tenant, secretHash: token.map(Self.hash), userId: userId, at: clock())
+    }
+
+    /// True the first time a token's start link is used, false after.
+    public func useStartLink(token: String) async throws -> Bool {
+        try await store.useStartLink(secretHash: Self.hash(token), at: clock())
+    }
+
+    /// A dashboard sign-in for an admin key: the secret its cookie holds.
+    public func signIn(keyID: String, lasting: TimeInterval = 12 * 3600) async throws -> String {
+        let secret = "pds_" + Self.randomToken()
+        let now = clock()
+        try await store.insertSignIn(StoredSignIn(keyID: keyID, expiresAt: now.addingTimeInterval(lasting)), secretHash: Self.hash(secret), createdAt: now)
+        return secret
+    }
+
+    /// The sign-in a cookie names, if it holds: not ended, not expired, its key not revoked.
+    public func signIn(secret: String) async throws -> StoredSignIn? {
+        guard let signIn = try await store.signIn(secretHash: Self.hash(secret)), !signIn.revoked, signIn.expiresAt > clock() else { return nil }
+        return signIn
+    }
+
+    public func endSignIn(secret: String) async throws {
+        try await store.endSignIn(secretHash: Self.hash(secret), at: clock())
     }
 
     public func isActive(keyID: String) async throws -> Bool {
@@ -59,7 +95,7 @@ public struct Credentials: Sendable {
     public func keys() async throws -> [StoredKey] { try await store.keys() }
     public func revoke(keyID: String) async throws -> Bool { try await store.revokeKey(id: keyID, at: clock()) }
 
-    static func hash(_ secret: String) -> String {
+    public static func hash(_ secret: String) -> String {
         Hex.string(SHA256.hash(data: Array(secret.utf8)))
     }
 

@@ -28,6 +28,10 @@ public actor MCPServer {
     /// Checked before every tool call and resource read when the deployment requires logins: a
     /// reason when the login no longer holds (the token expired), else nil.
     let authorize: (@Sendable () async -> String?)?
+    /// Takes one request from the tenant's rate limit, as a JSON-RPC request does: nil when
+    /// taken, else the milliseconds until one is there. `initialize`, each tool call and each
+    /// resource read count; MCP is a door like the others.
+    let rateLimit: (@Sendable () -> Int?)?
     let logger: Logger
 
     /// The version agreed at `initialize`.
@@ -41,8 +45,10 @@ public actor MCPServer {
 
     public init(
         platform: Platform, tenant: String, userId: String, flow: String = "onboarding", user: UserDetails? = nil,
-        locale: String? = nil, authorize: (@Sendable () async -> String?)? = nil, logger: Logger
+        locale: String? = nil, authorize: (@Sendable () async -> String?)? = nil,
+        rateLimit: (@Sendable () -> Int?)? = nil, logger: Logger
     ) {
+        self.rateLimit = rateLimit
         self.locale = locale
         self.copy = platform.copy(for: tenant)
         self.platform = platform
@@ -65,7 +71,10 @@ public actor MCPServer {
     /// before the next is read.
     public nonisolated var methods: [String: RPCServer.Method] {
         [
-            "initialize": { params in await self.initialize(params.object) },
+            "initialize": { params in
+                try self.takeRate()
+                return await self.initialize(params.object)
+            },
             "notifications/initialized": { _ in .null },
             "notifications/cancelled": { _ in .null },
             "ping": { _ in [:] },
@@ -77,6 +86,11 @@ public actor MCPServer {
             "prompts/list": { _ in self.listPrompts() },
             "prompts/get": { params in try self.getPrompt(params) },
         ]
+    }
+
+    /// -32007 when the tenant is over its rate limit.
+    nonisolated func takeRate() throws(RPCError) {
+        if let wait = rateLimit?() { throw RPCError.rateLimited(retryAfterMs: wait) }
     }
 
     /// Notifications the request just handled queued, to send before its reply
@@ -194,6 +208,11 @@ public actor MCPServer {
         if let authorize, let refusal = await authorize() {
             logger.info("tool refused", metadata: ["tool": "\(name)", "reason": "\(refusal)"])
             return Self.toolError("\(refusal). Nothing was done: the onboarding server needs a new login before it can carry on.")
+        }
+        if let wait = rateLimit?() {
+            return Self.toolError(
+                "Too many requests for \(tenant) right now. Nothing was done: wait \(wait) ms, then call the tool again.",
+                code: ErrorCode.rateLimited.rawValue, message: "the tenant is over its request rate; retry in \(wait) ms")
         }
         let result: JSONValue
         var session: SessionView?
@@ -415,6 +434,7 @@ public actor MCPServer {
         if let authorize, let refusal = await authorize() {
             throw RPCError(code: ErrorCode.unauthorized.rawValue, message: "Unauthorized: \(refusal)")
         }
+        try takeRate()
         if uri == flowURI {
             let description: FlowDescription
             do {

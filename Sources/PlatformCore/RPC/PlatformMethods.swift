@@ -39,7 +39,7 @@ extension Platform {
             },
             .get: answer { params in
                 let tenant = try params.tenant()
-                if let sessionId = try params.optionalString("sessionId") {
+                if let sessionId = try params.optionalID("sessionId") {
                     return try await self.get(tenant: tenant, key: .id(sessionId))
                 }
                 guard try params.optionalString("userId") != nil else {
@@ -55,16 +55,16 @@ extension Platform {
                     action: try params.optionalString("action") ?? "continue",
                     values: try params.optionalObject("values") ?? [:])
                 return try await self.submit(
-                    tenant: params.tenant(), sessionId: params.string("sessionId"), command: command)
+                    tenant: params.tenant(), sessionId: params.sessionId(), command: command)
             },
             .back: answer { params in
                 try await self.back(
-                    tenant: params.tenant(), sessionId: params.string("sessionId"),
+                    tenant: params.tenant(), sessionId: params.sessionId(),
                     revision: params.int("revision"))
             },
             .goto: answer { params in
                 try await self.goto(
-                    tenant: params.tenant(), sessionId: params.string("sessionId"),
+                    tenant: params.tenant(), sessionId: params.sessionId(),
                     stepId: params.string("stepId"), revision: params.int("revision"))
             },
             .search: answer { params in
@@ -73,7 +73,7 @@ extension Platform {
                     throw RPCError.invalidParams("limit", "limit must be between 1 and 50")
                 }
                 return try await self.search(
-                    tenant: params.tenant(), sessionId: params.string("sessionId"),
+                    tenant: params.tenant(), sessionId: params.sessionId(),
                     field: params.string("field"), query: params.string("query", atMost: 200), limit: limit)
             },
             .describe: answer { params in
@@ -184,6 +184,7 @@ extension Platform {
         var table = renderingMethods
         table[PlatformMethod.login.rawValue] = answer { params in try await access.login(params) }.rendering
         table[PlatformMethod.userToken.rawValue] = answer { params in try await access.userToken(params) }.rendering
+        table[PlatformMethod.revokeToken.rawValue] = answer { params in try await access.revokeToken(params) }.rendering
         return RPCServer(renderingMethods: table, access: access, logger: logger)
     }
 

@@ -13,9 +13,26 @@ public struct RPCParams: Sendable {
 
     /// `tenant`: at most 63 characters (a longer one names no tenant, and is not looked up).
     public func tenant() throws(RPCError) -> String {
-        let tenant = try string("tenant")
+        let tenant = try id("tenant")
         guard tenant.count <= 63 else { throw .invalidParams("tenant", "tenant must be at most 63 characters") }
         return tenant
+    }
+
+    /// An id (`tenant`, `userId`, `sessionId`): a string with no control character (`IDBytes`).
+    public func id(_ name: String) throws(RPCError) -> String {
+        guard let value = try optionalID(name) else { throw .invalidParams(name, "\(name) is required") }
+        return value
+    }
+
+    public func optionalID(_ name: String) throws(RPCError) -> String? {
+        guard let value = try optionalString(name) else { return nil }
+        if let refusal = IDBytes.refusal(value) { throw .invalidParams(name, "\(name) \(refusal)") }
+        return value
+    }
+
+    /// `sessionId`, an id.
+    public func sessionId() throws(RPCError) -> String {
+        try id("sessionId")
     }
 
     /// A string of at most `limit` characters.
@@ -27,7 +44,7 @@ public struct RPCParams: Sendable {
 
     /// `userId`: 1-256 characters, not blank.
     public func userId() throws(RPCError) -> String {
-        let userId = try string("userId")
+        let userId = try id("userId")
         guard !userId.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw .invalidParams("userId", "userId must not be empty")
         }

@@ -104,6 +104,15 @@ public struct RPCServer: Sendable {
         }
     }
 
+    /// Takes one request from `tenant`'s rate limit for a door that runs no JSON-RPC method of
+    /// this table (MCP's tools, a page): nil when taken, else the milliseconds until one is there.
+    /// A server without access control has no limits.
+    public func takeRate(tenant: String) -> Int? {
+        guard let access, let wait = access.limiter.take(tenant) else { return nil }
+        access.logger.info("refused: tenant over its rate limit", metadata: ["tenant": "\(tenant)", "door": "mcp"])
+        return wait
+    }
+
     /// Whether a method may be called with no login (`auth.login`, `rpc.discover`).
     public static func needsNoLogin(_ method: String) -> Bool {
         AccessControl.open.contains(method)

@@ -20,16 +20,38 @@ public struct StoredKey: Sendable, Hashable {
     }
 }
 
-/// A user token as stored: its hash, whom it is for, when it ends.
+/// A user token as stored: its hash, whom it is for, when it ends, which key minted it.
 public struct StoredToken: Sendable, Hashable {
     public var tenant: String
     public var userId: String
     public var expiresAt: Date
+    /// The key whose login minted it (nil when minted without one: stdio, a Unix socket, the
+    /// server itself); the token dies with that key.
+    public var keyID: String?
+    /// Revoked itself (`auth.revokeToken`), or its key was.
+    public var revoked: Bool
 
-    public init(tenant: String, userId: String, expiresAt: Date) {
+    public init(tenant: String, userId: String, expiresAt: Date, keyID: String? = nil, revoked: Bool = false) {
         self.tenant = tenant
         self.userId = userId
         self.expiresAt = expiresAt
+        self.keyID = keyID
+        self.revoked = revoked
+    }
+}
+
+/// A dashboard sign-in the server keeps: the cookie names it by a secret of its own, never the
+/// admin key it was made with.
+public struct StoredSignIn: Sendable, Hashable {
+    public var keyID: String
+    public var expiresAt: Date
+    /// Ended by sign-out, or its key was revoked.
+    public var revoked: Bool
+
+    public init(keyID: String, expiresAt: Date, revoked: Bool = false) {
+        self.keyID = keyID
+        self.expiresAt = expiresAt
+        self.revoked = revoked
     }
 }
 
@@ -45,5 +67,14 @@ public protocol CredentialStore: Sendable {
     /// Whether the key exists and is not revoked.
     func isKeyActive(id: String) async throws -> Bool
     func insertToken(_ token: StoredToken, secretHash: String, createdAt: Date) async throws
+    /// The token, with `revoked` true when it or the key that minted it was revoked.
     func token(secretHash: String) async throws -> StoredToken?
+    /// Revokes one token of `tenant` (by its hash) or every token of one of its users; how many.
+    func revokeTokens(tenant: String, secretHash: String?, userId: String?, at: Date) async throws -> Int
+    /// Records the first use of a token's start link: true for the first, false ever after.
+    func useStartLink(secretHash: String, at: Date) async throws -> Bool
+    func insertSignIn(_ signIn: StoredSignIn, secretHash: String, createdAt: Date) async throws
+    /// The sign-in, with `revoked` true when it ended or its key was revoked.
+    func signIn(secretHash: String) async throws -> StoredSignIn?
+    func endSignIn(secretHash: String, at: Date) async throws
 }

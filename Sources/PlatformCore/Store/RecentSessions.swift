@@ -45,7 +45,7 @@ package final class RecentSessions: Sendable {
 
     package func entry(tenant: String, id: String) -> Entry? {
         let kept = generations.withLock { $0.newer[id] ?? $0.older[id] }
-        guard let entry = kept?.entry, entry.state.tenant == tenant else { return nil }
+        guard let entry = kept?.entry, IDBytes.equal(entry.state.tenant, tenant), IDBytes.equal(entry.state.id, id) else { return nil }
         return entry
     }
 

@@ -239,6 +239,7 @@ public final class SQLiteSessionStore: SessionStore {
                 CREATE TABLE sweeps (name TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, until REAL NOT NULL);
                 """)
         }
+        registerRevocationTables(&migrator)
         return migrator
     }
 

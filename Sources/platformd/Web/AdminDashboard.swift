@@ -16,7 +16,7 @@ struct AdminDashboard: Sendable {
     /// A nonce set with the sign-in form, which its CSRF token is bound to.
     static let loginCookie = "platformd_admin_login"
 
-    func routes(_ router: Router<BasicRequestContext>) {
+    func routes(_ router: Router<PlatformRequestContext>) {
         router.get("/admin") { request, _ in await home(request) }
         router.post("/admin/login") { request, _ in try await login(request) }
         router.post("/admin/logout") { request, _ in try await logout(request) }
@@ -25,11 +25,13 @@ struct AdminDashboard: Sendable {
         }
     }
 
+    /// The signed-in admin: the cookie names a sign-in the server keeps (never the key), ended
+    /// by sign-out and by revoking its key, on every host. Its calls act as its key.
     func admin(_ request: Request) async -> (ConnectionState.Login, String)? {
-        guard let secret = Cookies.value(Self.cookie, in: request.headers[.cookie]), let login = await web.login(secret),
-              login.principal.kind == .admin
+        guard let secret = Cookies.value(Self.cookie, in: request.headers[.cookie]), secret.hasPrefix("pds_"),
+              let signIn = try? await Credentials(store: store).signIn(secret: secret)
         else { return nil }
-        return (login, secret)
+        return (ConnectionState.Login(principal: .admin, keyID: signIn.keyID), secret)
     }
 
     func page(_ title: String, _ body: String) -> Response {
@@ -49,7 +51,7 @@ struct AdminDashboard: Sendable {
         <input type="hidden" name="_csrf" value="\(HTML.attribute(web.csrfToken(for: "admin-login|" + nonce)))">
         <div class="field"><label for="secret">Admin key</label>
         <input type="password" id="secret" name="secret" autocomplete="current-password" required aria-required="true"\(error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"login-error\"")></div>
-        <p class="muted">An admin key's secret (<code>platformd keys create --admin</code>). It is kept in a cookie only this site reads.</p>
+        <p class="muted">An admin key's secret (<code>platformd keys create --admin</code>). The server keeps the sign-in; the cookie only names it, never the key.</p>
         <div class="actions"><button type="submit" class="primary">Sign in</button></div>
         </form>
         </main>
@@ -67,17 +69,25 @@ struct AdminDashboard: Sendable {
             return loginPage(.forbidden, request, error: "The form expired: sign in again.")
         }
         guard let secret = form["secret"]?.trimmingCharacters(in: .whitespaces), !secret.isEmpty,
-              let login = await web.login(secret), login.principal.kind == .admin
+              let login = await web.login(secret), login.principal.kind == .admin, let keyID = login.keyID
         else {
             return loginPage(.unauthorized, request, error: "That is not an active admin key.")
         }
-        return WebSupport.redirect("/admin/", cookie: Cookies.set(Self.cookie, secret, path: "/admin", secure: web.secureCookies))
+        let signIn: String
+        do {
+            signIn = try await Credentials(store: store).signIn(keyID: keyID)
+        } catch {
+            return loginPage(.serviceUnavailable, request, error: "The sign-in cannot be kept right now: try again.")
+        }
+        return WebSupport.redirect("/admin/", cookie: Cookies.set(Self.cookie, signIn, path: "/admin", secure: web.secureCookies))
     }
 
     func logout(_ request: Request) async throws -> Response {
         guard let (_, secret) = await admin(request), let form = try await WebSupport.form(request, limit: maxBodyBytes),
               web.csrfIsValid(form["_csrf"], for: "admin|" + secret)
         else { return WebSupport.redirect("/admin/") }
+        // Ended on the server: a copy of the cookie kept elsewhere signs nobody in.
+        try? await Credentials(store: store).endSignIn(secret: secret)
         return WebSupport.redirect("/admin/", cookie: Cookies.set(Self.cookie, "", path: "/admin", secure: web.secureCookies, maxAge: 0))
     }
 

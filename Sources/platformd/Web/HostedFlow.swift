@@ -13,8 +13,9 @@ struct HostedFlow: Sendable {
     let maxBodyBytes: Int
     static let cookie = "platformd_flow"
 
-    func routes(_ router: Router<BasicRequestContext>) {
-        router.get("/flow/:tenant/start") { request, context in try await start(request, tenant: context.parameters.get("tenant") ?? "") }
+    func routes(_ router: Router<PlatformRequestContext>) {
+        router.get("/flow/:tenant/start") { request, context in await start(request, tenant: context.parameters.get("tenant") ?? "") }
+        router.post("/flow/:tenant/start") { request, context in try await confirmSwitch(request, tenant: context.parameters.get("tenant") ?? "") }
         router.get("/flow/:tenant/search") { request, context in await search(request, tenant: context.parameters.get("tenant") ?? "") }
         router.get("/flow/:tenant") { request, context in await page(request, tenant: context.parameters.get("tenant") ?? "") }
         router.post("/flow/:tenant") { request, context in try await post(request, tenant: context.parameters.get("tenant") ?? "") }
@@ -33,7 +34,7 @@ struct HostedFlow: Sendable {
     }
 
     func person(token: String, tenant: String) async -> Person? {
-        guard let login = await web.login(token), login.principal.kind == .user, login.principal.tenant == tenant,
+        guard let login = await web.login(token), login.principal.kind == .user, IDBytes.equal(login.principal.tenant, tenant),
               let userId = login.principal.userId
         else { return nil }
         return Person(login: login, token: token, userId: userId)
@@ -61,14 +62,73 @@ struct HostedFlow: Sendable {
 
     // MARK: - GET /flow/TENANT/start?token=…
 
-    func start(_ request: Request, tenant: String) async throws -> Response {
+    /// A start link works once. Arriving while another person of the tenant is signed in on this
+    /// browser (a page elsewhere sending the person to someone else's link, so that what they
+    /// type lands in that session), it asks before switching.
+    func start(_ request: Request, tenant: String) async -> Response {
         guard let token = request.uri.queryParameters["token"].map(String.init), let person = await person(token: token, tenant: tenant) else {
             return Self.signedOut(tenant)
         }
-        _ = person
-        let location = Self.pagePath(tenant, Self.flowName(request))
+        let flow = Self.flowName(request)
+        if let current = await self.person(request, tenant: tenant), !IDBytes.equal(current.userId, person.userId) {
+            return switchPage(tenant: tenant, flow: flow, token: token, current: current)
+        }
+        return await signIn(token, tenant: tenant, flow: flow)
+    }
+
+    /// Uses the link (once, on every host) and sets the cookie.
+    func signIn(_ token: String, tenant: String, flow: String) async -> Response {
+        await Self.signIn(token, tenant: tenant, flow: flow, web: web)
+    }
+
+    static func signIn(_ token: String, tenant: String, flow: String, web: WebSupport) async -> Response {
+        let first: Bool
+        do {
+            first = try await web.useStartLink(token)
+        } catch {
+            return WebSupport.notice(.serviceUnavailable, title: "Try again", message: "The sign-in cannot be checked right now: open the link again in a moment.")
+        }
+        guard first else {
+            return WebSupport.notice(
+                .unauthorized, title: "This link was used already",
+                message: "A sign-in link works once. If it was you, carry on where you are signed in; otherwise open onboarding from the app again.",
+                link: (pagePath(tenant, flow), "Continue"))
+        }
         // The token leaves the address bar: it lives in the cookie from here on.
-        return WebSupport.redirect(location, cookie: Cookies.set(Self.cookie, token, path: "/flow/\(tenant)/", secure: web.secureCookies))
+        return WebSupport.redirect(pagePath(tenant, flow), cookie: Cookies.set(Self.cookie, token, path: "/flow/\(tenant)/", secure: web.secureCookies))
+    }
+
+    static func switchSubject(_ current: Person, _ tenant: String) -> String { "switch|\(tenant)|\(current.token)" }
+
+    func switchPage(tenant: String, flow: String, token: String, current: Person) -> Response {
+        let action = "/flow/\(tenant)/start" + (flow == "onboarding" ? "" : "?flow=" + Self.query(flow))
+        let body = """
+            <main>
+            <h1>Switch to another sign-in?</h1>
+            <p>This browser is signed in to onboarding as someone else. Continue only if the link you opened is your own.</p>
+            <form method="post" action="\(HTML.attribute(action))">
+            <input type="hidden" name="_csrf" value="\(HTML.attribute(web.csrfToken(for: Self.switchSubject(current, tenant))))">
+            <input type="hidden" name="token" value="\(HTML.attribute(token))">
+            <div class="actions"><button type="submit" class="primary">Switch</button>
+            <a href="\(HTML.attribute(Self.pagePath(tenant, flow)))">Stay signed in as before</a></div>
+            </form>
+            </main>
+            """
+        return WebSupport.html(.ok, HTML.page(title: "Switch sign-in", language: "en", body: body, script: false))
+    }
+
+    /// `POST /flow/TENANT/start`: the person chose to switch (a form only this site's page can
+    /// post: its CSRF token is bound to the sign-in it replaces).
+    func confirmSwitch(_ request: Request, tenant: String) async throws -> Response {
+        guard let form = try await WebSupport.form(request, limit: maxBodyBytes), let token = form["token"],
+              let person = await person(token: token, tenant: tenant)
+        else { return Self.signedOut(tenant) }
+        if let current = await self.person(request, tenant: tenant), !IDBytes.equal(current.userId, person.userId) {
+            guard web.csrfIsValid(form["_csrf"], for: Self.switchSubject(current, tenant)) else {
+                return WebSupport.notice(.forbidden, title: "This form expired", message: "Open the link again.")
+            }
+        }
+        return await signIn(token, tenant: tenant, flow: Self.flowName(request))
     }
 
     // MARK: - GET /flow/TENANT/
@@ -111,10 +171,15 @@ struct HostedFlow: Sendable {
         let status: HTTPResponse.Status = switch error.code {
         case ErrorCode.unauthorized.rawValue: .unauthorized
         case ErrorCode.notFound.rawValue: .notFound
-        case ErrorCode.rateLimited.rawValue, ErrorCode.unavailable.rawValue: .serviceUnavailable
+        case ErrorCode.rateLimited.rawValue: .tooManyRequests
+        case ErrorCode.unavailable.rawValue: .serviceUnavailable
         default: .badRequest
         }
-        return WebSupport.notice(status, title: "Something went wrong", message: error.message, link: ("./", "Back to the flow"))
+        var response = WebSupport.notice(status, title: "Something went wrong", message: error.message, link: ("./", "Back to the flow"))
+        if let wait = error.details.retryAfterMs {
+            response.headers[.retryAfter] = "\(max(1, (wait + 999) / 1000))"
+        }
+        return response
     }
 
     // MARK: - POST /flow/TENANT/

@@ -8,6 +8,8 @@ import PlatformCore
 /// per-process key their CSRF tokens are signed with, and HTML responses.
 struct WebSupport: Sendable {
     let server: RPCServer
+    /// The keys, tokens and sign-ins (start links used, the dashboard's sign-ins).
+    let credentials: Credentials
     /// Cookies carry `Secure` unless the listener is on a loopback address.
     let secureCookies: Bool
     /// Signs CSRF tokens; new at each start (a form from before a restart asks to reload).
@@ -24,6 +26,11 @@ struct WebSupport: Sendable {
         if let result = answer["result"] { return .success(result) }
         let error = (try? answer["error"]?.decode(RPCErrorObject.self)) ?? nil
         return .failure(WebRefusal(error ?? RPCErrorObject(code: ErrorCode.internalError.rawValue, message: "no reply")))
+    }
+
+    /// True the first time a start link is used, on any host.
+    func useStartLink(_ token: String) async throws -> Bool {
+        try await credentials.useStartLink(token: token)
     }
 
     func login(_ secret: String) async -> ConnectionState.Login? {
