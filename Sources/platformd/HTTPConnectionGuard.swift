@@ -267,7 +267,9 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             bodyBytes = 0
         case .body(let buffer):
             bodyBytes += buffer.readableBytes
-            budget.hold(bodyBytes, on: context.channel)
+            // What the route's collected body keeps: a buffer that grows by doubling, so its
+            // capacity (the memory really held) is the next power of two of what arrived.
+            budget.hold(Self.capacity(holding: bodyBytes), on: context.channel)
         case .end:
             readingBody = false
             if bodyBytes > 0 { budget.hold(0, on: context.channel) }
@@ -323,6 +325,10 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         // A malformed head, both Content-Length and Transfer-Encoding, a bare LF: 400 and a close.
         refuse("400 Bad Request")
+    }
+
+    static func capacity(holding bytes: Int) -> Int {
+        bytes <= 1 ? bytes : 1 << (Int.bitWidth - (bytes - 1).leadingZeroBitCount)
     }
 
     private func refuse(_ status: String) {

@@ -42,53 +42,54 @@ struct AuthDoorsTests {
         }
     }
 
-    @Test func mcpCallsCountAgainstTheTenantsRateLimitOverHTTP() async throws {
+    /// A tenant `slow` whose rate limit is `burst` requests (then one per 100 s), served over HTTP
+    /// with an admin key.
+    static func withSlowTenant(burst: Int, _ body: (HTTPServing, _ admin: String) async throws -> Void) async throws {
         try await withTemporaryDirectory { directory in
             let tenants = directory.appendingPathComponent("tenants.json").path
-            try #"{ "tenants": [ { "id": "slow", "plugin": "\#(Hosted.plugin)", "limits": { "requestsPerSecond": 0.01, "burst": 4 } } ] }"#
+            try #"{ "tenants": [ { "id": "slow", "plugin": "\#(Hosted.plugin)", "limits": { "requestsPerSecond": 0.01, "burst": \#(burst) } } ] }"#
                 .write(toFile: tenants, atomically: true, encoding: .utf8)
-            let db = directory.appendingPathComponent("rate.sqlite").path
+            let db = directory.appendingPathComponent("slow.sqlite").path
             let admin = try await AuthTests.createKey(db, ["--admin", "--tenants", tenants])
             try await HTTPServing.with(["--db", db, "--tenants", tenants, "--http", "127.0.0.1:0"]) { http in
-                // Minting over /rpc takes one of the four.
-                let token = try await HostedFlowTests.mint(http, admin, tenant: "slow", user: "u1")
-                let opened = try await Self.initialize(http, token: token)
-                #expect(opened.status == 200)
-                let session = try #require(opened.header("Mcp-Session-Id"))
-                var refusedTools = 0
-                for index in 0..<4 {
-                    let call: JSONValue = ["jsonrpc": "2.0", "id": .int(Int64(10 + index)), "method": "tools/call", "params": ["name": "onboarding_status", "arguments": [:]]]
-                    let answer = try await http.request(.POST, "/mcp", body: call.serializedBytes(), headers: [("Authorization", "Bearer \(token)"), ("Mcp-Session-Id", session)])
-                    if answer.json?["result"]?["isError"] == true, answer.json?["result"]?["structuredContent"]?["code"] == -32007 { refusedTools += 1 }
-                }
-                #expect(refusedTools >= 2, "MCP tool calls skipped the rate limit")
-                let again = try await Self.initialize(http, token: token)
-                #expect(again.status == 429)
-                #expect(again.json?["error"]?["code"] == -32007)
-                #expect(again.header("Retry-After") != nil)
-                // /rpc shares the same bucket.
-                let rpc = try await http.call("flow.describe", ["tenant": "slow"], bearer: admin)
-                #expect(rpc["error"]?["code"] == -32007)
+                try await body(http, admin)
             }
         }
     }
 
-    @Test func theHostedPagesAnswer429OverTheRateLimit() async throws {
-        try await withTemporaryDirectory { directory in
-            let tenants = directory.appendingPathComponent("tenants.json").path
-            try #"{ "tenants": [ { "id": "slow", "plugin": "\#(Hosted.plugin)", "limits": { "requestsPerSecond": 0.01, "burst": 3 } } ] }"#
-                .write(toFile: tenants, atomically: true, encoding: .utf8)
-            let db = directory.appendingPathComponent("pages.sqlite").path
-            let admin = try await AuthTests.createKey(db, ["--admin", "--tenants", tenants])
-            try await HTTPServing.with(["--db", db, "--tenants", tenants, "--http", "127.0.0.1:0"]) { http in
-                let token = try await HostedFlowTests.mint(http, admin, tenant: "slow", user: "pages")
-                let browser = HostedFlowTests.Browser(base: http.base)
-                defer { Task { try? await browser.shutdown() } }
-                #expect(try await browser.request(.GET, "/flow/slow/start?token=\(token)").status == 303)
-                var statuses: [Int] = []
-                for _ in 0..<4 { statuses.append(try await browser.request(.GET, "/flow/slow/").status) }
-                #expect(statuses.contains(429), "\(statuses)")
+    @Test func mcpCallsCountAgainstTheTenantsRateLimitOverHTTP() async throws {
+        try await Self.withSlowTenant(burst: 4) { http, admin in
+            // Minting over /rpc takes one of the four.
+            let token = try await HostedFlowTests.mint(http, admin, tenant: "slow", user: "u1")
+            let opened = try await Self.initialize(http, token: token)
+            #expect(opened.status == 200)
+            let session = try #require(opened.header("Mcp-Session-Id"))
+            var refusedTools = 0
+            for index in 0..<4 {
+                let call: JSONValue = ["jsonrpc": "2.0", "id": .int(Int64(10 + index)), "method": "tools/call", "params": ["name": "onboarding_status", "arguments": [:]]]
+                let answer = try await http.request(.POST, "/mcp", body: call.serializedBytes(), headers: [("Authorization", "Bearer \(token)"), ("Mcp-Session-Id", session)])
+                if answer.json?["result"]?["isError"] == true, answer.json?["result"]?["structuredContent"]?["code"] == -32007 { refusedTools += 1 }
             }
+            #expect(refusedTools >= 2, "MCP tool calls skipped the rate limit")
+            let again = try await Self.initialize(http, token: token)
+            #expect(again.status == 429)
+            #expect(again.json?["error"]?["code"] == -32007)
+            #expect(again.header("Retry-After") != nil)
+            // /rpc shares the same bucket.
+            let rpc = try await http.call("flow.describe", ["tenant": "slow"], bearer: admin)
+            #expect(rpc["error"]?["code"] == -32007)
+        }
+    }
+
+    @Test func theHostedPagesAnswer429OverTheRateLimit() async throws {
+        try await Self.withSlowTenant(burst: 3) { http, admin in
+            let token = try await HostedFlowTests.mint(http, admin, tenant: "slow", user: "pages")
+            let browser = HostedFlowTests.Browser(base: http.base)
+            defer { Task { try? await browser.shutdown() } }
+            #expect(try await browser.request(.GET, "/flow/slow/start?token=\(token)").status == 303)
+            var statuses: [Int] = []
+            for _ in 0..<4 { statuses.append(try await browser.request(.GET, "/flow/slow/").status) }
+            #expect(statuses.contains(429), "\(statuses)")
         }
     }
 

@@ -200,6 +200,15 @@ struct HTTPDoorsTests {
         }
     }
 
+    /// A body is counted as the buffer collecting it holds: its capacity, which grows by doubling.
+    @Test func aBodyCountsAsTheCapacityThatHoldsIt() {
+        #expect(HTTPRequestGuard.capacity(holding: 0) == 0)
+        #expect(HTTPRequestGuard.capacity(holding: 1) == 1)
+        #expect(HTTPRequestGuard.capacity(holding: 1000) == 1024)
+        #expect(HTTPRequestGuard.capacity(holding: 1024) == 1024)
+        #expect(HTTPRequestGuard.capacity(holding: 900_000) == 1 << 20)
+    }
+
     @Test func loopbackIsDecidedOnTheParsedAddress() {
         for host in ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "::ffff:127.0.0.1", "[::ffff:127.0.0.1]", "localhost", "LOCALHOST"] {
             #expect(Serve.isLoopback(host), "\(host)")
