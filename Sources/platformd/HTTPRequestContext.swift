@@ -27,3 +27,21 @@ struct PlatformWebSocketRequestContext: RequestContext, WebSocketRequestContext 
         channel = source.channel
     }
 }
+
+/// Marks a connection logged in when a page answered it as a signed-in person: a hosted-flow page
+/// or a dashboard page below `/admin/` answered under 400 to a request carrying its cookie (an
+/// unknown cookie gets 401 there), so browsers' connections are not the first to make room.
+struct SignedInConnections: RouterMiddleware {
+    typealias Context = PlatformRequestContext
+    let table: HTTPConnectionTable
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await next(request, context)
+        guard response.status.code < 400, let cookies = request.headers[.cookie] else { return response }
+        let path = request.uri.path
+        let flowPage = path.hasPrefix("/flow/") && cookies.contains(HostedFlow.cookie + "=")
+        let dashboardPage = path.hasPrefix("/admin/") && path.split(separator: "/").count >= 3 && cookies.contains(AdminDashboard.cookie + "=")
+        if flowPage || dashboardPage { table.loggedIn(context.channel) }
+        return response
+    }
+}

@@ -52,6 +52,7 @@ struct HTTPTransport: Service {
         // without one, the middleware would only cost each request the attributes it builds.
         // The hosted flow's start link carries a user token in its query: a span records it redacted.
         if tracing { router.middlewares.add(TracingMiddleware(recordingHeaders: [.contentType, .userAgent], redactingQueryParameters: ["token"])) }
+        router.add(middleware: SignedInConnections(table: connections))
         router.post("/rpc") { request, context in try await rpc(request, channel: context.channel) }
         router.post("/mcp") { request, context in try await mcp.post(request, channel: context.channel) }
         router.delete("/mcp") { request, _ in await mcp.delete(request) }

@@ -125,6 +125,33 @@ struct HTTPDoorsTests {
         }
     }
 
+    /// A browser signed in to the hosted flow keeps its connection when the limit makes room.
+    @Test func aSignedInPagesConnectionIsKeptWhenTheLimitMakesRoom() async throws {
+        try await HTTPTests.withKeys(["--max-connections", "20"]) { http, admin, _ in
+            let port = http.port
+            let tenant = Hosted.tenant
+            let token = try await HostedFlowTests.mint(http, admin, tenant: tenant, user: "browser")
+            let browser = try RawHTTP(port: port, timeoutSeconds: 10)
+            let page = try await Self.blocking { () -> (Int?, Int?) in
+                try browser.send("GET /flow/\(tenant)/start?token=\(token) HTTP/1.1\r\nHost: x\r\n\r\n")
+                let start = try browser.readHead()
+                _ = browser.readBytes(Int(start?.headers["content-length"] ?? "0") ?? 0)
+                let cookie = (start?.headers["set-cookie"] ?? "").split(separator: ";").first.map(String.init) ?? ""
+                try browser.send("GET /flow/\(tenant)/ HTTP/1.1\r\nHost: x\r\nCookie: \(cookie)\r\n\r\n")
+                let first = try browser.readHead()
+                _ = browser.readBytes(Int(first?.headers["content-length"] ?? "0") ?? 0)
+                let idle = try (0..<60).map { _ in try RawHTTP(port: port, timeoutSeconds: 2) }
+                Thread.sleep(forTimeInterval: 0.5)
+                try browser.send("GET /flow/\(tenant)/ HTTP/1.1\r\nHost: x\r\nCookie: \(cookie)\r\n\r\n")
+                let second = try browser.readHead()?.status
+                withExtendedLifetime(idle) {}
+                return (first?.status, second)
+            }
+            #expect(page.0 == 200)
+            #expect(page.1 == 200, "the signed-in browser's connection was closed to make room")
+        }
+    }
+
     /// A wrong bearer is refused before the body is read: the refusal comes although the body
     /// was never sent, and the connection is closed rather than read on.
     @Test func theBearerIsCheckedBeforeTheBody() async throws {
