@@ -8,7 +8,8 @@ import Testing
 /// limit and caps its sessions per user and tenant, tokens can be revoked (and die with their key)
 /// on every host, start links work once and do not switch people silently, the dashboard's
 /// cookie names a sign-in rather than the key, and refused logins do not flood the log.
-@Suite("One lock for every door")
+// One test at a time: each starts servers of its own, and the whole run shares two cores.
+@Suite("One lock for every door", .serialized)
 struct AuthDoorsTests {
     static let tenant = Hosted.tenant
 

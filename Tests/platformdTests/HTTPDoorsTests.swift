@@ -10,7 +10,8 @@ import Testing
 /// connection limit closes those that never logged in to make room, the bearer is checked before
 /// a body is read, bodies share one budget, WebSocket follows RFC 6455. Driven as an attacker
 /// would, with raw sockets against the real binary.
-@Suite("HTTP doors: connections and bodies bounded before login")
+// One test at a time: each floods a server of its own, and the whole run shares two cores.
+@Suite("HTTP doors: connections and bodies bounded before login", .serialized)
 struct HTTPDoorsTests {
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await BlockingWork.run("raw-http") { Result { try body() } }.get()
