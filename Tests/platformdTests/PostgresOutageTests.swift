@@ -98,8 +98,9 @@ struct PostgresOutageTests {
             // pooled connection, then one refused probe ends the wait; the next ones are refused at
             // once), not after the 10 s operation timeout as before. Alone this test measures
             // 0.35 s for the first and under 3 ms for the rest; beside the whole suite on 2 cores
-            // every HTTP request of every test has taken a second and more, so it asserts 2 s for
-            // the fastest and 5 s for any.
+            // every HTTP request of every test has taken a second and more (5.5 s once, with the
+            // door suites added), so it asserts 2 s for the fastest and, for any, less than the
+            // 10 s operation timeout that every request waited for before.
             var took: [Duration] = []
             for _ in 0..<5 {
                 let began = ContinuousClock.now
@@ -110,7 +111,7 @@ struct PostgresOutageTests {
             took.sort()
             print("-32008 while the database was away, fastest to slowest: \(took)")
             #expect(took[0] < .seconds(2), "the fastest refusal took \(took[0])")
-            #expect(took.last! < .seconds(5), "a refusal took \(took.last!)")
+            #expect(took.last! < .seconds(9), "a refusal took \(took.last!)")
             let unready = try await http.request(.GET, "/health/ready")
             #expect(unready.status == 503)
             #expect(unready.json?["status"] == "unavailable")
