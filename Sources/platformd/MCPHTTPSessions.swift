@@ -94,33 +94,32 @@ final class MCPHTTPSessions: Sendable {
                 message: "Unsupported MCP-Protocol-Version \(version) (supported: \(MCPServer.supportedVersions.joined(separator: ", ")))", id: id))
         }
 
-        let opening = Self.isInitialize(body)
-        let sessionID: String
-        let session: Session
-        if opening {
+        if Self.isInitialize(body) {
             let flow = request.uri.queryParameters["flow"].map(String.init) ?? "onboarding"
             do {
                 _ = try platform.describe(tenant: tenant, flow: flow)
             } catch {
                 return HTTPTransport.json(.notFound, RPCErrorBody.line(code: .notFound, message: RPCError(error).message, id: id))
             }
-            sessionID = Platform.randomID()
+            let sessionID = Platform.randomID()
             // A session the assistant starts is in the language the client's requests ask for.
             let locale = request.headers[.acceptLanguage].flatMap { platform.copy(for: tenant).preferred(LocaleTag.accepted($0)) }
             let server = server
             let mcp = MCPServer(
                 platform: platform, tenant: tenant, userId: userId, flow: flow, locale: locale,
                 rateLimit: { server.takeRate(tenant: tenant) }, logger: logger)
-            // initialize counts against the rate limit before a session is kept for it.
-            if let wait = server.takeRate(tenant: tenant) {
-                return Self.rateLimited(RPCErrorBody.line(code: .rateLimited, message: "Rate limited: the tenant is over its request rate; retry later", id: id), wait: wait)
+            let session = Session(tenant: tenant, userId: userId, mcp: mcp, rpc: mcp.rpcServer(), lastUsed: Date())
+            // initialize takes from the rate limit itself (as on stdio); refused, no session is kept.
+            let reply = await session.rpc.replyBytes(to: body.readableBytesView, connection: .trusted("mcp", transport: "mcp"))
+            if let reply, let refusal = try? JSONValue.parse(reply)["error"], refusal["code"] == .int(Int64(ErrorCode.rateLimited.rawValue)) {
+                return Self.rateLimited(String(decoding: reply, as: UTF8.self), wait: refusal["data"]?["retryAfterMs"]?.intValue ?? 1000)
             }
-            session = Session(tenant: tenant, userId: userId, mcp: mcp, rpc: mcp.rpcServer(), lastUsed: Date())
             guard open(session, id: sessionID) else {
                 return Self.rateLimited(RPCErrorBody.line(
                     code: .rateLimited, message: "Too many MCP sessions for this tenant (\(Self.perTenant)): end one, or retry once idle ones expire", id: id), wait: 60_000)
             }
             logger.info("MCP session opened over HTTP", metadata: ["tenant": "\(tenant)", "user": "\(userId)", "flow": "\(flow)"])
+            return await respond(reply, session: session, opened: sessionID)
         } else {
             guard let named = request.headers[Self.sessionHeader] else {
                 return HTTPTransport.json(.badRequest, RPCErrorBody.line(
@@ -131,11 +130,13 @@ final class MCPHTTPSessions: Sendable {
                 return HTTPTransport.json(.notFound, RPCErrorBody.line(
                     code: .notFound, message: "Not found: no MCP session \(named) for this user (it ended or expired): initialize again", id: id))
             }
-            sessionID = named
-            session = found
+            let reply = await found.rpc.replyBytes(to: body.readableBytesView, connection: .trusted("mcp", transport: "mcp"))
+            return await respond(reply, session: found, opened: nil)
         }
+    }
 
-        let reply = await session.rpc.replyBytes(to: body.readableBytesView, connection: .trusted("mcp", transport: "mcp"))
+    /// The HTTP answer to one MCP message's reply (none for a notification).
+    func respond(_ reply: [UInt8]?, session: Session, opened: String?) async -> Response {
         // A JSON response carries one message: notifications the request queued (the answer
         // tool's schema changed) have no way to the client here; it lists the tools again.
         _ = await session.mcp.takeNotifications()
@@ -145,7 +146,7 @@ final class MCPHTTPSessions: Sendable {
         } else {
             response = Response(status: .accepted)
         }
-        if opening { response.headers[Self.sessionHeader] = sessionID }
+        if let opened { response.headers[Self.sessionHeader] = opened }
         return response
     }
 
