@@ -8,7 +8,7 @@ let pluginsWithResources: Set<String> = ["StatLocker", "TeePals"]
 
 /// Plugins whose texts are translated: a String Catalog at Localization/Localizable.xcstrings,
 /// copied as it is (a processed catalog would be compiled to .strings files on Apple platforms).
-let pluginsWithCatalogs: Set<String> = ["StatLocker", "TeePals"]
+let pluginsWithCatalogs: Set<String> = ["StatLocker", "TeePals", "AirFit"]
 
 /// Plugin test targets with a Scripts folder (Python clients their tests run).
 let pluginTestsWithScripts: Set<String> = ["StatLocker"]

@@ -424,14 +424,17 @@ public final class Platform: Sendable {
     public func search(tenant: String, sessionId: String, field: String, query: String, limit: Int) async throws(FlowError) -> SearchResults {
         let plugin = try await self.tenant(tenant).plugin
         await prepared(plugin)
-        guard try await storing({ try await store.session(tenant: tenant, key: .id(sessionId)) }) != nil else {
+        guard let session = try await storing({ try await store.session(tenant: tenant, key: .id(sessionId)) }) else {
             throw .notFound("session \(sessionId)")
         }
         guard let provider = plugin.searchProviders[field] else {
             throw .invalidArgument(name: "field", reason: "\(field) is not a search field of \(tenant)")
         }
-        let results = provider.search(query, limit: limit)
-        return SearchResults(results: results, message: results.isEmpty ? provider.emptyMessage : nil)
+        // In the session's language, as its views are: the provider's labels, the host's message.
+        let copy = copy(for: tenant)
+        let locale = copy.served(session.locale.isEmpty ? nil : session.locale)
+        let results = provider.search(query, limit: limit, locale: locale)
+        return SearchResults(results: results, message: results.isEmpty ? copy.text(provider.emptyMessage, in: locale) : nil)
     }
 
     public func describe(tenant: String, flow: String) throws(FlowError) -> FlowDescription {

@@ -97,6 +97,11 @@ struct Copy: AsyncParsableCommand {
                     throw CommandRefusal.exit(error.description)
                 }
             }
+            var coverage: [String] = []
+            seen = []
+            for entry in RegisteredPlugins.defaultTenants + hosted where seen.insert(entry.pluginName).inserted {
+                coverage += Self.coverage(of: entry.pluginName, entry.plugin.stringCatalogs)
+            }
             var problems = catalogs.flatMap { $0.problems() }
             let coreLocales = Set(CopyBook.coreCatalog.shippedLocales)
             for catalog in catalogs.dropFirst() {
@@ -104,6 +109,7 @@ struct Copy: AsyncParsableCommand {
                     problems.append("\(catalog.name): ships \(locale), which the core's catalog does not: its buttons and generic messages would stay in English")
                 }
             }
+            for line in coverage { StandardOutput.writeLine(line) }
             for problem in problems { StandardOutput.writeLine(problem) }
             guard problems.isEmpty else {
                 FileHandle.standardError.write(Data("platformd copy check: \(problems.count) problem\(problems.count == 1 ? "" : "s")\n".utf8))
@@ -113,6 +119,28 @@ struct Copy: AsyncParsableCommand {
             let locales = Set(catalogs.flatMap(\.shippedLocales)).sorted()
             StandardOutput.writeLine(
                 "copy check: \(catalogs.count) catalogs (\(catalogs.map(\.name).joined(separator: ", "))), \(keys) keys, locales \(locales.joined(separator: ", ")): ok")
+        }
+
+        /// One line per locale a plugin ships: how many of its texts (its catalogs' keys and the
+        /// core's) the locale translates. A plugin without catalogs serves its base language only.
+        static func coverage(of plugin: String, _ catalogs: [StringCatalog]) -> [String] {
+            guard let base = catalogs.first?.sourceLanguage else {
+                return ["coverage: \(plugin): no String Catalog: every session is served in its base language"]
+            }
+            let all = catalogs + [CopyBook.coreCatalog]
+            let locales = Set(catalogs.flatMap(\.shippedLocales)).sorted()
+            guard !locales.isEmpty else { return ["coverage: \(plugin): \(base) only"] }
+            return locales.map { locale in
+                var total = 0
+                var translated = 0
+                for catalog in all {
+                    let keys = catalog.keys.filter { !catalog.staleKeys.contains($0) }
+                    total += keys.count
+                    translated += keys.filter { catalog.translations[locale]?[$0] != nil }.count
+                }
+                let percent = total == 0 ? 100 : translated * 100 / total
+                return "coverage: \(plugin) \(locale): \(translated) of \(total) texts (\(percent)%)"
+            }
         }
     }
 }

@@ -22,7 +22,8 @@ struct Serve: AsyncParsableCommand {
             WebSocket (the line protocol, a message per text frame), POST /mcp (the MCP server over \
             Streamable HTTP, for a user token), GET /health/live, /health/ready and /metrics (Prometheus).
             EOF on stdin, SIGTERM or SIGINT: the server stops accepting, finishes in-flight requests, \
-            closes the database and exits 0.
+            closes the database and exits 0. With --http, SIGTERM first drains for --drain-seconds \
+            (default 5): /health/ready answers 503 while requests are still served.
             The default database is ./\(StoreOptions.defaultPath), in the directory the server starts in.
             """
     )
@@ -77,6 +78,11 @@ struct Serve: AsyncParsableCommand {
         "With --http on a loopback address: /preview/TENANT/ opens the tenant's flow in the browser for a new throwaway user, no token to mint; for plugin authors looking at a flow."))
     var preview = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "With --http, on SIGTERM: seconds /health/ready answers 503 while every request is still served, so a load balancer stops routing here before the listeners close; a second signal ends it. 0: no drain. SIGINT never drains.",
+        valueName: "seconds"))
+    var drainSeconds: Int = 5
+
     @Option(name: .long, help: "Longest accepted line in bytes; a longer line gets error -32006 and is skipped.")
     var maxLineBytes: Int = 1 << 20
 
@@ -88,6 +94,7 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         guard maxLineBytes > 0 else { throw ValidationError("--max-line-bytes must be positive") }
         guard maxBufferedBytes > 0 else { throw ValidationError("--max-buffered-bytes must be positive") }
+        guard (0...3600).contains(drainSeconds) else { throw ValidationError("--drain-seconds takes 0 to 3600") }
         guard [stdio, unix != nil, tcp != nil].filter({ $0 }).count <= 1 else {
             throw ValidationError("choose one line transport: --stdio, --unix or --tcp (--http may go beside --unix or --tcp)")
         }
@@ -219,7 +226,11 @@ struct Serve: AsyncParsableCommand {
         if hosted.contains(where: { !$0.dataPolicy.isEmpty }) {
             before.append(.init(service: SweepService(platform: platform, logger: logger), successTerminationBehavior: .ignore, serviceName: "sweeper"))
         }
-        try await Self.run(transports, platform: platform, stopSignals: stopSignals, logger: logger, before: before, readiness: readiness)
+        // Only HTTP has a readiness check for a load balancer to read; a pipe or socket client
+        // gains nothing from waiting.
+        let drain: Duration? = http != nil && drainSeconds > 0 ? .seconds(Int64(drainSeconds)) : nil
+        try await Self.run(
+            transports, platform: platform, stopSignals: stopSignals, logger: logger, before: before, readiness: readiness, drain: drain)
     }
 
     /// Runs the transports until one ends (EOF on stdin) or a signal stops them gracefully, then
@@ -228,23 +239,41 @@ struct Serve: AsyncParsableCommand {
     /// by itself (EOF on stdin) ends the group the same way. Services stop in reverse order: the
     /// transports first (HTTP, given first, last of them), then the services `before` them (the
     /// delivery worker), so the events of the last requests still get their chance.
+    ///
+    /// With `drain`, SIGTERM first drains: readiness answers 503 while every transport still
+    /// serves, for `drain`, then the graceful stop begins; a second signal (or SIGINT) begins it
+    /// at once.
     static func run(
         _ transports: [(any Service, String)], platform: Platform, stopSignals: UnixSignalsSequence, logger: Logger,
-        before: [ServiceGroupConfiguration.ServiceConfiguration] = [], readiness: Readiness? = nil
+        before: [ServiceGroupConfiguration.ServiceConfiguration] = [], readiness: Readiness? = nil, drain: Duration? = nil
     ) async throws {
+        // The signals are this function's to handle (the group's own handling would stop at once).
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: before + transports.map { transport, name in
                     .init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name)
                 },
-                gracefulShutdownSignals: [.sigterm, .sigint],
+                gracefulShutdownSignals: [],
                 logger: logger))
         do {
             try await withThrowingDiscardingTaskGroup { tasks in
                 tasks.addTask {
+                    var drained: Task<Void, Never>?
+                    defer { drained?.cancel() }
                     for await signal in stopSignals {
-                        logger.info("received \(signal): stopping")
                         readiness?.stop()
+                        if let drain, signal == .sigterm, drained == nil {
+                            logger.notice(
+                                "received \(signal): draining for \(drain.components.seconds) s (/health/ready answers 503, requests are still served), then stopping; a second signal stops at once")
+                            drained = Task {
+                                try? await Task.sleep(for: drain)
+                                guard !Task.isCancelled else { return }
+                                logger.info("drained: stopping")
+                                await group.triggerGracefulShutdown()
+                            }
+                            continue
+                        }
+                        logger.info("received \(signal): stopping")
                         await group.triggerGracefulShutdown()
                     }
                 }

@@ -184,6 +184,9 @@ public final class PlatformdProcess: Sendable {
         return line.split(separator: " ").compactMap { Int($0) }.first
     }
 
+    /// Whether the server is still running.
+    public var isRunning: Bool { process.isRunning }
+
     /// Sends `signal` (e.g. `SIGTERM`) to the server.
     public func send(signal number: Int32) {
         process.send(number)
@@ -252,6 +255,13 @@ public final class PlatformdProcess: Sendable {
     public func waitForExit(timeout: Duration = PlatformdProcess.defaultTimeout) async throws -> Exit {
         try await wait(for: "the process to exit", timeout: timeout) { state in
             state.stdoutClosed && state.stderrClosed ? state.exit : nil
+        }
+    }
+
+    /// Waits until the server has written `text` to stderr (a log line it acts on).
+    public func waitForStderr(containing text: String, timeout: Duration = PlatformdProcess.defaultTimeout) async throws {
+        _ = try await wait(for: "\"\(text)\" on stderr", timeout: timeout) { state in
+            String(decoding: state.stderr, as: UTF8.self).contains(text) ? true : nil
         }
     }
 

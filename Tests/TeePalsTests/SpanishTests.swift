@@ -69,6 +69,27 @@ import Testing
         #expect(refused?.message.contains("locale") == true)
     }
 
+    @Test func theCitySearchAnswersInSpanish() async throws {
+        let driver = try teePals()
+        var view = try await driver.start("s", locale: "es")
+        view = try await driver.submit(view, Answers.nickname)
+        view = try await driver.submit(view, Answers.birthdate)
+        let found = try await driver.call("flow.search", ["sessionId": .string(view.sessionId), "field": "location", "query": "sevilla"])
+        let labels = found["results"]?.arrayValue?.compactMap { $0["label"]?.stringValue } ?? []
+        #expect(labels.contains("Sevilla, España"), "\(labels)")
+        #expect(!labels.contains { $0.hasSuffix(", Spain") }, "\(labels)")
+        let austin = try await driver.call("flow.search", ["sessionId": .string(view.sessionId), "field": "location", "query": "austin, tx"])
+        #expect(austin["results"]?[0]?["label"] == "Austin, TX, Estados Unidos", "\(austin)")
+        let none = try await driver.call("flow.search", ["sessionId": .string(view.sessionId), "field": "location", "query": "zzzzqx"])
+        #expect(none["message"] == "No se encontraron resultados", "\(none)")
+        // In English, as before.
+        let english = try await driver.start("e")
+        let englishFound = try await driver.call("flow.search", ["sessionId": .string(english.sessionId), "field": "location", "query": "sevilla"])
+        #expect(englishFound["results"]?.arrayValue?.contains { $0["label"] == "Sevilla, Spain" } == true, "\(englishFound)")
+        let englishNone = try await driver.call("flow.search", ["sessionId": .string(english.sessionId), "field": "location", "query": "zzzzqx"])
+        #expect(englishNone["message"] == "No results found")
+    }
+
     @Test func theSessionKeepsItsLocaleUntilThePersonComesBackInAnother() async throws {
         let driver = try teePals()
         let started = try await driver.start("kept", locale: "es")

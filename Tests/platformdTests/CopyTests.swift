@@ -62,6 +62,43 @@ struct CopyTests {
         }
     }
 
+    @Test func copyCheckPrintsEachPluginsCoveragePerLocale() async throws {
+        let shipped = try await Self.run(["copy", "check"])
+        #expect(shipped.status == 0, "\(shipped.stdout)\(shipped.stderr)")
+        let lines = shipped.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("coverage: ") }
+        var seen: Set<String> = []
+        for tenant in RegisteredPlugins.defaultTenants where seen.insert(tenant.pluginName).inserted {
+            let served = tenant.copy.locales.dropFirst()
+            if served.isEmpty {
+                #expect(lines.contains { $0.hasPrefix("coverage: \(tenant.pluginName):") }, "\(tenant.pluginName): \(lines)")
+            }
+            for locale in served {
+                let line = lines.first { $0.hasPrefix("coverage: \(tenant.pluginName) \(locale): ") }
+                #expect(line?.hasSuffix("(100%)") == true, "\(tenant.pluginName) \(locale): \(line ?? "no coverage line")")
+            }
+        }
+    }
+
+    /// A view's `locale` is a language its texts are in: every registered tenant asked for
+    /// Spanish answers either Spanish, with a title that is not its English one, or its base
+    /// language with the English title (a plugin that ships no Spanish, such as AFL Fantasy).
+    @Test func everyTenantAskedForSpanishAnswersTheLanguageItsTextsAreIn() async throws {
+        try await PlatformdProcess.withServer { server in
+            for tenant in RegisteredPlugins.defaultTenants {
+                let english = try await server.call("flow.start", ["tenant": .string(tenant.id), "userId": "en"])["result"]
+                let spanish = try await server.call("flow.start", ["tenant": .string(tenant.id), "userId": "es", "locale": "es"])["result"]
+                let ships = tenant.copy.locales.contains("es")
+                #expect(spanish?["locale"] == (ships ? "es" : .string(tenant.copy.baseLanguage)), "\(tenant.id): \(spanish?["locale"] ?? .null)")
+                let title = spanish?["step"]?["title"]
+                if ships {
+                    #expect(title != english?["step"]?["title"], "\(tenant.id): \(title ?? .null) is its English title")
+                } else {
+                    #expect(spanish?["step"] == english?["step"], "\(tenant.id) in its base language: every text as in English")
+                }
+            }
+        }
+    }
+
     @Test func aKeyFromCopyKeysOverridesTheTextItNames() async throws {
         guard let (hosted, locale) = Self.translated else { return }
         let listed = try await Self.run(["copy", "keys", hosted.id, "--json"])

@@ -68,6 +68,25 @@ public struct CopyBook: Sendable {
                 keys.append(CopyKey(key: key, base: base, format: format, origin: origin))
             }
         }
+        // The locales served are the plugin's: the core translates only its own words (buttons,
+        // generic messages), so a locale the plugin does not ship would show its texts in the base
+        // language under a `locale` that says otherwise. A plugin without catalogs serves its base
+        // language alone.
+        // A tenant may add a locale of its own, translating every text in its tenants file.
+        var shipped = Set(catalogs.flatMap(\.shippedLocales))
+        for (locale, texts) in overrides {
+            guard let tag = LocaleTag.normalized(locale), tag != baseLanguage,
+                  !LocaleTag.fallbacks(tag).contains(where: shipped.contains)
+            else { continue }
+            let missing = keys.filter { texts[$0.key] == nil }.count
+            guard missing == 0 else {
+                let ships = shipped.isEmpty ? "no translation" : "only " + shipped.sorted().joined(separator: ", ")
+                throw CopyProblem(
+                    "copy.\(locale): the plugin ships \(ships), and the tenants file translates \(keys.count - missing) of the \(keys.count) texts: the other \(missing) would be shown in \(baseLanguage) under locale \(tag) (translate every key platformd copy keys lists, or none)")
+            }
+            shipped.insert(tag)
+        }
+        func isShipped(_ tag: String) -> Bool { LocaleTag.fallbacks(tag).contains { shipped.contains($0) } }
         // Each locale's own texts: overrides first, then the plugin's catalogs, then the core's.
         var own: [String: [String: CopyText]] = [:]
         for (locale, texts) in overrides {
@@ -85,7 +104,7 @@ public struct CopyBook: Sendable {
             }
         }
         var tables: [String: CopyTable] = [:]
-        for locale in own.keys {
+        for locale in own.keys where locale == baseLanguage || isShipped(locale) {
             // A locale also shows its parents' texts for the keys it does not translate itself.
             var texts: [String: CopyText] = [:]
             for tag in LocaleTag.fallbacks(locale) {

@@ -59,6 +59,10 @@ public protocol SearchProvider: Sendable {
     ///   - query: the text the person typed.
     ///   - limit: the most results to return.
     func search(_ query: String, limit: Int) -> [SearchResult]
+    /// `search(_:limit:)` for a session whose texts are in `locale` (a locale the plugin serves):
+    /// labels in that language where the provider knows it (a country's name). By default the
+    /// labels of `search(_:limit:)`; `emptyMessage` is translated by the host from the catalogs.
+    func search(_ query: String, limit: Int, locale: String) -> [SearchResult]
     /// What is kept for a chosen result id, or nil when the id is unknown.
     ///
     /// - Returns: the field's saved value (typically an object with `value`, `label` and what
@@ -74,6 +78,9 @@ public protocol SearchProvider: Sendable {
 }
 
 extension SearchProvider {
+    public func search(_ query: String, limit: Int, locale: String) -> [SearchResult] {
+        search(query, limit: limit)
+    }
     public func unknownValueError(field: String) -> FieldError {
         FieldError(field: field, code: .notAnOption, message: "Choose one of the search results.")
     }

@@ -87,6 +87,10 @@ public struct AirFitPlugin: OnboardingPlugin {
         flows = [Flow(steps: steps, resumePolicy: .savedStep, progress: .derived(label: { "\($0) of \($1)" }), completion: AirFitCompletion())]
     }
 
+    /// Spanish for every text (Localization/Localizable.xcstrings), read once.
+    public var stringCatalogs: [StringCatalog] { [Self.catalog] }
+    static let catalog = StringCatalog.bundled(in: .module, owner: "AirFit")
+
     public var onboardingGate: OnboardingGate {
         OnboardingGate(
             title: "Finish designing your coach",

@@ -149,10 +149,17 @@ struct HostedFlow: Sendable {
         }
         let flow = Self.flowName(request)
         var params: [String: JSONValue] = ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)]
-        if let header = request.headers[.acceptLanguage], let locale = platform.copy(for: tenant).preferred(LocaleTag.accepted(header)) {
-            params["locale"] = .string(locale)
+        // A page shows the session where it is (flow.get): starting it again would move it to the
+        // flow's resume position (TeePals': the first missing answer) and undo the page's Back,
+        // Edit and Later. Only a person without a session yet starts one.
+        var result = await web.call(.get, params, as: person.login)
+        if case .failure(let error) = result, error.code == ErrorCode.notFound.rawValue {
+            if let header = request.headers[.acceptLanguage], let locale = platform.copy(for: tenant).preferred(LocaleTag.accepted(header)) {
+                params["locale"] = .string(locale)
+            }
+            result = await web.call(.start, params, as: person.login)
         }
-        switch await web.call(.start, params, as: person.login) {
+        switch result {
         case .success(let json):
             guard let view = try? json.decode(SessionView.self) else { return failure(WebRefusal(RPCErrorObject(code: -32603, message: "bad view"))) }
             return WebSupport.html(.ok, pageFor(view, tenant: tenant, flow: flow, person: person).render())

@@ -190,18 +190,54 @@ def search(driver, field, attempt):
     return True
 
 
+def current_step(driver):
+    """The step the page shows, or None on a page that ends the flow."""
+    steps = driver.find_elements(By.NAME, "_step")
+    return steps[0].get_attribute("value") if steps else None
+
+
+def press(driver, form, value):
+    """Presses the form's button `value` (back, skip, later, edit:STEP); the step shown after."""
+    submit(driver, form.find_element(By.CSS_SELECTOR, f"button[name=_action][value='{value}']"))
+    return current_step(driver)
+
+
 def walk(driver, tenant):
+    """Answers every page until the flow ends. On the way it presses each of the page's other
+    buttons once where the flow offers it: Back (after a step forward), Later, Skip, and the first
+    Edit of a review, recording where each led."""
     driver.get(f"{BASE}/preview/{tenant}/")
     attempts, last_step, pages = {}, None, 0
-    for _ in range(60):
+    previous, pressed, offered = None, {}, set()
+    for _ in range(90):
         check_page(driver, tenant)
         forms = driver.find_elements(By.CSS_SELECTOR, "form[action^='/flow/']")
         heading = driver.find_element(By.TAG_NAME, "h1").text
         if not forms:
             shot(driver, f"{tenant}-end")
-            return {"status": "ended", "message": heading, "pages": pages}
+            return {"status": "ended", "message": heading, "pages": pages, "pressed": pressed, "offered": sorted(offered)}
         form = forms[0]
         step = form.find_element(By.NAME, "_step").get_attribute("value")
+        values = {b.get_attribute("value") for b in form.find_elements(By.CSS_SELECTOR, "button[name=_action]")}
+        edits = sorted(v[5:] for v in values if v.startswith("edit:"))
+        offered |= {v for v in values if v in ("back", "skip", "later")} | ({"edit"} if edits else set())
+        if "back" in values and "back" not in pressed and previous is not None and previous != step:
+            pressed["back"] = {"from": step, "expected": previous, "to": press(driver, form, "back")}
+            shot(driver, f"{tenant}-back-{step}")
+            last_step = None
+            continue
+        if "later" in values and "later" not in pressed:
+            pressed["later"] = {"from": step, "to": press(driver, form, "later")}
+            last_step = None
+            continue
+        if "skip" in values and "skip" not in pressed:
+            pressed["skip"] = {"from": step, "to": press(driver, form, "skip")}
+            previous, last_step = step, None
+            continue
+        if edits and "edit" not in pressed:
+            pressed["edit"] = {"from": step, "expected": edits[0], "to": press(driver, form, "edit:" + edits[0])}
+            last_step = None
+            continue
         if pages == 0:
             shot(driver, f"{tenant}-first-{step}")
         attempt = attempts.get(step, 0) if step == last_step else 0
@@ -228,8 +264,10 @@ def walk(driver, tenant):
         buttons = form.find_elements(By.CSS_SELECTOR, ".actions button[value=continue]") or \
             [b for b in form.find_elements(By.CSS_SELECTOR, ".actions button") if b.get_attribute("value") not in ("back", "later")]
         submit(driver, buttons[0])
+        if current_step(driver) != step:
+            previous = step
         pages += 1
-    return {"status": "too long", "pages": pages}
+    return {"status": "too long", "pages": pages, "pressed": pressed}
 
 
 def refusal(driver, tenant):

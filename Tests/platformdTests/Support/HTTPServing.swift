@@ -27,11 +27,14 @@ struct HTTPServing {
         }
     }
 
-    /// Starts the server with `arguments` after `serve`, waits for its HTTP listener.
+    /// Starts the server with `arguments` after `serve`, waits for its HTTP listener. It stops
+    /// without a drain (`--drain-seconds 0`) unless `arguments` ask for one: a test that is not
+    /// about the drain has no load balancer to tell.
     static func with<T>(
         _ arguments: [String], environment: [String: String] = [:], _ body: (HTTPServing) async throws -> T
     ) async throws -> T {
-        try await PlatformdProcess.with(["serve"] + arguments, environment: environment) { server in
+        let drain = arguments.contains("--drain-seconds") ? [] : ["--drain-seconds", "0"]
+        return try await PlatformdProcess.with(["serve"] + arguments + drain, environment: environment) { server in
             let port = try await listeningPort(server)
             return try await body(HTTPServing(server: server, port: port))
         }

@@ -70,9 +70,10 @@ extension Gazetteer {
         return countryQualifiers[countryCode]?.accepts(qualifier) ?? (qualifier == countryCode.lowercased())
     }
 
-    /// "Austin, TX, United States" in the US, "Zürich, Switzerland" elsewhere.
-    func label(of place: Place) -> String {
-        let country = countries[place.countryCode]?.name ?? place.countryCode
+    /// "Austin, TX, United States" in the US, "Zürich, Switzerland" elsewhere; with `countryNames`
+    /// in another language, its name of the country ("Zürich, Suiza").
+    func label(of place: Place, countryNames: CountryNames? = nil) -> String {
+        let country = countryNames?.name(of: place.countryCode) ?? countries[place.countryCode]?.name ?? place.countryCode
         if place.countryCode == "US", let state = place.usState {
             return "\(place.name), \(state), \(country)"
         }

@@ -17,7 +17,13 @@ struct CitySearch: SearchProvider {
     var gazetteer: Gazetteer { given ?? Gazetteer.shared }
 
     func search(_ query: String, limit: Int) -> [SearchResult] {
+        search(query, limit: limit, locale: "en")
+    }
+
+    /// Labels name the country in the session's language ("Sevilla, España" in Spanish).
+    func search(_ query: String, limit: Int, locale: String) -> [SearchResult] {
         let gazetteer = self.gazetteer
+        let names = CountryNames(locale)
         let query = CityQuery(query)
         var places = gazetteer.search(query, limit: limit)
         if places.isEmpty, let relaxed = query.lastWordAsQualifier {
@@ -25,7 +31,7 @@ struct CitySearch: SearchProvider {
         }
         return places.map { place in
             SearchResult(
-                value: String(place.geonameId), label: gazetteer.label(of: place),
+                value: String(place.geonameId), label: gazetteer.label(of: place, countryNames: names),
                 extra: [
                     "latitude": .double(place.latitude), "longitude": .double(place.longitude),
                     "countryCode": .string(place.countryCode),
