@@ -531,8 +531,9 @@ public final class Platform: Sendable {
 
     public func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String? = nil) async throws(FlowError) -> Funnel {
         let engine = try await self.tenant(tenant).engine(flow)
+        let renamed = engine.flow.renamedStepsByVersion
         let figures = try await storing {
-            try await store.funnel(tenant: tenant, flow: flow, since: since, until: until, version: version)
+            try await store.funnel(tenant: tenant, flow: flow, since: since, until: until, version: version, renamedSteps: renamed)
         }
         return figures.funnel(stepOrder: engine.flow.steps.map(\.id))
     }

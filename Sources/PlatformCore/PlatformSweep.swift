@@ -118,6 +118,10 @@ extension Platform {
     ) async throws -> Int {
         var changed = 0
         var seen = Set<String>()
+        // Its events happen at `now` (an operator's `--now` replays another day), but go out when
+        // the sweep runs: due at the clock's time, retried for the delivery window from then.
+        let raised = clock()
+        let window = Self.deliveryWindow
         for _ in 0..<Self.sweepBatches {
             let candidates = try await store.sweepCandidates(tenant: registered.id, kind: kind, before: before, limit: Self.sweepBatch)
                 .filter { !seen.contains($0.id) }
@@ -127,7 +131,13 @@ extension Platform {
                 let applied = try await store.updateSession(tenant: registered.id, key: .id(candidate.id)) { state -> (SessionCommit?, String?) in
                     // Checked again on the stored row: another host, or the person, may have come first.
                     guard let state, let (next, outbox) = change(state, registered.engines[state.flow]) else { return (nil, nil) }
-                    return (SessionCommit(state: next, events: [], outbox: outbox), state.flow)
+                    let due = outbox.map { event in
+                        var event = event
+                        event.deliverFrom = raised
+                        event.deliverUntil = raised.addingTimeInterval(window)
+                        return event
+                    }
+                    return (SessionCommit(state: next, events: [], outbox: due), state.flow)
                 }
                 if let flow = applied {
                     changed += 1

@@ -968,7 +968,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             completion: text.completion, rejection: text.rejection,
             createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
             updatedAt: Date(timeIntervalSince1970: try row["updated_at"].decode(Double.self)),
-            abandonedAt: try row["abandoned_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:))
+            abandonedAt: try row["abandoned_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
+            progressTotal: text.progressTotal
         )
         return (state, try row["writes"].decode(Int64.self))
     }
@@ -1115,9 +1116,11 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
 
     /// The same one-pass fold as SQLite's, over the flow's events streamed in (session, id)
     /// order (byte order of the ids, as SQLite compares them).
-    public func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String?) async throws -> FunnelFigures {
+    public func funnel(
+        tenant: String, flow: String, since: Date?, until: Date?, version: String?, renamedSteps: [String: [String: String]] = [:]
+    ) async throws -> FunnelFigures {
         try await connection { connection in
-            var folder = FunnelFolder(since: since, until: until, version: version)
+            var folder = FunnelFolder(since: since, until: until, version: version, renamedSteps: renamedSteps)
             for try await (id, sessionId, kind, step, action, toStep, seconds, at, flowVersion) in try await connection.query("""
                 SELECT id, session_id, kind, step, action, to_step, seconds, at, flow_version FROM events
                 WHERE tenant = \(tenant) AND flow = \(flow) ORDER BY session_id COLLATE "C", id

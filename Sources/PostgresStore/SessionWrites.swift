@@ -69,7 +69,7 @@ struct SessionWrite: Sendable {
             RETURNING id, sequence
         ), delivered AS (
             INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
-            SELECT event.sequence, d.url, i.tenant, 'pending', 0, i.occurred_at, i.deliver_until
+            SELECT event.sequence, d.url, i.tenant, 'pending', 0, i.deliver_from, i.deliver_until
             FROM event
             JOIN items AS i ON i.id = event.id
             JOIN \(deliveries) ON d.event_id = event.id
@@ -218,11 +218,12 @@ struct OutboxRow: ColumnarRow {
     var occurredAt: Double
     var body: String
     var deliverUntil: Double
+    var deliverFrom: Double
 
     static let columns: [Column<Self>] = [
         .text("write_id") { $0.writeID }, .text("id") { $0.id }, .text("tenant") { $0.tenant }, .text("type") { $0.type },
         .text("user_id") { $0.userID }, .text("session_id") { $0.sessionID }, .double("occurred_at") { $0.occurredAt },
-        .text("body_json") { $0.body }, .double("deliver_until") { $0.deliverUntil },
+        .text("body_json") { $0.body }, .double("deliver_until") { $0.deliverUntil }, .double("deliver_from") { $0.deliverFrom },
     ]
 }
 
@@ -245,7 +246,8 @@ struct OutboxRows: Sendable {
                 OutboxRow(
                     writeID: writeID, id: event.id, tenant: event.tenant, type: event.type.rawValue, userID: event.userId,
                     sessionID: event.sessionId, occurredAt: event.occurredAt.timeIntervalSince1970,
-                    body: try JSONValue(encoding: event).serialized(), deliverUntil: item.deliverUntil.timeIntervalSince1970))
+                    body: try JSONValue(encoding: event).serialized(), deliverUntil: item.deliverUntil.timeIntervalSince1970,
+                    deliverFrom: item.deliverFrom.timeIntervalSince1970))
             deliveries += item.webhooks.map { DeliveryRow(eventID: event.id, url: $0) }
         }
     }

@@ -28,7 +28,7 @@ struct Flows: AsyncParsableCommand {
         @Flag(help: "Print the report as one JSON object.") var json = false
 
         func run() async throws {
-            let report = try await store.withPlatform(tenantOptions) { platform in
+            let report = try await store.withPlatform(tenantOptions, access: .readOnly) { platform in
                 // As serve will see them: sessions on versions a newer binary first served are left alone.
                 try await platform.learnFlowVersions()
                 return try await platform.checkFlows()

@@ -88,6 +88,9 @@ struct StoreOptions: ParsableArguments {
         /// Every other command: refused (exit 66), so a mistyped path is not taken for an empty
         /// database and answered with zeros.
         case existingOnly
+        /// A report that must leave the file as it found it (`flows check`): as `existingOnly`,
+        /// and a SQLite file is opened read-only, unmigrated.
+        case readOnly
     }
 
     /// The one place `--db` is opened: a SQLite file (or memory), or a PostgreSQL URL. A
@@ -96,11 +99,11 @@ struct StoreOptions: ParsableArguments {
     /// does not exist ends it with exit code 66 and one line naming the path.
     func openStore(logger: Logger, access: Access = .existingOnly) async throws -> any PlatformStore {
         guard PostgresSessionStore.isURL(db) else {
-            if access == .existingOnly, db != SQLiteSessionStore.memoryPath, !FileManager.default.fileExists(atPath: db) {
+            if access != .createIfMissing, db != SQLiteSessionStore.memoryPath, !FileManager.default.fileExists(atPath: db) {
                 FileHandle.standardError.write(Data("platformd: no database at \(db) (--db); only serve and mcp create one\n".utf8))
                 throw ExitCode(Self.missingDatabaseExitCode)
             }
-            return try await SQLiteSessionStore.open(path: db, logger: logger)
+            return try await SQLiteSessionStore.open(path: db, readOnly: access == .readOnly, logger: logger)
         }
         guard dbPoolSize >= 1 else { throw CommandRefusal.exit("--db-pool-size must be at least 1") }
         do {
@@ -123,9 +126,11 @@ struct StoreOptions: ParsableArguments {
     /// What a one-shot command does around its work: logs to stderr, opens the database (which
     /// must exist) with the tenants, runs `body`, closes the database whether `body` succeeded or
     /// not; a refusal of the platform's (`FlowError`) is one `Error:` line and exit 64.
-    func withPlatform<T: Sendable>(_ tenantOptions: TenantOptions, _ body: (Platform) async throws -> T) async throws -> T {
+    func withPlatform<T: Sendable>(
+        _ tenantOptions: TenantOptions, access: Access = .existingOnly, _ body: (Platform) async throws -> T
+    ) async throws -> T {
         let logger = bootstrapLogging()
-        let (platform, _) = try await openPlatform(tenants: tenantOptions.load(), logger: logger)
+        let (platform, _) = try await openPlatform(tenants: tenantOptions.load(), logger: logger, access: access)
         let result: Result<T, any Error>
         do {
             result = .success(try await body(platform))

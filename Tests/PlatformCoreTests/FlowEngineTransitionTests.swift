@@ -150,7 +150,7 @@ func at(_ seconds: Double) -> Date { epoch.addingTimeInterval(seconds) }
             completion: CompletionView(
                 message: "Welcome, Alex!", records: ["account", "settings"],
                 screen: CompletionScreen(title: "All set", body: "Enjoy")),
-            createdAt: at(0), updatedAt: at(45)))
+            createdAt: at(0), updatedAt: at(45), progressTotal: try engine.view(birth.state, now: at(40)).progress.total))
         #expect(done.events == [
             FlowEvent(.left, step: "analysis", action: "continue", seconds: 15, at: at(45)),
             FlowEvent(.completed, at: at(45)),

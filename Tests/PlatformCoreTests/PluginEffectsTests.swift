@@ -127,8 +127,10 @@ final class JournalStore: SessionStore {
         try await inner.sessionsInFlight(tenant: tenant, flow: flow, version: version, fingerprint: fingerprint, after: after, limit: limit)
     }
 
-    func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String?) async throws -> FunnelFigures {
-        try await inner.funnel(tenant: tenant, flow: flow, since: since, until: until, version: version)
+    func funnel(
+        tenant: String, flow: String, since: Date?, until: Date?, version: String?, renamedSteps: [String: [String: String]]
+    ) async throws -> FunnelFigures {
+        try await inner.funnel(tenant: tenant, flow: flow, since: since, until: until, version: version, renamedSteps: renamedSteps)
     }
 
     func close() async throws {

@@ -71,6 +71,25 @@ struct SweepTests {
         try await store.close()
     }
 
+    /// An operator replaying a day ahead (`sessions sweep --now T`): the events happen at T, but
+    /// their deliveries are due now, when the sweep runs, and retried for the window from now.
+    @Test(arguments: [StoreKind.file, .postgres])
+    func deliveriesASweepRaisesAreDueWhenItRunsWhateverNowSays(kind: StoreKind) async throws {
+        guard let store = try await kind.open() else { return }
+        let clock = TestClock()
+        let host = platform(store, clock)
+        let view = try await host.start(tenant: "fixture", userId: "ahead", flow: "quick", user: nil)
+        _ = try await answer(host, view)
+        let ahead = clock.now.addingTimeInterval(26 * 3600)
+        #expect(try await host.sweep(now: ahead).tenants.first?.abandoned == 1)
+        let raised = try await events(store, .sessionAbandoned)
+        #expect(raised.first?.occurredAt == ahead, "it happened at the time the sweep was told")
+        // Due at the clock's time: a delivery worker claims it now, not in 26 hours.
+        let claimed = try await store.claimDeliveries(now: clock.now, limit: 10, lease: 30, host: "h")
+        #expect(claimed.claims.contains { $0.eventId == raised.first?.id }, "\(claimed.claims.map(\.eventId))")
+        try await store.close()
+    }
+
     @Test(arguments: [StoreKind.file, .postgres])
     func completedDetailsAndOldEventsAreDeletedRecordsStay(kind: StoreKind) async throws {
         guard let store = try await kind.open() else { return }

@@ -34,6 +34,13 @@ public struct FlowCheckReport: Sendable {
         public var sessions: Int
     }
 
+    /// A required step of the new version the moved sessions have not answered (one added before
+    /// their position): they are asked it before they can complete.
+    public struct Unanswered: Sendable, Hashable {
+        public var step: String
+        public var sessions: Int
+    }
+
     /// Moving the sessions of one version that is no longer served.
     public struct Move: Sendable, Hashable {
         public var fromVersion: String
@@ -46,6 +53,9 @@ public struct FlowCheckReport: Sendable {
         public var resumed: [Resumption]
         public var dropped: [Dropped]
         public var refused: [Refused]
+        public var unanswered: [Unanswered] = []
+        /// Sessions with at least one required step to answer.
+        public var sessionsWithUnanswered = 0
     }
 
     public struct FlowReport: Sendable, Hashable {
@@ -90,7 +100,7 @@ extension Platform {
             for flowID in registered.flowIDs {
                 guard let newest = registered.engines[flowID] else { continue }
                 var counts: [String: FlowCheckReport.VersionCount] = [:]
-                var moves: [String: (move: FlowCheckReport.Move, resumed: [FlowMove.Resumption: Int], dropped: [FlowMove.DroppedAnswer: Int], refused: [String: Int])] = [:]
+                var moves: [String: (move: FlowCheckReport.Move, resumed: [FlowMove.Resumption: Int], dropped: [FlowMove.DroppedAnswer: Int], refused: [String: Int], unanswered: [String: Int])] = [:]
                 // Counted in the store; only the sessions of versions that would move are read,
                 // a page at a time (each page a store call of its own).
                 for group in try await store.versionsInFlight(tenant: entry.id, flow: flowID) {
@@ -124,7 +134,7 @@ extension Platform {
                                 FlowCheckReport.Move(
                                     fromVersion: state.flowVersion, fromFingerprint: state.flowFingerprint, sessions: 0, declared: 0,
                                     sameVersionChanged: state.flowVersion == newest.version, resumed: [], dropped: [], refused: []),
-                                [:], [:], [:])
+                                [:], [:], [:], [:])
                             entry.move.sessions += 1
                             if move.declared { entry.move.declared += 1 }
                             if let resumption = move.resumption { entry.resumed[resumption, default: 0] += 1 }
@@ -133,6 +143,9 @@ extension Platform {
                                 for field in Set(errors.compactMap(\.field)) { entry.refused[step + "\u{0}" + field, default: 0] += 1 }
                             }
                             if move.losesUndeclared { unsafe += 1 }
+                            let unanswered = newest.unansweredRequiredSteps(move.state, now: now)
+                            for step in unanswered { entry.unanswered[step, default: 0] += 1 }
+                            if !unanswered.isEmpty { entry.move.sessionsWithUnanswered += 1 }
                             moves[key] = entry
                         }
                     }
@@ -156,6 +169,9 @@ extension Platform {
                             let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
                             return .init(step: parts[0], field: parts.count > 1 ? parts[1] : "", sessions: count)
                         }.sorted { ($0.step, $0.field) < ($1.step, $1.field) }
+                        let order = newest.flow.steps.map(\.id)
+                        move.unanswered = entry.unanswered.map { .init(step: $0.key, sessions: $0.value) }
+                            .sorted { (order.firstIndex(of: $0.step) ?? .max) < (order.firstIndex(of: $1.step) ?? .max) }
                         return move
                     }.sorted { $0.sessions > $1.sessions }))
             }
@@ -192,6 +208,12 @@ extension FlowCheckReport {
                 }
                 for refused in move.refused {
                     lines.append("    \(refused.sessions) have an answer to \(refused.step).\(refused.field) the new rules refuse: shown with its error when they reach it")
+                }
+                if move.sessionsWithUnanswered > 0 {
+                    lines.append("    \(move.sessionsWithUnanswered) have required steps of \(flow.version) to answer before they can complete (nothing is lost: they are asked)")
+                }
+                for unanswered in move.unanswered {
+                    lines.append("    \(unanswered.sessions) must answer \(unanswered.step), a required step they have not seen")
                 }
             }
         }
@@ -241,6 +263,8 @@ extension FlowCheckReport {
                             "refused": .array(move.refused.map {
                                 ["step": .string($0.step), "field": .string($0.field), "sessions": .int(Int64($0.sessions))]
                             }),
+                            "sessionsWithUnanswered": .int(Int64(move.sessionsWithUnanswered)),
+                            "unanswered": .array(move.unanswered.map { ["step": .string($0.step), "sessions": .int(Int64($0.sessions))] }),
                         ])
                     }),
                 ])

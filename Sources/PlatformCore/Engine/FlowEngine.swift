@@ -235,6 +235,11 @@ public struct FlowEngine: Sendable {
             let input = BranchInput(action: action, values: values, context: leaving)
             decision = flow.destination(after: step, input).map(StepTransition.goTo) ?? .complete
         }
+        // A session moved from an older version completes only once it has answered every
+        // required step the new version asks on its way (one added before its position).
+        if decision == .complete, let missing = unansweredRequiredSteps(next, now: now).first(where: { $0 != current }) {
+            decision = .goTo(missing)
+        }
         var transition = try apply(decision, from: step, to: next, before: state, events: events, now: now, effects: effects)
         transition.logs = effects.lines
         return .applied(transition)
@@ -321,6 +326,7 @@ public struct FlowEngine: Sendable {
         }
         var done = state
         done.status = .completed
+        done.progressTotal = flow.progress.total
         done.completion = CompletionView(message: result.message, records: result.records.keys.sorted(), screen: result.screen)
         done.clearProgress()
         let profile = Profile(tenant: state.tenant, userId: state.userId, completedAt: now, records: result.records)
@@ -433,24 +439,28 @@ public struct FlowEngine: Sendable {
         let scheme = flow.progress
         let index: Int
         switch state.status {
-        case .completed: index = scheme.total
+        case .completed: index = state.progressTotal ?? scheme.total
         case .rejected, .expired: index = 0
         case .active, .deferred: index = state.currentStep.flatMap { scheme.indices[$0] } ?? 0
         }
-        let fraction = scheme.total > 0 ? (Double(index) / Double(scheme.total) * 10_000).rounded() / 10_000 : 0
+        // A completed session counts the steps of the version it completed on.
+        let total = state.status == .completed ? (state.progressTotal ?? scheme.total) : scheme.total
+        let fraction = total > 0 ? (Double(index) / Double(total) * 10_000).rounded() / 10_000 : 0
         return SessionProgress(
-            index: index, total: scheme.total, label: index > 0 ? scheme.label(index, scheme.total) : "", fraction: fraction)
+            index: index, total: total, label: index > 0 ? scheme.label(index, total) : "", fraction: fraction)
     }
 
     func stepView(_ step: any FlowStep, state: SessionState, now: Date) -> StepView {
         let context = self.context(state, now: now)
         let copy = step.copy(in: context)
         let saved = state.answers[step.id] ?? [:]
+        var content = copy.content
+        if step.kind == .review, let missing = missingContent(state, now: now) { content["missing"] = missing }
         return StepView(
             id: step.id, kind: step.kind, title: copy.title, subtitle: copy.subtitle, helper: copy.helper,
             fields: step.fields(in: context).map { $0.view(value: saved[$0.id], today: CalendarDate(now)) },
             actions: copy.actions + (state.path.count > 1 ? [.back] : []),
-            content: copy.content, errors: state.stepErrors[step.id] ?? [])
+            content: content, errors: state.stepErrors[step.id] ?? [])
     }
 }
 

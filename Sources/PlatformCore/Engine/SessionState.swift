@@ -37,6 +37,9 @@ public struct SessionState: Sendable, Hashable {
     /// When the sweeper last raised `session.abandoned` for it (another is raised only after a
     /// later write and a new idle period).
     public var abandonedAt: Date?
+    /// Once completed: the step count its progress showed, of the version it completed on (a
+    /// newer version served later may count more). Nil for sessions completed before it was kept.
+    public var progressTotal: Int?
 
     public init(
         id: String, tenant: String, userId: String, flow: String, flowVersion: String = "", flowFingerprint: String = "",
@@ -45,9 +48,10 @@ public struct SessionState: Sendable, Hashable {
         answers: [String: [String: JSONValue]] = [:], computed: [String: JSONValue] = [:],
         skipped: Set<String> = [], stepErrors: [String: [FieldError]] = [:], secondsSpent: [String: Double] = [:],
         arrivedAt: Date, lastSubmitDigest: String? = nil, completion: CompletionView? = nil,
-        rejection: Rejection? = nil, createdAt: Date, updatedAt: Date, abandonedAt: Date? = nil
+        rejection: Rejection? = nil, createdAt: Date, updatedAt: Date, abandonedAt: Date? = nil, progressTotal: Int? = nil
     ) {
         self.abandonedAt = abandonedAt
+        self.progressTotal = progressTotal
         self.id = id
         self.tenant = tenant
         self.userId = userId

@@ -58,3 +58,29 @@ extension Flow {
         return lines
     }
 }
+
+extension Flow {
+    /// For each older version the flow declares a migration from, its renamed steps' names in
+    /// this flow, followed through the declarations of the versions between (version 1's
+    /// `intro` renamed `welcome` in 2 and `hello` in 3 is `hello`), for the funnel.
+    public var renamedStepsByVersion: [String: [String: String]] {
+        var byVersion: [String: [String: String]] = [:]
+        for migration in migrations where !migration.renamedSteps.isEmpty {
+            byVersion[migration.from] = migration.renamedSteps
+        }
+        // A name a later declaration renames again: followed, at most as many times as there are
+        // declarations (a cycle stops there).
+        for (version, renames) in byVersion {
+            byVersion[version] = renames.mapValues { name in
+                var current = name
+                for _ in migrations {
+                    guard let later = migrations.first(where: { $0.renamedSteps[current] != nil && $0.from != version }),
+                          let next = later.renamedSteps[current], next != current else { break }
+                    current = next
+                }
+                return current
+            }
+        }
+        return byVersion
+    }
+}

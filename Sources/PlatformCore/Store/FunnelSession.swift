@@ -66,16 +66,19 @@ public struct FunnelFolder: Sendable {
     let until: Double?
     /// Only sessions started on this version count, when given.
     let version: String?
+    /// By the version an event was recorded on: its steps' names in the served flow.
+    let renamedSteps: [String: [String: String]]
     var figures = FunnelFigures()
     var session = FunnelSession()
     var branchOrder: [FunnelSession.BranchKey: Int64] = [:]
     var branchCounts: [FunnelSession.BranchKey: (count: Int, completed: Int)] = [:]
 
     /// Counts the sessions started in [since, until) (on `version`, when given).
-    public init(since: Date?, until: Date?, version: String? = nil) {
+    public init(since: Date?, until: Date?, version: String? = nil, renamedSteps: [String: [String: String]] = [:]) {
         self.since = since?.timeIntervalSince1970
         self.until = until?.timeIntervalSince1970
         self.version = version
+        self.renamedSteps = renamedSteps
     }
 
     /// One event; rows must come ordered by session id, then event id.
@@ -86,6 +89,12 @@ public struct FunnelFolder: Sendable {
         if sessionId != session.id {
             fold()
             session = FunnelSession(id: sessionId)
+        }
+        // A step a later version renamed is counted under its new name: one row for both.
+        var step = step, toStep = toStep
+        if let version, let renames = renamedSteps[version] {
+            step = step.map { renames[$0] ?? $0 }
+            toStep = toStep.map { renames[$0] ?? $0 }
         }
         session.add(id: id, kind: kind, step: step, action: action, toStep: toStep, seconds: seconds, at: at, version: version)
     }

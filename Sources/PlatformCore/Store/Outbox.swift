@@ -10,11 +10,15 @@ public struct OutboxEvent: Sendable, Hashable {
     public var webhooks: [String]
     /// Until when its deliveries are retried; after that a delivery that still fails is marked failed.
     public var deliverUntil: Date
+    /// When its deliveries are first due: when it was raised. Not `occurredAt` for a sweep run
+    /// with `--now` another day, whose events happen at that time but go out when it runs.
+    public var deliverFrom: Date
 
-    public init(event: PlatformEvent, webhooks: [String], deliverUntil: Date) {
+    public init(event: PlatformEvent, webhooks: [String], deliverUntil: Date, deliverFrom: Date? = nil) {
         self.event = event
         self.webhooks = webhooks
         self.deliverUntil = deliverUntil
+        self.deliverFrom = deliverFrom ?? event.occurredAt
     }
 }
 

@@ -58,7 +58,7 @@ extension SQLiteSessionStore: DeliveryStore {
                 INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
                 VALUES (?, ?, ?, 'pending', 0, ?, ?)
                 """).execute(arguments: [
-                    sequence, url, event.tenant, event.occurredAt.timeIntervalSince1970,
+                    sequence, url, event.tenant, item.deliverFrom.timeIntervalSince1970,
                     item.deliverUntil.timeIntervalSince1970,
                 ])
         }

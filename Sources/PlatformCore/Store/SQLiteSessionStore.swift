@@ -26,9 +26,11 @@ public final class SQLiteSessionStore: SessionStore {
     /// (another process creating the same file) and runs the migrations synchronously, which an
     /// async caller must never do on the cooperative pool.
     public static func open(
-        path: String, busyTimeout: TimeInterval = 10, logger: Logger = Logger(label: "platformd.store")
+        path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, logger: Logger = Logger(label: "platformd.store")
     ) async throws -> SQLiteSessionStore {
-        try await BlockingWork.run("platformd.store.open") { try SQLiteSessionStore(path: path, busyTimeout: busyTimeout, logger: logger) }
+        try await BlockingWork.run("platformd.store.open") {
+            try SQLiteSessionStore(path: path, busyTimeout: busyTimeout, readOnly: readOnly, logger: logger)
+        }
     }
 
     /// Opens (creating and migrating when needed) the database at `path`, or an in-memory one for
@@ -37,10 +39,22 @@ public final class SQLiteSessionStore: SessionStore {
     /// Sources calls this directly.)
     /// - Parameter busyTimeout: how long a write waits for a lock another process holds before
     ///   the request is answered -32008 (unavailable).
-    public init(path: String, busyTimeout: TimeInterval = 10, logger: Logger = Logger(label: "platformd.store")) throws {
+    /// - Parameter readOnly: for a report (`flows check`): the file is opened read-only, as it
+    ///   is (no migration, no pragma or checkpoint that writes); a write through it fails.
+    public init(
+        path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, logger: Logger = Logger(label: "platformd.store")
+    ) throws {
         self.logger = logger
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
+        if readOnly, path != Self.memoryPath {
+            configuration.readonly = true
+            configuration.busyMode = .timeout(busyTimeout)
+            writer = try DatabasePool(path: path, configuration: configuration)
+            committer = GroupCommitter(writer: writer)
+            checkpointer = nil
+            return
+        }
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
             // Group commit gives every request a savepoint; its journal (the original pages a
@@ -448,7 +462,8 @@ public final class SQLiteSessionStore: SessionStore {
             completion: text.completion, rejection: text.rejection,
             createdAt: Date(timeIntervalSince1970: row[13]),
             updatedAt: Date(timeIntervalSince1970: row[14]),
-            abandonedAt: (row[18] as Double?).map(Date.init(timeIntervalSince1970:))
+            abandonedAt: (row[18] as Double?).map(Date.init(timeIntervalSince1970:)),
+            progressTotal: text.progressTotal
         )
         return RecentSessions.Entry(state: state, writeCount: row[15])
     }
@@ -610,9 +625,11 @@ public final class SQLiteSessionStore: SessionStore {
     /// The funnel in one pass: the flow's events are read in (session, id) order along an index,
     /// each session folded as it goes by, so the cost grows with the events read, never with
     /// sessions times events (as correlated subqueries did), and memory holds one session at a time.
-    public func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String?) async throws -> FunnelFigures {
+    public func funnel(
+        tenant: String, flow: String, since: Date?, until: Date?, version: String?, renamedSteps: [String: [String: String]] = [:]
+    ) async throws -> FunnelFigures {
         try await writer.read { db in
-            var folder = FunnelFolder(since: since, until: until, version: version)
+            var folder = FunnelFolder(since: since, until: until, version: version, renamedSteps: renamedSteps)
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT id, session_id, kind, step, action, to_step, seconds, at, flow_version FROM events
                 WHERE tenant = ? AND flow = ? ORDER BY session_id, id
@@ -631,20 +648,29 @@ public final class SQLiteSessionStore: SessionStore {
     // MARK: - flow versions
 
     public func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord] {
-        try await committer.write { db in
+        // Nothing to register (a dry run learning the others' versions): a read, which a
+        // read-only database allows.
+        if records.isEmpty {
+            return try await writer.read { db in try Self.registeredFlowVersions(db, records: [], tenants: []) }
+        }
+        return try await committer.write { db in
             for record in records {
                 try db.execute(
                     sql: "INSERT INTO flow_versions (tenant, flow, version, fingerprint) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     arguments: [record.tenant, record.flow, record.version, record.fingerprint])
             }
             let tenants = Array(Set(records.map(\.tenant)))
-            return try Row.fetchAll(
+            return try Self.registeredFlowVersions(db, records: records, tenants: tenants)
+        }
+    }
+
+    static func registeredFlowVersions(_ db: Database, records: [FlowVersionRecord], tenants: [String]) throws -> [FlowVersionRecord] {
+            try Row.fetchAll(
                 db, sql: "SELECT tenant, flow, version, fingerprint, sequence FROM flow_versions ORDER BY sequence"
             ).compactMap { row -> FlowVersionRecord? in
                 let record = FlowVersionRecord(tenant: row[0], flow: row[1], version: row[2], fingerprint: row[3], sequence: row[4])
                 return records.isEmpty || tenants.contains(record.tenant) ? record : nil
             }
-        }
     }
 
     public func versionsInFlight(tenant: String, flow: String) async throws -> [(version: String, fingerprint: String, sessions: Int)] {

@@ -77,7 +77,11 @@ public protocol SessionStore: Sendable {
     func events(tenant: String, flow: String?, since: Date?, until: Date?) async throws -> [StoredEvent]
 
     /// The funnel of the sessions of `flow` started in [since, until), computed from the events.
-    func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String?) async throws -> FunnelFigures
+    /// - Parameter renamedSteps: by the version an event was recorded on, its step ids' newer
+    ///   names, so a step renamed by a flow's migration counts as one row.
+    func funnel(
+        tenant: String, flow: String, since: Date?, until: Date?, version: String?, renamedSteps: [String: [String: String]]
+    ) async throws -> FunnelFigures
 
     /// Finishes pending work and closes the database.
     func close() async throws

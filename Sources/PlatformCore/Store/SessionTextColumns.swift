@@ -28,6 +28,7 @@ package struct SessionTextColumns: Sendable {
         // Kept with the progress rather than in a column of its own: both stores write this
         // text, and a row from before locales reads as "no locale".
         if !state.locale.isEmpty { progress["locale"] = .string(state.locale) }
+        if let total = state.progressTotal { progress["total"] = .int(Int64(total)) }
         self.init(
             user: StoredJSON.value(of: state.user).serialized(),
             path: JSONValue.array(state.path.map(JSONValue.string)).serialized(),
@@ -44,6 +45,7 @@ package struct SessionTextColumns: Sendable {
         package var stepErrors: [String: [FieldError]]
         package var secondsSpent: [String: Double]
         package var locale: String
+        package var progressTotal: Int?
         package var completion: CompletionView?
         package var rejection: Rejection?
     }
@@ -57,6 +59,7 @@ package struct SessionTextColumns: Sendable {
             stepErrors: try progress["stepErrors"].map(StoredJSON.stepErrors) ?? [:],
             secondsSpent: (progress["secondsSpent"]?.objectValue ?? [:]).compactMapValues(\.doubleValue),
             locale: progress["locale"]?.stringValue ?? "",
+            progressTotal: progress["total"]?.intValue,
             completion: try completion.map { try JSONValue.parse($0).decode(CompletionView.self) },
             rejection: try rejection.map { try JSONValue.parse($0).decode(Rejection.self) })
     }

@@ -102,9 +102,16 @@ struct FlowPage {
 
     /// A review's sections, each with the button that goes back to its step (`flow.goto`).
     func review(_ step: StepView) -> String {
-        guard let sections = step.content["sections"]?.arrayValue, !sections.isEmpty else { return "" }
+        // Steps a newer version of the flow added that this person has not answered: finishing
+        // takes them there first.
+        var missing = ""
+        if let titles = step.content["missing"]?.arrayValue?.compactMap({ $0["title"]?.stringValue }), !titles.isEmpty {
+            let names = titles.map { copy.text($0, in: locale) }.joined(separator: ", ")
+            missing = "<div class=\"errors\" role=\"status\"><p>\(HTML.text(copy.format("Still to answer before you finish: %@", [names], in: locale)))</p></div>\n"
+        }
+        guard let sections = step.content["sections"]?.arrayValue, !sections.isEmpty else { return missing }
         let edit = step.actions.first { $0.id == "edit" }?.label ?? "Edit"
-        var html = "<div class=\"review\">\n"
+        var html = missing + "<div class=\"review\">\n"
         for section in sections {
             let title = section["title"]?.stringValue ?? ""
             html += "<section><h2><span>\(HTML.text(title))</span>"
