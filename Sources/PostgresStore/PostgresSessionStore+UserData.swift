@@ -67,16 +67,19 @@ extension PostgresSessionStore {
                     """)
             }
             counts.records = try await count("SELECT COUNT(*) FROM records WHERE tenant = \(tenant) AND user_id = \(userId)")
-            _ = try await connection.query("DELETE FROM profiles WHERE tenant = \(tenant) AND user_id = \(userId)", logger: self.logger).collect()
+            var held = counts.sessions + counts.events
+            held += try await count("WITH gone AS (DELETE FROM profiles WHERE tenant = \(tenant) AND user_id = \(userId) RETURNING 1) SELECT COUNT(*) FROM gone")
             counts.deliveries = try await count("""
                 SELECT COUNT(*) FROM deliveries JOIN outbox ON deliveries.event_sequence = outbox.sequence
                 WHERE outbox.tenant = \(tenant) AND outbox.user_id = \(userId) AND outbox.type <> 'user.erased' AND deliveries.state = 'pending'
                 """)
             // An earlier user.erased stays: it holds nothing of the person and is the erasure's record.
-            _ = try await connection.query(
-                "DELETE FROM outbox WHERE tenant = \(tenant) AND user_id = \(userId) AND type <> 'user.erased'", logger: self.logger
-            ).collect()
-            try await self.insert(connection, outbox: [report], tenant: tenant)
+            held += try await count("""
+                WITH gone AS (DELETE FROM outbox WHERE tenant = \(tenant) AND user_id = \(userId) AND type <> 'user.erased' RETURNING 1)
+                SELECT COUNT(*) FROM gone
+                """)
+            // Nothing of the person was held (erased before, or never here): no new event.
+            if held > 0 { try await self.insert(connection, outbox: [report], tenant: tenant) }
             return counts
         }
         vacuumAfterErasure()

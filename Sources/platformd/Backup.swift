@@ -30,6 +30,18 @@ struct Backup: AsyncParsableCommand {
             FileHandle.standardError.write(Data("platformd: no database at \(db) (--db); only serve and mcp create one\n".utf8))
             throw ExitCode(StoreOptions.missingDatabaseExitCode)
         }
+        // Said before SQLite is asked, in words: its own message for a missing folder is
+        // "unable to open database file".
+        let folder = URL(fileURLWithPath: to).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            FileHandle.standardError.write(Data("platformd: cannot write the copy \(to): the folder \(folder) does not exist (create it first)\n".utf8))
+            throw ExitCode(Self.cannotWriteExitCode)
+        }
+        guard !FileManager.default.fileExists(atPath: to) else {
+            FileHandle.standardError.write(Data("platformd: \(to) exists: --to must name a new file\n".utf8))
+            throw ExitCode(Self.cannotWriteExitCode)
+        }
         let (source, destination) = (db, to)
         FileHandle.standardError.write(Data("backup: copying \(source) to \(destination)\n".utf8))
         let started = ContinuousClock.now

@@ -66,14 +66,15 @@ struct HTTPTransport: Service {
         router.get("/assets/platformd.css") { _, _ in WebSupport.asset(WebAssets.css, type: "text/css; charset=utf-8") }
         router.get("/assets/platformd.js") { _, _ in WebSupport.asset(WebAssets.javascript, type: "text/javascript; charset=utf-8") }
         if preview { Preview(web: web, platform: platform, logger: logger).routes(router) }
-        // A GET of /rpc with no upgrade, and every other method on a known path: 405 naming the
-        // methods that path takes.
+        // Every other method on a known path: 405 naming the methods that path takes. A GET of
+        // /rpc with no upgrade: 426, saying what a GET there is for.
         for route in Self.routes {
             let others: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
-            for method in others where !route.methods.contains(method) || (route.path == "/rpc" && method == .get) {
+            for method in others where !route.methods.contains(method) {
                 router.on(RouterPath(route.path), method: method) { _, _ in Self.methodNotAllowed(route.methods) }
             }
         }
+        router.get("/rpc") { _, _ in Self.upgradeRequired() }
 
         let sockets = Router(context: PlatformWebSocketRequestContext.self)
         sockets.ws("/rpc") { request, context in
@@ -130,7 +131,9 @@ struct HTTPTransport: Service {
             case .success(let given):
                 login = given
                 connections.loggedIn(channel)
-            case .failure(let error): return Self.unauthorized(error.message, id: .null)
+            case .failure(let error):
+                PlatformMetrics.refused(transport: "http", outcome: .unauthorized)
+                return Self.unauthorized(error.message, id: .null)
             }
         }
         guard let body = try await Self.collect(request, upTo: maxBodyBytes) else {
@@ -142,11 +145,18 @@ struct HTTPTransport: Service {
         } else if requireLogin {
             // Only what needs no login may go without a bearer (rpc.discover, auth.login).
             if let method = Self.methodsNeedingLogin(body).first {
+                let known = server.methodNames.contains(method) ? method : PlatformMetrics.otherMethod
+                PlatformMetrics.refused(transport: "http", method: known, outcome: .unauthorized)
                 return Self.unauthorized("\(method) needs a login: send Authorization: Bearer with a key's secret or a user token", id: Self.requestID(body))
             }
             connection = ConnectionState(nil, label: label, transport: "http")
         } else {
             connection = .trusted(label, transport: "http")
+        }
+        // An empty body is no request at all: said, as a body that is not JSON is (a reply, not
+        // the 204 of a batch of notifications).
+        if body.readableBytesView.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            return Self.json(.ok, RPCErrorBody.line(code: .parseError, message: "Parse error: the body is empty; send one JSON-RPC request or a batch"))
         }
         let localized = request.headers[.acceptLanguage].map { Self.locale(from: $0, into: body, platform: platform) } ?? body
         guard let reply = await server.replyBytes(to: localized.readableBytesView, connection: connection) else {
@@ -204,6 +214,7 @@ struct HTTPTransport: Service {
     func exposition() -> Response {
         var bytes: [UInt8] = []
         metrics.emit(into: &bytes)
+        bytes = ServerMetrics.withHelp(bytes)
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
@@ -291,6 +302,16 @@ struct HTTPTransport: Service {
         let worded = message.hasPrefix("Unauthorized") ? message : "Unauthorized: \(message)"
         var response = json(.unauthorized, RPCErrorBody.line(code: .unauthorized, message: worded, id: id))
         response.headers[.wwwAuthenticate] = "Bearer"
+        return response
+    }
+
+    static func upgradeRequired() -> Response {
+        var response = json(.upgradeRequired, RPCErrorBody.line(
+            code: .invalidRequest,
+            message: "Upgrade Required: GET /rpc opens a WebSocket (send Connection: Upgrade and Upgrade: websocket); POST /rpc takes one request or a batch"))
+        response.headers[.upgrade] = "websocket"
+        response.headers[.connection] = "Upgrade"
+        response.headers[.allow] = "GET, POST"
         return response
     }
 

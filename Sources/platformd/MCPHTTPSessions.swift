@@ -73,14 +73,18 @@ final class MCPHTTPSessions: Sendable {
         }
         // The bearer before the body: nothing is read, nor held, for a client that cannot log in.
         guard let bearer = HTTPTransport.bearer(request.headers) else {
+            PlatformMetrics.refused(transport: "mcp", outcome: .unauthorized)
             return HTTPTransport.unauthorized("the MCP endpoint needs Authorization: Bearer with a user token (auth.userToken)", id: .null)
         }
         let login: ConnectionState.Login
         switch await server.login(bearer: bearer, connection: ConnectionState(nil, label: "mcp", transport: "mcp")) {
-        case .failure(let error): return HTTPTransport.unauthorized(error.message, id: .null)
+        case .failure(let error):
+            PlatformMetrics.refused(transport: "mcp", outcome: .unauthorized)
+            return HTTPTransport.unauthorized(error.message, id: .null)
         case .success(let given): login = given
         }
         guard login.principal.kind == .user, let tenant = login.principal.tenant, let userId = login.principal.userId else {
+            PlatformMetrics.refused(transport: "mcp", outcome: .unauthorized)
             return HTTPTransport.unauthorized("the MCP endpoint acts for one user: the bearer must be a user token, not a key", id: .null)
         }
         if let channel { connections?.loggedIn(channel) }
@@ -156,6 +160,7 @@ final class MCPHTTPSessions: Sendable {
               case .success(let login) = await server.login(bearer: bearer, connection: ConnectionState(nil, label: "mcp", transport: "mcp")),
               login.principal.kind == .user
         else {
+            PlatformMetrics.refused(transport: "mcp", outcome: .unauthorized)
             return HTTPTransport.unauthorized("the MCP endpoint needs Authorization: Bearer with a user token", id: .null)
         }
         guard let named = request.headers[Self.sessionHeader] else {

@@ -10,12 +10,14 @@ import PostgresStore
 struct Platformd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "platformd",
-        abstract: "Serves the onboarding flows of the registered app plugins as JSON-RPC 2.0, one message per line.",
+        abstract: "Serves the onboarding flows of the registered app plugins: JSON-RPC 2.0 over stdio, sockets and HTTP, hosted pages and a dashboard.",
         discussion: """
             `platformd serve` (the default command) answers on stdio; add --unix PATH or --tcp [HOST:]PORT \
-            for sockets. --db PATH chooses the SQLite database (default: ./\(StoreOptions.defaultPath) in the \
-            directory the server starts in; --db :memory: keeps nothing); --db postgres://USER:PASSWORD@HOST:PORT/DATABASE \
-            a PostgreSQL database that several hosts may share. See `platformd serve --help`.
+            for sockets, and --http [HOST:]PORT for HTTP: POST /rpc, a WebSocket on GET /rpc, remote MCP on /mcp, \
+            each tenant's hosted flow at /flow/TENANT/, the operators' dashboard at /admin/, /health/live, \
+            /health/ready and /metrics. --db PATH chooses the SQLite database (./\(StoreOptions.defaultPath) in the \
+            directory the server starts in unless given; --db :memory: keeps nothing); --db postgres://USER:PASSWORD@HOST:PORT/DATABASE \
+            a PostgreSQL database that several hosts may share. See `platformd serve --help` and Docs/.
             """,
         version: Platform.version,
         subcommands: [
@@ -51,7 +53,7 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "SQLite database file, created and migrated on first use; ':memory:' for a throwaway run; or postgres://USER:PASSWORD@HOST:PORT/DATABASE (postgresql:// too) for a PostgreSQL database several hosts share.",
+            "SQLite database file (serve and mcp create and migrate it on first use; every other command needs it to exist, exit 66 otherwise); ':memory:' for a throwaway run; or postgres://USER:PASSWORD@HOST:PORT/DATABASE (postgresql:// too) for a PostgreSQL database several hosts share.",
             valueName: "path|url"))
     var db: String = StoreOptions.defaultPath
 
@@ -61,7 +63,7 @@ struct StoreOptions: ParsableArguments {
     /// Found where the server was started, so a newcomer sees it next to their checkout.
     static let defaultPath = "platformd.sqlite"
 
-    @Option(name: .long, help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
+    @Option(name: .long, help: "Log level on stderr.")
     var logLevel: Logger.Level = .info
 
     func bootstrapLogging() -> Logger {
@@ -189,10 +191,16 @@ struct TenantOptions: ParsableArguments {
         }
     }
 
-    /// With a tenants file, refuses a tenant it does not define (commands that act on one tenant's
-    /// rows); without one, any tenant id is taken as given.
+    /// Refuses a tenant that is not hosted (commands that act on one tenant's rows): one the
+    /// tenants file does not define, or without a file one of the default tenants is not, so a
+    /// typo makes no key, export or erasure for a tenant nobody serves.
     func requireDefined(_ tenant: String) throws {
-        guard let tenants, !load().contains(where: { $0.id == tenant }) else { return }
+        let hosted = load()
+        guard !hosted.contains(where: { $0.id == tenant }) else { return }
+        guard let tenants else {
+            throw CommandRefusal.exit(
+                "tenant \(tenant) is not hosted (tenants: \(hosted.map(\.id).joined(separator: ", "))); for a tenants file's tenant pass --tenants FILE")
+        }
         throw CommandRefusal.exit("tenant \(tenant) is not defined in \(tenants)")
     }
 }

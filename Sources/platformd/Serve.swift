@@ -20,7 +20,9 @@ struct Serve: AsyncParsableCommand {
             --http HOST:PORT serves HTTP/1.1, alone or beside --unix or --tcp: POST /rpc (a request or \
             batch per HTTP request, acting for its Authorization: Bearer), GET /rpc upgraded to a \
             WebSocket (the line protocol, a message per text frame), POST /mcp (the MCP server over \
-            Streamable HTTP, for a user token), GET /health/live, /health/ready and /metrics (Prometheus).
+            Streamable HTTP, for a user token), GET /flow/TENANT/ (the hosted flow, for a person signed in with \
+            /flow/TENANT/start?token=USER_TOKEN), GET /admin/ (the dashboard, for an admin key), GET /health/live, \
+            /health/ready and /metrics (Prometheus).
             EOF on stdin, SIGTERM or SIGINT: the server stops accepting, finishes in-flight requests, \
             closes the database and exits 0. With --http, SIGTERM first drains for --drain-seconds \
             (default 5): /health/ready answers 503 while requests are still served.
@@ -87,7 +89,7 @@ struct Serve: AsyncParsableCommand {
     var maxLineBytes: Int = 1 << 20
 
     @Option(help: ArgumentHelp(
-        "Most bytes held for lines not yet whole and HTTP bodies being read, over all connections together; past it the connections holding the most are closed first (default 64 MiB).",
+        "Most bytes held for lines not yet whole and HTTP bodies being read, over all connections together; past it the connections holding the most are closed first. 67108864 is 64 MiB.",
         valueName: "bytes"))
     var maxBufferedBytes: Int = PartialLineBudget.defaultLimit
 

@@ -25,6 +25,31 @@ enum ServerMetrics {
         return registry
     }
 
+    /// What each family counts, for its `# HELP` line (swift-metrics' factory creates the
+    /// families without one).
+    static let help: [String: String] = [
+        PlatformMetrics.requests: "JSON-RPC requests answered (and HTTP requests refused at the door), by transport, method and outcome (ok or the error code).",
+        PlatformMetrics.requestDuration: "Time to answer a request, by method.",
+        PlatformMetrics.sessions: "Sessions started, completed, rejected, abandoned, expired and migrated, by tenant and flow.",
+        PlatformMetrics.stepArrivals: "Arrivals on each step of each flow.",
+        PlatformMetrics.webhookDeliveries: "Webhook delivery attempts by outcome, by tenant.",
+        PlatformMetrics.commitDuration: "Time of one store commit (a group commit on SQLite).",
+        PlatformMetrics.commitBatchSize: "Writes carried by one store commit.",
+        PlatformMetrics.connections: "Connections open now, by transport.",
+    ]
+
+    /// The exposition with a `# HELP` line before each family's `# TYPE` line.
+    static func withHelp(_ exposition: [UInt8]) -> [UInt8] {
+        var lines: [String] = []
+        for line in String(decoding: exposition, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("# TYPE "), let name = line.split(separator: " ").dropFirst(2).first, let text = help[String(name)] {
+                lines.append("# HELP \(name) \(text)")
+            }
+            lines.append(String(line))
+        }
+        return Array(lines.joined(separator: "\n").utf8)
+    }
+
     /// Every series the configuration allows, at zero, before the first request.
     static func prepare(platform: Platform, server: RPCServer, lineTransports: [String], logger: Logger) {
         // The MCP server's method table is the same for every user: one made here names it.

@@ -65,6 +65,9 @@ struct UserDataTests {
         #expect(again.erased == .init())
         let unknown = try await driver.call("user.erase", ["userId": "nobody"]).decode(UserErasure.self)
         #expect(unknown.erased == .init())
+        // Erasing what is no longer held records no second erasure.
+        let events = try await driver.call("events.list", ["limit": 100]).decode(EventsPage.self).events
+        #expect(events.filter { $0.type == .userErased }.map(\.userId) == ["erase-me"], "\(events.map(\.type))")
         // The same id may start afresh.
         let fresh = try await driver.start("erase-me")
         #expect(fresh.status == .active && fresh.revision == 0)

@@ -73,12 +73,24 @@ struct HTTPTests {
             #expect(notification.status == 204)
             #expect(notification.body.isEmpty)
 
-            // Another method: 405 naming the allowed ones; a GET with no upgrade too.
-            for method in [HTTPMethod.PUT, .DELETE, .PATCH, .GET] {
+            // An empty body: a parse error said as a reply, not a 204.
+            for empty in [[UInt8](), Array(" \r\n".utf8)] {
+                let nothing = try await http.request(.POST, "/rpc", body: empty, headers: [("Authorization", "Bearer \(admin)")])
+                #expect(nothing.status == 200 && nothing.json?["error"]?["code"] == -32700, "\(nothing.status) \(nothing.text)")
+                #expect(nothing.json?["id"] == .null)
+            }
+
+            // Another method: 405 naming the allowed ones.
+            for method in [HTTPMethod.PUT, .DELETE, .PATCH] {
                 let refused = try await http.request(method, "/rpc", headers: [("Authorization", "Bearer \(admin)")])
                 #expect(refused.status == 405, "\(method)")
                 #expect(refused.header("Allow")?.contains("POST") == true)
             }
+            // A GET with no upgrade: 426, saying a GET there opens a WebSocket.
+            let get = try await http.request(.GET, "/rpc", headers: [("Authorization", "Bearer \(admin)")])
+            #expect(get.status == 426, "\(get.status)")
+            #expect(get.header("Upgrade") == "websocket")
+            #expect(get.json?["error"]?["message"]?.stringValue?.contains("WebSocket") == true, "\(get.text)")
             // Another content type: 415.
             let text = try await http.request(
                 .POST, "/rpc", body: Array(#"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#.utf8), contentType: "text/plain",

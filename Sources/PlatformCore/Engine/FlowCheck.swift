@@ -280,6 +280,15 @@ extension Platform {
     public func startServingFlows(logger: Logger) async throws {
         try await registerFlowVersions()
         let report = try await checkFlows()
+        // Nothing to move: one line says so (the whole report is at debug); otherwise the whole
+        // report, at warning when someone would be moved back or lose an answer unawares.
+        if report.isSafe, report.flows.allSatisfy({ $0.moves.isEmpty }) {
+            let served = report.flows.map { "\($0.tenant)/\($0.flow) \($0.version)" }.joined(separator: ", ")
+            let inFlight = report.flows.reduce(0) { $0 + $1.inFlight.reduce(0) { $0 + $1.sessions } }
+            logger.notice("flows: serving \(served); \(inFlight) session(s) in flight, none moves onto another version")
+            for line in report.lines { logger.debug("flows: \(line)") }
+            return
+        }
         let level: Logger.Level = report.isSafe ? .notice : .warning
         for line in report.lines { logger.log(level: level, "flows: \(line)") }
     }

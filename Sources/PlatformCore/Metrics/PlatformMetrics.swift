@@ -50,6 +50,15 @@ public enum PlatformMetrics {
         }.record(duration: duration)
     }
 
+    /// A request refused before it was read as one (HTTP's 401 for its bearer, before the
+    /// body): counted, not timed.
+    public static func refused(transport: String, method: String = otherMethod, outcome: ErrorCode) {
+        let outcome = "\(outcome.rawValue)"
+        counters.get([requests, transport, method, outcome]) {
+            Counter(label: requests, dimensions: [("transport", transport), ("method", method), ("outcome", outcome)])
+        }.increment()
+    }
+
     public static func session(_ event: SessionEvent, tenant: String, flow: String) {
         sessionCounter(event, tenant: tenant, flow: flow).increment()
     }

@@ -47,6 +47,7 @@ extension SQLiteSessionStore {
             counts.records = try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM records WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId]) ?? 0
             try db.execute(sql: "DELETE FROM profiles WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
+            var held = counts.sessions + counts.events + db.changesCount
             counts.deliveries = try Int.fetchOne(db, sql: """
                 SELECT COUNT(*) FROM deliveries JOIN outbox ON deliveries.event_sequence = outbox.sequence
                 WHERE outbox.tenant = ? AND outbox.user_id = ? AND outbox.type <> 'user.erased' AND deliveries.state = 'pending'
@@ -54,7 +55,9 @@ extension SQLiteSessionStore {
             // Their payloads hold the person's records: the events go, deliveries with them. An
             // earlier user.erased stays: it holds nothing of the person and is the erasure's record.
             try db.execute(sql: "DELETE FROM outbox WHERE tenant = ? AND user_id = ? AND type <> 'user.erased'", arguments: [tenant, userId])
-            try Self.insert(db, report, body: PreparedSessionCommit.body(of: report))
+            held += db.changesCount
+            // Nothing of the person was held (erased before, or never here): no new event.
+            if held > 0 { try Self.insert(db, report, body: PreparedSessionCommit.body(of: report)) }
             return (counts, ids)
         }
         recent.forget(ids)
