@@ -50,7 +50,7 @@ import Testing
     /// A host whose calls come one at a time pings the connections its pool keeps open (two of a
     /// pool of four, one ping each, on two server processes): the second would otherwise never be
     /// used, and a NAT or firewall could forget it. None after close.
-    @Test func anIdleHostPingsEachConnectionItKeepsOpen() async throws {
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func anIdleHostPingsEachConnectionItKeepsOpen() async throws {
         guard let store = try await TestPostgres.store(idleKeepAlive: .milliseconds(200)) else { return }
         let deadline = ContinuousClock.now + .seconds(30)
         // Sparse traffic: one read at a time, never two in flight.
@@ -88,7 +88,7 @@ import Testing
     }
 
     /// Hosts starting together on an empty schema: each migrates or finds it migrated, none fails.
-    @Test func hostsStartingTogetherMigrateOnce() async throws {
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func hostsStartingTogetherMigrateOnce() async throws {
         guard TestPostgres.urlOrSkip() != nil else { return }
         let schema = TestPostgres.freshSchema()
         let stores = try await withThrowingTaskGroup(of: PostgresSessionStore.self) { group in
@@ -104,7 +104,7 @@ import Testing
 
     /// Two stores (hosts) update one session at one revision at the same moment, many times:
     /// each time exactly one commits, and the other then reads the winner's revision.
-    @Test func twoHostsRacingOneRevisionHaveOneWinner() async throws {
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func twoHostsRacingOneRevisionHaveOneWinner() async throws {
         guard let (a, b) = try await TestPostgres.twoHosts() else { return }
         var state = sampleState()
         state.revision = 0
@@ -143,7 +143,7 @@ import Testing
     /// Group commit of the optimistic writes: writes arriving together share statements, and each
     /// still learns its own outcome. Two commands on one session from one host are both decided
     /// on the state it remembers; had they gone in one statement, both would be told they applied.
-    @Test func writesArrivingTogetherShareStatementsAndEachLearnsItsOwnOutcome() async throws {
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func writesArrivingTogetherShareStatementsAndEachLearnsItsOwnOutcome() async throws {
         guard TestPostgres.urlOrSkip() != nil else { return }
         let store = try #require(try await TestPostgres.store())
         let sessions = (0..<40).map { "s\($0)" }
@@ -182,7 +182,7 @@ import Testing
     /// Completions go through group commit with their records and events: two of one user's
     /// flows completing together never share a statement (one upsert cannot touch the profile
     /// twice), and every completion's profile, records and outbox event are written with it.
-    @Test func completionsArrivingTogetherKeepTheirRecordsAndEvents() async throws {
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func completionsArrivingTogetherKeepTheirRecordsAndEvents() async throws {
         guard TestPostgres.urlOrSkip() != nil else { return }
         let store = try #require(try await TestPostgres.store())
         let users = (0..<15).map { "c\($0)" }
@@ -235,12 +235,9 @@ import Testing
     /// A session row another transaction holds (another host's locked command, an erasure) does
     /// not stall the host's other writes: the batch skips it (`SKIP LOCKED`) and its command waits
     /// on the locked path alone, then applies.
-    @Test func aRowHeldElsewhereDoesNotStallTheOtherWrites() async throws {
-        guard let url = TestPostgres.urlOrSkip() else { return }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/psql") else {
-            print("skipped: /usr/bin/psql is not installed")
-            return
-        }
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func aRowHeldElsewhereDoesNotStallTheOtherWrites() async throws {
+        guard let url = TestPostgres.url else { return }
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/psql"), "psql comes with the PostgreSQL .ci/run installs")
         let schema = TestPostgres.freshSchema()
         let store = try #require(try await TestPostgres.store(schema: schema))
         let free = (0..<10).map { "free\($0)" }
@@ -297,7 +294,7 @@ import Testing
     /// Two hosts starting the same users' sessions at once: a start takes no lock when it finds no
     /// session, so the insert that loses (the unique tenant, user and flow) is decided again on
     /// the winner's row. Every user ends with one session, and both hosts answer with it.
-    @Test func twoHostsStartingOneUserAtOnceShareOneSession() async throws {
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func twoHostsStartingOneUserAtOnceShareOneSession() async throws {
         guard let (a, b) = try await TestPostgres.twoHosts() else { return }
         @Sendable func start(_ store: PostgresSessionStore, _ user: String, _ host: String) async throws -> String {
             try await store.updateSession(tenant: "t1", key: .user(userId: user, flow: "onboarding")) { current -> (SessionCommit?, String) in
@@ -323,7 +320,7 @@ import Testing
 
     /// The same race through the engine on two platforms: one submit is accepted, the other is
     /// answered -32003 with the current session.
-    @Test func twoPlatformsRacingASubmitGiveOneAcceptanceAndOneStaleRevision() async throws {
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func twoPlatformsRacingASubmitGiveOneAcceptanceAndOneStaleRevision() async throws {
         guard let (a, b) = try await TestPostgres.twoHosts() else { return }
         let clock = TestClock()
         let hostA = try FlowDriver(plugin: FixturePlugin(), store: a, clock: clock)
@@ -369,7 +366,7 @@ import Testing
 
     /// Events committed concurrently by two hosts are listed with no gap: a poller following the
     /// cursor while they commit sees every one, in order.
-    @Test func aCursorPollerNeverSkipsAnEventCommittedLate() async throws {
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func aCursorPollerNeverSkipsAnEventCommittedLate() async throws {
         guard let (a, b) = try await TestPostgres.twoHosts() else { return }
         let count = 60
         let seen = try await withThrowingTaskGroup(of: [String].self) { group in
@@ -405,7 +402,7 @@ import Testing
 
     /// The underage rejection deletes the answers in its transaction, and a VACUUM follows off
     /// the reply path.
-    @Test func anErasureDeletesTheRowsAndVacuums() async throws {
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func anErasureDeletesTheRowsAndVacuums() async throws {
         guard let store = try await TestPostgres.store() else { return }
         let d = try FlowDriver(plugin: FixturePlugin(), store: store)
         var view = try await atBasics(d, details: UserDetails(firstName: "Zed", email: "quokka@example.com"))

@@ -139,8 +139,8 @@ struct MCPTests {
 
     /// The answer tool's schema accepts each answer of a walk with padded text, a club team and a
     /// custom goal, and every tool's input schema is valid JSON Schema (checked by jsonschema).
-    @Test func answerSchemasAcceptARichWalk() async throws {
-        guard await Python.has("jsonschema", package: "jsonschema") else { return }
+    @Test(.enabled("needs python3 with the jsonschema package (pip install jsonschema)") { await Python.has("jsonschema") })
+    func answerSchemasAcceptARichWalk() async throws {
         let (status, output) = try await Python.checkMCPAnswerSchemas(["statlocker": [
             ["sport": "lacrosse"], [:], ["teamGender": "girls"], ["gradYear": 2026, "level": "JV"], ["position": "Midfield"],
             ["hsTeamName": " Duxbury High School ", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
@@ -155,8 +155,8 @@ struct MCPTests {
     /// The official MCP Python SDK (`pip install mcp`) as the client: initialise, list the tools,
     /// walk StatLocker with one wrong answer, one back and one edit, read the resources and the
     /// prompt (Scripts/mcp_client_walk.py). Skipped, saying so, where the package is missing.
-    @Test func theOfficialPythonSDKWalksStatLocker() async throws {
-        guard await Python.has("mcp.client.stdio", package: "mcp") else { return }
+    @Test(.enabled("needs python3 with the mcp package (pip install mcp)") { await Python.has("mcp.client.stdio") })
+    func theOfficialPythonSDKWalksStatLocker() async throws {
         let binary = try #require(PlatformdProcess.binaryURL)
         try await withTemporaryDirectory { directory in
             let db = directory.appendingPathComponent("python.sqlite").path

@@ -41,8 +41,8 @@ struct MCPTests {
         }
     }
 
-    @Test func answerSchemasAcceptAWalk() async throws {
-        guard await Python.has("jsonschema", package: "jsonschema") else { return }
+    @Test(.enabled("needs python3 with the jsonschema package (pip install jsonschema)") { await Python.has("jsonschema") })
+    func answerSchemasAcceptAWalk() async throws {
         let (status, output) = try await Python.checkMCPAnswerSchemas(["teepals": [
             ["nickname": "Sam"], ["birthdate": "1991-08-17"], ["location": "4671654"], ["gender": "prefer_not_to_say"],
         ]])

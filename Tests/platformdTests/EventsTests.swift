@@ -152,11 +152,9 @@ struct EventsTests {
         return Int(status.split(separator: " ").dropFirst().first ?? "") ?? -1
     }
 
-    @Test func theDocsPythonReceiverVerifiesDeduplicatesAndGetsEveryEventOnce() async throws {
-        guard let python = Self.python3() else {
-            print("skipped: python3 is not available for Docs/webhooks-receiver.py")
-            return
-        }
+    @Test(.enabled(if: EventsTests.python3() != nil, "needs python3 for Docs/webhooks-receiver.py"))
+    func theDocsPythonReceiverVerifiesDeduplicatesAndGetsEveryEventOnce() async throws {
+        let python = try #require(Self.python3())
         let secret = Self.secret
         try await withTemporaryDirectory { directory in
             try await PlatformdProcess.with(

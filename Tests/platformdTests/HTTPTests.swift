@@ -221,11 +221,8 @@ struct HTTPTests {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/\(name)")
     }
 
-    @Test func anAssistantElsewhereWalksThroughPOSTMCPWithTheOfficialSDK() async throws {
-        guard await Python.has("mcp") else {
-            print("skipped: the official MCP Python SDK (pip install mcp) is not installed")
-            return
-        }
+    @Test(.enabled("needs python3 with the official MCP SDK (pip install mcp)") { await Python.has("mcp") })
+    func anAssistantElsewhereWalksThroughPOSTMCPWithTheOfficialSDK() async throws {
         try await Self.withKeys { http, admin, tenantKey in
             let minted = try await http.call("auth.userToken", ["tenant": .string(Self.tenant), "userId": "assistant-user", "ttlSeconds": 600], bearer: admin)
             let token = try #require(minted["result"]?["token"]?.stringValue)

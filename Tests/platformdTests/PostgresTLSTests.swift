@@ -56,7 +56,8 @@ struct PostgresTLSTests {
         }
     }
 
-    @Test func everySSLModeThatCanConnectDoesAndTheOthersSayWhy() async throws {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_TLS_URL"]?.isEmpty == false, "needs PostgreSQL with TLS (.ci/run sets PLATFORMD_TEST_POSTGRES_TLS_URL)"))
+    func everySSLModeThatCanConnectDoesAndTheOthersSayWhy() async throws {
         guard let setup = Self.setup else { return }
         // Encrypted, the certificate checked against the CA and the host's name (and its IP).
         try await Self.serves(setup.url("sslmode=verify-full&sslrootcert=\(setup.rootCertificate)"))
@@ -76,7 +77,8 @@ struct PostgresTLSTests {
         #expect(wrongCA.contains("TLS"), "\(wrongCA)")
     }
 
-    @Test func aModeThatNeedsARootCertificateWithoutOneIsAUsageError() async throws {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_TLS_URL"]?.isEmpty == false, "needs PostgreSQL with TLS (.ci/run sets PLATFORMD_TEST_POSTGRES_TLS_URL)"))
+    func aModeThatNeedsARootCertificateWithoutOneIsAUsageError() async throws {
         guard let setup = Self.setup else { return }
         for query in ["sslmode=verify-full", "sslmode=verify-ca", "sslmode=sometimes", "sslmode=require&sslrootcert=/nonexistent/ca.crt"] {
             try await PlatformdProcess.with(["serve", "--db", setup.url(query)]) { server in
