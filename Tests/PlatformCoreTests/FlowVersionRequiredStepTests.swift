@@ -151,16 +151,22 @@ struct FlowVersionPromiseTests {
         Platform(plugins: [VersionedPlugin(flows: [flow])], store: store)
     }
 
+    /// A store with two sessions of version 1 standing on c (a and b answered).
+    func twoSessionsOnVersion1PastB(_ directory: URL) async throws -> SQLiteSessionStore {
+        let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("v.sqlite").path)
+        let old = platform(Versions.v1(), store)
+        try await old.registerFlowVersions()
+        for user in ["u1", "u2"] {
+            var view = try await old.start(tenant: "versioned", userId: user, flow: "onboarding", user: nil)
+            view = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
+            _ = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "b", revision: view.revision, values: ["age": 30]))
+        }
+        return store
+    }
+
     @Test func flowsCheckNamesTheRequiredStepsMovedSessionsMustAnswerAndStaysSafe() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("v.sqlite").path)
-            let old = platform(Versions.v1(), store)
-            try await old.registerFlowVersions()
-            for user in ["u1", "u2"] {
-                var view = try await old.start(tenant: "versioned", userId: user, flow: "onboarding", user: nil)
-                view = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
-                _ = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "b", revision: view.revision, values: ["age": 30]))
-            }
+            let store = try await twoSessionsOnVersion1PastB(directory)
             let new = platform(FlowVersionRequiredStepTests.withX(at: 1, resume: .savedStep), store)
             try await new.registerFlowVersions()
             let report = try await new.checkFlows()
@@ -196,14 +202,7 @@ struct FlowVersionPromiseTests {
 
     @Test func theFunnelCountsARenamedStepAsOneRow() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("v.sqlite").path)
-            let old = platform(Versions.v1(), store)
-            try await old.registerFlowVersions()
-            for user in ["u1", "u2"] {
-                var view = try await old.start(tenant: "versioned", userId: user, flow: "onboarding", user: nil)
-                view = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
-                _ = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "b", revision: view.revision, values: ["age": 30]))
-            }
+            let store = try await twoSessionsOnVersion1PastB(directory)
             let renamed = try #require(Versions.changes.first { $0.name == "step renamed, declared" })
             let new = platform(renamed.flow, store)
             try await new.registerFlowVersions()
