@@ -7,10 +7,8 @@ import Testing
 @Suite("platformd: several hosts on one PostgreSQL database")
 struct PostgresHostsTests {
     static var url: String? {
-        guard let url = ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_URL"], !url.isEmpty else {
-            print("skipped: PLATFORMD_TEST_POSTGRES_URL is not set")
-            return nil
-        }
+        // The tests that need it say so with `.enabled(if:)`, which reports the skip.
+        guard let url = ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_URL"], !url.isEmpty else { return nil }
         return url
     }
 
