@@ -19,6 +19,11 @@ let package = Package(
     products: [
         .executable(name: "platformd", targets: ["platformd"]),
         .library(name: "PlatformCore", targets: ["PlatformCore"]),
+        .library(name: "PlatformStorage", targets: ["PlatformStorage"]),
+        .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
+        .library(name: "PlatformServer", targets: ["PlatformServer"]),
+        .library(name: "PlatformTransports", targets: ["PlatformTransports"]),
         .library(name: "PlatformProtocol", targets: ["PlatformProtocol"]),
         .library(name: "PlatformClient", targets: ["PlatformClient"]),
         // What plugin authors test with: the flow driver, the test clock, view accessors, the
@@ -68,38 +73,91 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The plugin API and the pure engine: flows, steps, fields and their rules, copy and its
+        // catalogs, the flow engine. What a plugin imports; it links no database, no NIO, no
+        // Hummingbird, no metrics and no tracing (`swift package dump-package` shows it).
         .target(
             name: "PlatformCore",
             dependencies: [
                 "PlatformProtocol",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             // The core's texts (generic field messages, the MCP text) in the locales it ships.
             resources: [.copy("Localization/Localizable.xcstrings")]
+        ),
+        // The store's protocols and commit types (sessions, credentials, the outbox), and the
+        // threads blocking work runs on: what the server asks of a database, not how one answers.
+        .target(
+            name: "PlatformStorage",
+            dependencies: [
+                "PlatformCore", .product(name: "Logging", package: "swift-log"),
+                // The commit series both stores record (platformd_store_*).
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        // The embedded store: SQLite through GRDB (group commit, WAL checkpoints, backup, its bench).
+        .target(
+            name: "SQLiteStore",
+            dependencies: [
+                "PlatformCore", "PlatformStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The PostgreSQL store: the same store protocols as SQLite, for several hosts on one database.
         .target(
             name: "PostgresStore",
             dependencies: [
-                "PlatformCore",
+                "PlatformCore", "PlatformStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 // TLS to PostgreSQL (sslmode), as postgres-nio takes it.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The server without its listeners: the Platform shell over a store, method dispatch,
+        // access control and rate limits, MCP, webhook delivery's worker, sweeps, metrics. No NIO.
+        .target(
+            name: "PlatformServer",
+            dependencies: [
+                "PlatformCore", "PlatformStorage",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // The ways in: stdio, Unix and TCP sockets (SwiftNIO), HTTP with WebSocket and MCP over
+        // Streamable HTTP (Hummingbird), the hosted pages and the dashboard, /metrics, OTLP
+        // export, and webhook posts (AsyncHTTPClient).
+        .target(
+            name: "PlatformTransports",
+            dependencies: [
+                "PlatformCore", "PlatformStorage", "PlatformServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
+            ]
+        ),
         .target(
             name: "PlatformTesting",
             dependencies: [
-                "PlatformCore", .product(name: "Logging", package: "swift-log"),
+                "PlatformCore", "PlatformStorage", "PlatformServer", "SQLiteStore",
+                .product(name: "Logging", package: "swift-log"),
                 // WebhookReceiver checks signatures independently of the server's code.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Tests/PlatformTesting",
             // Python checkers its helpers run (`Python.checkMCPAnswerSchemas`).
             exclude: ["Scripts"]
         ),
@@ -122,33 +180,25 @@ let package = Package(
         .executableTarget(name: "teepals-gazetteer", dependencies: ["TeePalsGazetteer"]),
     ]
     + [
+        // The ArgumentParser commands: each composes the modules above.
         .executableTarget(
             name: "platformd",
             dependencies: [
-                "PlatformCore",
-                "PostgresStore",
+                "PlatformCore", "PlatformStorage", "SQLiteStore", "PostgresStore", "PlatformServer", "PlatformTransports",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "OTel", package: "swift-otel"),
             ] + plugins.map { .byName(name: $0) }
         ),
         .testTarget(
             name: "PlatformCoreTests",
             dependencies: [
-                "PlatformCore", "PlatformTesting", "PostgresStore", .product(name: "GRDB", package: "GRDB.swift"),
+                "PlatformCore", "PlatformStorage", "SQLiteStore", "PlatformServer", "PlatformTesting", "PostgresStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 // The PostgreSQL statements' parameters, checked byte for byte without a server.
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOCore", package: "swift-nio"),
@@ -157,7 +207,8 @@ let package = Package(
         .testTarget(
             name: "platformdTests",
             dependencies: [
-                "platformd", "PlatformCore", "PlatformTesting", .product(name: "Crypto", package: "swift-crypto"),
+                "platformd", "PlatformCore", "PlatformStorage", "SQLiteStore", "PlatformServer", "PlatformTransports", "PlatformTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 // The socket transport's line decoder, driven through an EmbeddedChannel.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -181,13 +232,14 @@ let package = Package(
         // review, a gate after completion): built and tested here so what the scaffold writes is
         // known to build and pass; not registered with the server.
         .target(name: "Tailwag", dependencies: ["PlatformCore"], path: "Examples/Tailwag/Sources/Plugins/Tailwag"),
-        .testTarget(name: "TailwagTests", dependencies: ["Tailwag", "PlatformCore", "PlatformTesting"], path: "Examples/Tailwag/Tests/TailwagTests"),
+        .testTarget(name: "TailwagTests", dependencies: ["Tailwag", "PlatformCore", "PlatformServer", "PlatformStorage", "SQLiteStore", "PlatformTesting"], path: "Examples/Tailwag/Tests/TailwagTests"),
     ]
     + plugins.map { name in
         .testTarget(
             name: "\(name)Tests",
             dependencies: [
-                .byName(name: name), "PlatformCore", "PlatformTesting", .product(name: "Logging", package: "swift-log"),
+                .byName(name: name), "PlatformCore", "PlatformServer", "PlatformStorage", "SQLiteStore", "PlatformTesting",
+                .product(name: "Logging", package: "swift-log"),
                 // The plugin's walk through the Swift client.
                 "PlatformClient", "PlatformClientTesting", "PlatformProtocol",
             ]

@@ -1,3 +1,4 @@
+import PlatformStorage
 import NIOCore
 import PostgresNIO
 

@@ -1,3 +1,4 @@
+import PlatformStorage
 import Synchronization
 
 /// Group commit for the optimistic writes: the writes that arrive while a statement runs go

@@ -1,3 +1,4 @@
+import PlatformStorage
 import Foundation
 import Logging
 import PlatformCore
@@ -715,7 +716,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         else { return nil }
         let started = ContinuousClock.now
         guard try await connection({ connection in try await self.insert(connection, state, events: commit.events) }) else { return nil }
-        PlatformMetrics.commit(duration: .now - started, batchSize: 1)
+        StoreMetrics.commit(duration: .now - started, batchSize: 1)
         recent.remember(state, writeCount: 0)
         return result
     }
@@ -740,7 +741,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         do {
             let started = ContinuousClock.now
             let applied = try await connection { connection in try await self.execute(connection, writes) }
-            PlatformMetrics.commit(duration: .now - started, batchSize: writes.count)
+            StoreMetrics.commit(duration: .now - started, batchSize: writes.count)
             return writes.map { .success(applied.contains($0.sessionID)) }
         } catch {
             guard writes.count > 1, Self.isWritesOwnFailure(error) else { return writes.map { _ in .failure(error) } }
@@ -820,7 +821,7 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         }
         if let saved { recent.remember(saved) }
         // One session's transaction is one commit.
-        if wrote { PlatformMetrics.commit(duration: .now - started, batchSize: 1) }
+        if wrote { StoreMetrics.commit(duration: .now - started, batchSize: 1) }
         if erased { vacuumAfterErasure() }
         return result
     }

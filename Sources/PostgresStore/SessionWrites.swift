@@ -1,3 +1,4 @@
+import PlatformStorage
 import Foundation
 import Logging
 import PlatformCore

@@ -1,3 +1,4 @@
+import PlatformStorage
 import PostgresNIO
 import Synchronization
 

@@ -1,3 +1,7 @@
+import PlatformStorage
+import PlatformServer
+import PlatformTransports
+import SQLiteStore
 import ArgumentParser
 import Foundation
 import PlatformCore

@@ -1,3 +1,7 @@
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 import ArgumentParser
 import Foundation
 import Logging

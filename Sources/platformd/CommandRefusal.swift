@@ -1,3 +1,8 @@
+import PlatformStorage
+import PlatformServer
+import PlatformTransports
+import SQLiteStore
+import PlatformCore
 import ArgumentParser
 import Foundation
 

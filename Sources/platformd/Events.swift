@@ -1,3 +1,7 @@
+import SQLiteStore
+import PlatformStorage
+import PlatformServer
+import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore

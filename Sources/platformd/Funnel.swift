@@ -1,3 +1,7 @@
+import PlatformServer
+import SQLiteStore
+import PlatformStorage
+import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore

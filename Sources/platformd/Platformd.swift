@@ -1,3 +1,7 @@
+import PlatformTransports
+import PlatformStorage
+import PlatformServer
+import SQLiteStore
 import ArgumentParser
 import Foundation
 import Logging

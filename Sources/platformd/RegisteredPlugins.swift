@@ -1,3 +1,5 @@
+import PlatformStorage
+import PlatformServer
 import AFLFantasy
 import Foundation
 import AirFit

@@ -1,3 +1,6 @@
+import PlatformStorage
+import PlatformServer
+import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore

@@ -1,3 +1,7 @@
+import PlatformStorage
+import SQLiteStore
+import PlatformServer
+import PlatformTransports
 import ArgumentParser
 import Logging
 import PlatformCore
@@ -111,7 +115,7 @@ struct Serve: AsyncParsableCommand {
         }
         if let unix, unix.isEmpty { throw ValidationError("--unix needs a path") }
         if preview {
-            guard let http, case .tcp(let host, _)? = SocketEndpoint.tcp(http), Self.isLoopback(host) else {
+            guard let http, case .tcp(let host, _)? = SocketEndpoint.tcp(http), LoopbackHost.contains(host) else {
                 throw ValidationError("--preview needs --http on a loopback address (it lets anyone who reaches the port start a session)")
             }
         }
@@ -120,26 +124,10 @@ struct Serve: AsyncParsableCommand {
         guard headerTimeout > 0 else { throw ValidationError("--header-timeout must be positive") }
         guard lineTimeout > 0 else { throw ValidationError("--line-timeout must be positive") }
         for (flag, value) in [("--tcp", tcp), ("--http", http)] {
-            if auth == AuthMode.none, let value, case .tcp(let host, _)? = SocketEndpoint.tcp(value), !Self.isLoopback(host) {
+            if auth == AuthMode.none, let value, case .tcp(let host, _)? = SocketEndpoint.tcp(value), !LoopbackHost.contains(host) {
                 throw ValidationError("--auth none with \(flag) on \(host) would let anyone who reaches the port act as admin; use a loopback address or --auth required")
             }
         }
-    }
-
-    /// Decided on the parsed address, not its text: `127.0.0.1`, `::1`, `::ffff:127.0.0.1` (with
-    /// or without brackets) and `localhost` are loopback; `127.example.com` is not.
-    static func isLoopback(_ host: String) -> Bool {
-        var address = host.lowercased()
-        if address.hasPrefix("["), address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
-        if address == "localhost" { return true }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, address, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, address, &v6) == 1 else { return false }
-        let bytes = withUnsafeBytes(of: v6) { Array($0) }
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
-        // An IPv4-mapped address (::ffff:a.b.c.d) is loopback when its IPv4 part is.
-        return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
     }
 
     /// The auth mode in force on the line transport: the flag, else the transport's default.

@@ -1,3 +1,7 @@
+import PlatformStorage
+import SQLiteStore
+import PlatformServer
+import PlatformTransports
 import ArgumentParser
 import Foundation
 import Logging

@@ -1,3 +1,7 @@
+import PlatformStorage
+import PlatformServer
+import PlatformCore
+
 /// The CLI's tables: a header, a rule of dashes, the rows; columns two spaces apart, no
 /// trailing spaces.
 enum TextTable {

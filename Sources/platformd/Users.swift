@@ -1,3 +1,7 @@
+import PlatformStorage
+import PlatformServer
+import SQLiteStore
+import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore

@@ -1,3 +1,6 @@
+import PlatformStorage
+import PlatformServer
+import SQLiteStore
 import PlatformCore
 import PlatformTesting
 import Testing

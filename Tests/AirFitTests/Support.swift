@@ -1,3 +1,6 @@
+import PlatformStorage
+import SQLiteStore
+import PlatformServer
 import Foundation
 import Logging
 import PlatformCore

@@ -1,3 +1,5 @@
+import PlatformStorage
+import PlatformServer
 import Foundation
 import PlatformCore
 import PlatformTesting

@@ -1,3 +1,6 @@
+@testable import PlatformStorage
+@testable import PlatformServer
+@testable import SQLiteStore
 import Foundation
 @testable import PlatformCore
 import Testing

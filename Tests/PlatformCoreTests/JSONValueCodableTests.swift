@@ -1,3 +1,5 @@
+@testable import PlatformStorage
+@testable import PlatformServer
 import Foundation
 import Testing
 @testable import PlatformCore

@@ -1,3 +1,6 @@
+@testable import PlatformStorage
+@testable import PlatformServer
+@testable import SQLiteStore
 import Testing
 @testable import PlatformCore
 

@@ -1,3 +1,5 @@
+import PlatformStorage
+import PlatformServer
 import PlatformCore
 import PlatformTesting
 import Testing

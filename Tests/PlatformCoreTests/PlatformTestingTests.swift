@@ -1,3 +1,6 @@
+import PlatformStorage
+import SQLiteStore
+import PlatformServer
 import PlatformCore
 import PlatformTesting
 import Testing

@@ -1,3 +1,6 @@
+import SQLiteStore
+import PlatformStorage
+import PlatformServer
 import Foundation
 import PlatformCore
 import PlatformTesting

@@ -1,3 +1,5 @@
+import PlatformStorage
+import PlatformServer
 import Logging
 import PlatformCore
 import Testing

@@ -1,3 +1,5 @@
+@testable import PlatformServer
+@testable import PlatformStorage
 import Foundation
 @testable import PlatformCore
 import Testing

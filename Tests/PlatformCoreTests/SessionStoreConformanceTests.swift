@@ -1,3 +1,6 @@
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 import Foundation
 import GRDB
 import PlatformCore

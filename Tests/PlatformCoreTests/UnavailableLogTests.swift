@@ -1,3 +1,5 @@
+@testable import PlatformStorage
+@testable import PlatformServer
 import Foundation
 @testable import PlatformCore
 import PlatformTesting

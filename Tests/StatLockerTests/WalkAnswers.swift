@@ -1,3 +1,5 @@
+import PlatformStorage
+import PlatformServer
 import PlatformCore
 
 /// One girls' JV midfielder's answers to every step before the review, as the walks through the

@@ -1,3 +1,6 @@
+import PlatformServer
+import SQLiteStore
+import PlatformStorage
 import Foundation
 import Logging
 import PlatformCore

@@ -1,3 +1,7 @@
+@testable import PlatformTransports
+import PlatformStorage
+import SQLiteStore
+import PlatformServer
 import Foundation
 import PlatformCore
 import PlatformTesting

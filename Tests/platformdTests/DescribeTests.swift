@@ -1,3 +1,7 @@
+@testable import PlatformTransports
+import PlatformStorage
+import PlatformServer
+import SQLiteStore
 import Foundation
 import PlatformCore
 import PlatformTesting

@@ -1,3 +1,6 @@
+import PlatformServer
+import SQLiteStore
+import PlatformStorage
 import Foundation
 import PlatformCore
 import PlatformTesting

@@ -1,3 +1,6 @@
+import PlatformStorage
+import PlatformServer
+@testable import PlatformTransports
 import NIOCore
 import NIOEmbedded
 import PlatformCore

@@ -1,3 +1,6 @@
+import PlatformStorage
+import PlatformServer
+import SQLiteStore
 import Foundation
 import PlatformTesting
 import PlatformCore

@@ -435,7 +435,7 @@ public struct FlowEngine: Sendable {
         copy.localized(errors, in: copy.served(state.locale))
     }
 
-    func progress(_ state: SessionState) -> SessionProgress {
+    package func progress(_ state: SessionState) -> SessionProgress {
         let scheme = flow.progress
         let index: Int
         switch state.status {
@@ -466,7 +466,7 @@ public struct FlowEngine: Sendable {
 
 extension SessionState {
     /// Rejection: nothing the user told us is kept.
-    mutating func erase() {
+    package mutating func erase() {
         clearProgress()
         user = .empty
     }

@@ -92,7 +92,7 @@ public struct SessionState: Sendable, Hashable {
 extension CompletionView {
     /// Copy or a screen that may name the person ("Welcome to TeePals, Alex!"); a pruned
     /// completion keeps only its records' names.
-    var personal: Bool { !message.isEmpty || screen != nil }
+    package var personal: Bool { !message.isEmpty || screen != nil }
 }
 
 /// Something that happened to a session, for funnels: ids and timings, never answer values.

@@ -1,3 +1,7 @@
+@testable import PlatformTransports
+import PlatformStorage
+import PlatformServer
+import SQLiteStore
 import PlatformCore
 import PlatformTesting
 @testable import platformd

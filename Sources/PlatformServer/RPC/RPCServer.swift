@@ -1,0 +1,247 @@
+import PlatformStorage
+import PlatformCore
+import Logging
+import Tracing
+
+/// JSON-RPC 2.0 over lines: parses one line, runs its request (or batch) through the method
+/// table, and returns the reply line. Transports only move bytes in and out of it.
+public struct RPCServer: Sendable {
+    public typealias Method = @Sendable (RPCParams) async throws -> JSONValue
+    /// A method that answers with its result's JSON text, already written: the platform's flow
+    /// methods write their `SessionView` straight to bytes (`JSONRenderable`), with no `JSONValue`
+    /// built in between.
+    public typealias RenderingMethod = @Sendable (RPCParams) async throws -> [UInt8]
+
+    /// The contract's limits on one message.
+    public static let maxBatchItems = 100
+    public static let maxReplyBytes = 16 << 20
+
+    let methods: [String: RenderingMethod]
+    let access: AccessControl?
+    let logger: Logger
+    /// -32008 comes to every request at once while the store is away: one line per 5 s says so.
+    let unavailableLog = LogThrottle(interval: .seconds(5))
+
+    public init(methods: [String: Method], access: AccessControl? = nil, logger: Logger) {
+        self.init(
+            renderingMethods: methods.mapValues { method in { params in try await method(params).serializedBytes() } },
+            access: access, logger: logger)
+    }
+
+    public init(renderingMethods: [String: RenderingMethod], access: AccessControl? = nil, logger: Logger) {
+        self.methods = renderingMethods
+        self.access = access
+        self.logger = logger
+    }
+
+    /// The reply line to one line, without its newline; nil when nothing is to be sent (a blank
+    /// line, a notification, a batch of notifications). Each request's `id` is echoed exactly as
+    /// it was written.
+    public func replyBytes<Line: Collection>(
+        to line: Line, connection: ConnectionState = .trusted("local")
+    ) async -> [UInt8]? where Line.Element == UInt8 {
+        guard line.contains(where: { !Self.isBlank($0) }) else { return nil }
+        let message: JSONValue
+        let rawIDs: [Int: String]
+        do {
+            (message, rawIDs) = try JSONValue.parseMessage(line)
+        } catch {
+            PlatformMetrics.request(
+                transport: connection.transport, method: PlatformMetrics.otherMethod,
+                outcome: "\(ErrorCode.parseError.rawValue)", duration: .zero)
+            return Self.errorResponse(.parseError(error.description), id: .null).line
+        }
+        guard case .array(let batch) = message else {
+            return await handle(message, rawID: rawIDs[0], connection: connection)?.line
+        }
+        guard !batch.isEmpty else { return Self.errorResponse(.invalidRequest, id: .null).line }
+        guard batch.count <= Self.maxBatchItems else {
+            logger.info("refused a batch of \(batch.count) requests (at most \(Self.maxBatchItems))")
+            return Self.errorResponse(
+                RPCError(code: ErrorCode.invalidRequest.rawValue,
+                         message: "Invalid Request: a batch holds at most \(Self.maxBatchItems) requests"),
+                id: .null).line
+        }
+        var replies: [[UInt8]] = []
+        var size = 2
+        for (index, item) in batch.enumerated() {
+            guard let reply = await handle(item, rawID: rawIDs[index], connection: connection) else { continue }
+            // The whole batch's reply stays under the limit too: an item that would pass it is
+            // answered with -32006 instead of its result.
+            if size + reply.line.count + 1 > Self.maxReplyBytes {
+                replies.append(Self.errorResponse(.replyTooLarge, id: reply.id, rawID: rawIDs[index]).line)
+            } else {
+                replies.append(reply.line)
+            }
+            size += replies[replies.count - 1].count + 1
+        }
+        guard !replies.isEmpty else { return nil }
+        return [UInt8(ascii: "[")] + Array(replies.joined(separator: [UInt8(ascii: ",")])) + [UInt8(ascii: "]")]
+    }
+
+    /// The reply to one line as JSON (tests and in-process callers); ids as parsed.
+    public func reply<Line: Collection>(
+        to line: Line, connection: ConnectionState = .trusted("local")
+    ) async -> JSONValue? where Line.Element == UInt8 {
+        guard let bytes = await replyBytes(to: line, connection: connection) else { return nil }
+        return try? JSONValue.parse(bytes)
+    }
+
+    /// The reply to an over-long line that was skipped.
+    public static func tooLarge(limit: Int, transport: String = "local") -> [UInt8] {
+        PlatformMetrics.request(
+            transport: transport, method: PlatformMetrics.otherMethod,
+            outcome: "\(ErrorCode.payloadTooLarge.rawValue)", duration: .zero)
+        return errorResponse(.payloadTooLarge(limit: limit), id: .null).line
+    }
+
+    /// The login a bearer secret gives (HTTP's `Authorization: Bearer`), or the -32001 refusal.
+    /// A server without access control treats every request as admin's.
+    public func login(bearer: String, connection: ConnectionState) async -> Result<ConnectionState.Login, RPCError> {
+        guard let access else { return .success(.init(principal: .admin)) }
+        do {
+            return .success(try await access.login(bearer: bearer, connection: connection))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Takes one request from `tenant`'s rate limit for a door that runs no JSON-RPC method of
+    /// this table (MCP's tools, a page): nil when taken, else the milliseconds until one is there.
+    /// A server without access control has no limits.
+    public func takeRate(tenant: String) -> Int? {
+        guard let access, let wait = access.limiter.take(tenant) else { return nil }
+        access.logger.info("refused: tenant over its rate limit", metadata: ["tenant": "\(tenant)", "door": "mcp"])
+        return wait
+    }
+
+    /// Whether a method may be called with no login (`auth.login`, `rpc.discover`).
+    public static func needsNoLogin(_ method: String) -> Bool {
+        AccessControl.open.contains(method)
+    }
+
+    /// The methods of the table, for the metrics' labels.
+    public var methodNames: [String] { methods.keys.sorted() }
+
+    static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// One rendered reply.
+    struct Reply {
+        var id: JSONValue
+        var line: [UInt8]
+    }
+
+    func handle(_ message: JSONValue, rawID: String?, connection: ConnectionState) async -> Reply? {
+        guard let request = message.objectValue,
+              request["jsonrpc"] == "2.0",
+              let method = request["method"]?.stringValue,
+              Self.isValidID(request["id"]),
+              request["params"].map({ $0.objectValue != nil || $0.arrayValue != nil }) ?? true
+        else {
+            PlatformMetrics.request(
+                transport: connection.transport, method: PlatformMetrics.otherMethod,
+                outcome: "\(ErrorCode.invalidRequest.rawValue)", duration: .zero)
+            return Self.errorResponse(.invalidRequest, id: .null)
+        }
+        // The label is the method's name only when the table has it: what a client sends never
+        // becomes a label of its own.
+        let label = methods[method] == nil ? PlatformMetrics.otherMethod : method
+        let started = ContinuousClock.now
+        var outcome = "ok"
+        defer {
+            PlatformMetrics.request(transport: connection.transport, method: label, outcome: outcome, duration: .now - started)
+        }
+        return await withSpan(label, ofKind: .server) { span in
+            let reply = await run(request, method: method, rawID: rawID, connection: connection)
+            if let code = reply.code {
+                outcome = "\(code)"
+                span.setStatus(SpanStatus(code: .error, message: "\(code)"))
+            }
+            return reply.reply
+        }
+    }
+
+    /// Runs one valid request: its reply (nil for a notification) and its error code, if any.
+    private func run(
+        _ request: [String: JSONValue], method: String, rawID: String?, connection: ConnectionState
+    ) async -> (reply: Reply?, code: Int?) {
+        let id = request["id"]
+        let result: [UInt8]
+        do {
+            guard let handler = methods[method] else { throw RPCError.methodNotFound(method) }
+            // An empty positional list is "no parameters", as some client libraries send it.
+            let given = request["params"] == [] ? nil : request["params"]
+            guard let params = given.map({ $0.objectValue }) ?? [:] else {
+                throw RPCError.invalidParams("params", "params must be an object of named parameters")
+            }
+            try await access?.admit(method, params, connection: connection)
+            result = try await handler(RPCParams(params, connection: connection))
+        } catch let error as RPCError {
+            if let detail = error.detail {
+                if error.code == ErrorCode.internalError.rawValue {
+                    logger.error("\(method) failed: \(detail)")
+                } else if error.code == ErrorCode.unavailable.rawValue {
+                    if let held = unavailableLog.admit() {
+                        let since = held > 0 ? " (and \(held) more requests answered -32008 since the last line)" : ""
+                        logger.warning("\(method): \(detail)\(since)")
+                    }
+                } else {
+                    logger.warning("\(method): \(detail)")
+                }
+            }
+            return (id.map { Self.errorResponse(error, id: $0, rawID: rawID) }, error.code)
+        } catch {
+            logger.error("\(method) failed: \(error)")
+            return (id.map { Self.errorResponse(.internalError("\(error)"), id: $0, rawID: rawID) }, ErrorCode.internalError.rawValue)
+        }
+        guard let id else { return (nil, nil) }
+        let line = Self.resultLine(result, id: id, rawID: rawID)
+        guard line.count <= Self.maxReplyBytes else {
+            logger.warning("\(method): the reply would be \(line.count) bytes, over the \(Self.maxReplyBytes)-byte limit")
+            return (Self.errorResponse(.replyTooLarge, id: id, rawID: rawID), ErrorCode.payloadTooLarge.rawValue)
+        }
+        return (Reply(id: id, line: line), nil)
+    }
+
+    static func isValidID(_ id: JSONValue?) -> Bool {
+        switch id {
+        // Any number: its source text is echoed, so even one beyond Double's range comes back as sent.
+        case nil, .null?, .string?, .int?, .double?: true
+        default: false
+        }
+    }
+
+    static func errorResponse(_ error: RPCError, id: JSONValue, rawID: String? = nil) -> Reply {
+        Reply(id: id, line: render(RPCResponse(id: id, outcome: .error(error.object)), rawID: id.isNull ? nil : rawID))
+    }
+
+    /// A result's reply line, as `RPCResponse.serializedBytes(rawID:)` writes it (keys sorted:
+    /// id, jsonrpc, result), around the result's text written once into one buffer.
+    static func resultLine(_ result: [UInt8], id: JSONValue, rawID: String?) -> [UInt8] {
+        let idBytes = rawID.map { Array($0.utf8) } ?? id.serializedBytes()
+        let head = #"{"id":"#.utf8
+        let middle = #","jsonrpc":"2.0","result":"#.utf8
+        var line: [UInt8] = []
+        line.reserveCapacity(head.count + idBytes.count + middle.count + result.count + 1)
+        line.append(contentsOf: head)
+        line.append(contentsOf: idBytes)
+        line.append(contentsOf: middle)
+        line.append(contentsOf: result)
+        line.append(UInt8(ascii: "}"))
+        return line
+    }
+
+    /// The reply's bytes, with the id's source text put back in place of its parsed value.
+    static func render(_ response: RPCResponse, rawID: String?) -> [UInt8] {
+        response.serializedBytes(rawID: rawID)
+    }
+}
+
+extension RPCError {
+    /// A reply that would pass the 16 MiB limit.
+    static let replyTooLarge = RPCError(
+        code: ErrorCode.payloadTooLarge.rawValue,
+        message: "Payload too large: the reply would be over \(RPCServer.maxReplyBytes) bytes")
+}

@@ -1,0 +1,52 @@
+import PlatformStorage
+import PlatformServer
+import SQLiteStore
+import Foundation
+import PlatformCore
+
+/// Python 3 as an independent checker of what the real binary serves (jsonschema, the official
+/// MCP SDK). Tests that need it skip, saying so, where it is missing.
+public enum Python {
+    /// Runs `python3` with `arguments` to completion; its exit status and its stdout and stderr
+    /// together. The wait is on a thread of its own, never on the tests' cooperative pool, so a
+    /// script that runs for seconds holds up no other test.
+    public static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await ChildProcess.run("/usr/bin/env", ["python3"] + arguments)
+    }
+
+    /// Whether `python3` can import `module`.
+    public static func has(_ module: String) async -> Bool {
+        (try? await run(["-c", "import \(module)"]))?.status == 0
+    }
+
+    /// Whether `python3` can import `module` (of the pip package `package`); when it cannot, prints
+    /// the line saying why the calling test is skipped.
+    public static func has(_ module: String, package: String) async -> Bool {
+        guard await has(module) else {
+            print("skipped: python3 with the \(package) package is not available (pip install \(package))")
+            return false
+        }
+        return true
+    }
+
+    /// A script of PlatformTesting's `Scripts` folder.
+    public static func script(_ name: String) -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/\(name)")
+    }
+
+    /// Replays each tenant's `walks` (the values of each accepted submit, in order) through
+    /// `platformd mcp`'s `onboarding_answer`, checking with jsonschema that every tool's input
+    /// schema is valid JSON Schema and that the answer tool's schema accepts each answer
+    /// (`Scripts/mcp_answer_schemas.py`). Returns the script's exit status and output, whose last
+    /// line is "N passed, N failed". Needs `jsonschema` (`has("jsonschema")`).
+    public static func checkMCPAnswerSchemas(_ walks: [String: [[String: JSONValue]]]) async throws -> (status: Int32, output: String) {
+        guard let binary = PlatformdProcess.binaryURL else {
+            throw PlatformdProcess.Failure(description: "platformd binary not found next to the test bundle; set PLATFORMD_BINARY")
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("walks-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let json = JSONValue.object(walks.mapValues { .array($0.map { .object($0) }) })
+        try Data(json.serialized().utf8).write(to: file)
+        return try await run([script("mcp_answer_schemas.py").path, binary.path, file.path])
+    }
+}

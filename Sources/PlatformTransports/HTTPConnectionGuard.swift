@@ -1,0 +1,341 @@
+import PlatformStorage
+import PlatformServer
+import PlatformCore
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// What bounds an HTTP connection before it has logged in (the contract's "Ids, doors and
+/// limits"): how long a request head may take, how long a connection may go without a whole
+/// request, how many connections may be open, and the bytes all bodies being read may hold.
+struct HTTPConnectionLimits: Sendable {
+    var headerTimeout: TimeAmount = .seconds(10)
+    var idleTimeout: TimeAmount = .seconds(300)
+    let table: HTTPConnectionTable
+    let budget: PartialLineBudget
+}
+
+/// Hummingbird's HTTP/1.1 channel with its WebSocket upgrade, with the two guards below put in
+/// its pipeline: one before the HTTP decoder (bytes: timers, the connection limit, frames after
+/// an upgrade) and one after it (heads and bodies: Host, the body budget, refusals, headers).
+/// Hummingbird adds its own handlers only once the first head has arrived, so nothing of its
+/// own could bound a connection that never sends one.
+struct GuardedHTTPChannel: ServerChildChannel {
+    typealias Value = HTTP1WebSocketUpgradeChannel.Value
+    let inner: HTTP1WebSocketUpgradeChannel
+    let limits: HTTPConnectionLimits
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let limits = limits
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(HTTPConnectionGuard(limits: limits), position: .first)
+        }.flatMap {
+            inner.setup(channel: channel, logger: logger)
+        }.flatMapThrowing { value in
+            let decoder = try channel.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(HTTPRequestGuard(budget: limits.budget, table: limits.table), position: .after(decoder.handler))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+}
+
+/// The headers every HTTP response carries.
+enum SecurityHeaders {
+    static let all: [(String, String)] = [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
+}
+
+/// First in an HTTP connection's pipeline, on its bytes: admits the connection under
+/// `--max-connections`, closes it when a request head takes longer than `--header-timeout` from
+/// its first byte or when it goes `--idle-timeout` without a whole request, answers a refusal
+/// itself (400 and a close), and after a WebSocket upgrade closes the connection (1002) on a
+/// client frame that is not masked (RFC 6455 5.1).
+final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let limits: HTTPConnectionLimits
+    private var context: ChannelHandlerContext?
+    private var admitted = false
+    private var headerTimer: Scheduled<Void>?
+    private var idleTimer: Scheduled<Void>?
+    /// A request head has arrived and its end has not.
+    private var readingRequest = false
+    /// Requests whose response has not ended.
+    private var outstanding = 0
+    private var frames: WebSocketFrameWalk?
+
+    init(limits: HTTPConnectionLimits) {
+        self.limits = limits
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { activate(context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        cancelTimers()
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        activate(context)
+        context.fireChannelActive()
+    }
+
+    private func activate(_ context: ChannelHandlerContext) {
+        guard !admitted else { return }
+        admitted = true
+        guard limits.table.admit(context.channel) else {
+            context.close(promise: nil)
+            return
+        }
+        armIdleTimer()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        cancelTimers()
+        limits.table.remove(context.channel)
+        limits.budget.release(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if var walk = frames {
+            let unmasked = walk.findsUnmaskedFrame(in: unwrapInboundIn(data))
+            frames = walk
+            if unmasked {
+                // A close frame with 1002 (protocol error), then the connection goes.
+                let close = context.channel.allocator.buffer(bytes: [0x88, 0x02, 0x03, 0xEA])
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
+                frames = nil
+                return
+            }
+        } else if !readingRequest, headerTimer == nil {
+            // The first byte of a request head: the whole head must follow within the timeout.
+            let seconds = limits.headerTimeout
+            headerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: seconds) { [weak self] in
+                guard let self, let context = self.context else { return }
+                self.headerTimer = nil
+                self.limits.table.closedForTimeout(header: true, seconds: seconds.nanoseconds / 1_000_000_000)
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    // MARK: - told by HTTPRequestGuard, on the same event loop
+
+    func headReceived() {
+        headerTimer?.cancel()
+        headerTimer = nil
+        readingRequest = true
+        outstanding += 1
+        if idleTimer == nil { armIdleTimer() }
+    }
+
+    func requestEnded() {
+        readingRequest = false
+        idleTimer?.cancel()
+        idleTimer = nil
+    }
+
+    func responseEnded() {
+        outstanding = max(0, outstanding - 1)
+        if outstanding == 0, !readingRequest, idleTimer == nil { armIdleTimer() }
+    }
+
+    /// The connection speaks WebSocket from its next byte on.
+    func upgraded() {
+        cancelTimers()
+        readingRequest = false
+        frames = WebSocketFrameWalk()
+    }
+
+    /// Answers `status` with a close and closes: a malformed or ambiguous request, whose bytes
+    /// cannot be trusted to say where the next request starts.
+    func refuse(_ status: String) {
+        guard let context else { return }
+        var text = "HTTP/1.1 \(status)\r\nConnection: close\r\nContent-Length: 0\r\n"
+        for (name, value) in SecurityHeaders.all { text += "\(name): \(value)\r\n" }
+        text += "\r\n"
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: text))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+        cancelTimers()
+    }
+
+    private func armIdleTimer() {
+        guard let context else { return }
+        let seconds = limits.idleTimeout
+        idleTimer?.cancel()
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: seconds) { [weak self] in
+            guard let self, let context = self.context else { return }
+            self.idleTimer = nil
+            self.limits.table.closedForTimeout(header: false, seconds: seconds.nanoseconds / 1_000_000_000)
+            context.close(promise: nil)
+        }
+    }
+
+    private func cancelTimers() {
+        headerTimer?.cancel()
+        headerTimer = nil
+        idleTimer?.cancel()
+        idleTimer = nil
+    }
+}
+
+/// Walks WebSocket frame headers across reads, looking only at what it must: each frame's mask
+/// bit and length, so it knows where the next frame starts.
+struct WebSocketFrameWalk {
+    /// Bytes of payload (and mask key) still to skip before the next frame's header.
+    private var skip: UInt64 = 0
+    /// The next frame's header bytes read so far.
+    private var header: [UInt8] = []
+
+    /// Whether a frame in `buffer` (or one that began before it) is not masked.
+    mutating func findsUnmaskedFrame(in buffer: ByteBuffer) -> Bool {
+        var bytes = buffer.readableBytesView[...]
+        while !bytes.isEmpty {
+            if skip > 0 {
+                let skipped = min(UInt64(bytes.count), skip)
+                bytes = bytes.dropFirst(Int(skipped))
+                skip -= skipped
+                continue
+            }
+            header.append(bytes.removeFirst())
+            guard header.count >= 2 else { continue }
+            if header[1] & 0x80 == 0 { return true }
+            let length7 = header[1] & 0x7F
+            let extended = length7 == 126 ? 2 : length7 == 127 ? 8 : 0
+            guard header.count == 2 + extended else { continue }
+            var length = UInt64(length7)
+            if extended > 0 { length = header[2...].reduce(0) { $0 << 8 | UInt64($1) } }
+            // The 4-byte mask key, then the payload.
+            skip = length + 4
+            header = []
+        }
+        return false
+    }
+}
+
+/// After the HTTP decoder, on request and response parts: refuses (400, close) a malformed head
+/// and an HTTP/1.1 request without Host, counts each body being read against the shared budget,
+/// closes a connection whose request was refused before its body was read (the body is not
+/// read to find where the next request starts), puts the security headers on every response and
+/// tells `HTTPConnectionGuard` where the connection is. It leaves the pipeline when the connection
+/// upgrades to WebSocket.
+final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let budget: PartialLineBudget
+    let table: HTTPConnectionTable
+    private var connection: HTTPConnectionGuard?
+    private var bodyBytes = 0
+    private var readingBody = false
+    private var closeAfterResponse = false
+    private var refused = false
+
+    init(budget: PartialLineBudget, table: HTTPConnectionTable) {
+        self.budget = budget
+        self.table = table
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        connection = try? context.pipeline.syncOperations.handler(type: HTTPConnectionGuard.self)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            connection?.headReceived()
+            if head.version.major == 1, head.version.minor >= 1, !head.headers.contains(name: "Host") {
+                refuse("400 Bad Request")
+                return
+            }
+            readingBody = true
+            bodyBytes = 0
+        case .body(let buffer):
+            bodyBytes += buffer.readableBytes
+            // What the route's collected body keeps: a buffer that grows by doubling, so its
+            // capacity (the memory really held) is the next power of two of what arrived.
+            budget.hold(Self.capacity(holding: bodyBytes), on: context.channel)
+        case .end:
+            readingBody = false
+            if bodyBytes > 0 { budget.hold(0, on: context.channel) }
+            bodyBytes = 0
+            connection?.requestEnded()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head):
+            for (name, value) in SecurityHeaders.all where !head.headers.contains(name: name) { head.headers.add(name: name, value: value) }
+            if head.status == .switchingProtocols {
+                // Flushed here: NIO's upgrade writes it with writeAndFlush, whose flush would reach
+                // this handler's context after it has left the pipeline, and be lost.
+                context.writeAndFlush(wrapOutboundOut(.head(head)), promise: promise)
+                connection?.upgraded()
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+                return
+            }
+            if head.status == .badRequest, table.takeRefusedUpgrade(context.channel) {
+                // Hummingbird answers every refused upgrade 400; a wrong bearer is the contract's 401.
+                head.status = .unauthorized
+                head.headers.replaceOrAdd(name: "WWW-Authenticate", value: "Bearer")
+            }
+            if readingBody, head.status.code >= 400 {
+                // Refused before its body was read: the rest of it is not read, the connection goes.
+                closeAfterResponse = true
+                head.headers.replaceOrAdd(name: "Connection", value: "close")
+            }
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            guard closeAfterResponse else {
+                context.write(data, promise: promise)
+                connection?.responseEnded()
+                return
+            }
+            let written = context.eventLoop.makePromise(of: Void.self)
+            let channel = context.channel
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            written.futureResult.cascade(to: promise)
+            context.writeAndFlush(data, promise: written)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        // A malformed head, both Content-Length and Transfer-Encoding, a bare LF: 400 and a close.
+        refuse("400 Bad Request")
+    }
+
+    static func capacity(holding bytes: Int) -> Int {
+        bytes <= 1 ? bytes : 1 << (Int.bitWidth - (bytes - 1).leadingZeroBitCount)
+    }
+
+    private func refuse(_ status: String) {
+        refused = true
+        connection?.refuse(status)
+    }
+}

@@ -1,0 +1,50 @@
+import PlatformStorage
+import PlatformServer
+import PlatformCore
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// A request's context with its connection, so a route that accepts a bearer can mark the
+/// connection logged in (`HTTPConnectionTable`): connections that never log in are the first to
+/// make room for new ones.
+struct PlatformRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
+/// The WebSocket router's context, with its connection for the same reason.
+struct PlatformWebSocketRequestContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        channel = source.channel
+    }
+}
+
+/// Marks a connection logged in when a page answered it as a signed-in person: a hosted-flow page
+/// or a dashboard page below `/admin/` answered under 400 to a request carrying its cookie (an
+/// unknown cookie gets 401 there), so browsers' connections are not the first to make room.
+struct SignedInConnections: RouterMiddleware {
+    typealias Context = PlatformRequestContext
+    let table: HTTPConnectionTable
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await next(request, context)
+        guard response.status.code < 400, let cookies = request.headers[.cookie] else { return response }
+        let path = request.uri.path
+        let flowPage = path.hasPrefix("/flow/") && cookies.contains(HostedFlow.cookie + "=")
+        let dashboardPage = path.hasPrefix("/admin/") && path.split(separator: "/").count >= 3 && cookies.contains(AdminDashboard.cookie + "=")
+        if flowPage || dashboardPage { table.loggedIn(context.channel) }
+        return response
+    }
+}

@@ -1,0 +1,390 @@
+import PlatformStorage
+import PlatformServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import PlatformCore
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+
+/// `serve --http HOST:PORT`: the same RPC server and access control as the socket transports,
+/// reached over HTTP/1.1 (the contract's version 3 "HTTP" section). `POST /rpc` is one request
+/// (or batch) per HTTP request acting for its bearer; `GET /rpc` upgraded to a WebSocket is one
+/// connection of the line protocol, a message per text frame; `POST /mcp` is the MCP server for
+/// assistants elsewhere; `/health/live`, `/health/ready` and `/metrics` are for operators.
+package struct HTTPTransport: Service {
+    package init(server: RPCServer, mcp: MCPHTTPSessions, platform: Platform, store: any PlatformStore, preview: Bool, readiness: Readiness, metrics: PrometheusCollectorRegistry, host: String, port: Int, requireLogin: Bool, maxBodyBytes: Int, idleTimeout: TimeAmount = .seconds(300), headerTimeout: TimeAmount = .seconds(10), connections: HTTPConnectionTable, budget: PartialLineBudget, tracing: Bool = false, logger: Logger) {
+        self.server = server
+        self.mcp = mcp
+        self.platform = platform
+        self.store = store
+        self.preview = preview
+        self.readiness = readiness
+        self.metrics = metrics
+        self.host = host
+        self.port = port
+        self.requireLogin = requireLogin
+        self.maxBodyBytes = maxBodyBytes
+        self.idleTimeout = idleTimeout
+        self.headerTimeout = headerTimeout
+        self.connections = connections
+        self.budget = budget
+        self.tracing = tracing
+        self.logger = logger
+    }
+
+    let server: RPCServer
+    let mcp: MCPHTTPSessions
+    let platform: Platform
+    /// The database, for the dashboard's keys and deliveries.
+    let store: any PlatformStore
+    /// `serve --preview`: `/preview/TENANT/` opens a flow for a throwaway user.
+    let preview: Bool
+    let readiness: Readiness
+    let metrics: PrometheusCollectorRegistry
+    let host: String
+    let port: Int
+    let requireLogin: Bool
+    let maxBodyBytes: Int
+    /// Connections without a whole request this long are closed (`--idle-timeout`).
+    var idleTimeout: TimeAmount = .seconds(300)
+    /// A request head must arrive this soon after its first byte (`--header-timeout`).
+    var headerTimeout: TimeAmount = .seconds(10)
+    /// Open at once; past it the oldest connections that have not logged in make room.
+    let connections: HTTPConnectionTable
+    /// Bytes of bodies being read, shared with the socket transports' partial lines.
+    let budget: PartialLineBudget
+    /// Whether a tracer was bootstrapped (spans are exported).
+    var tracing = false
+    let logger: Logger
+
+    /// The paths that answer, with the methods each takes (anything else there is 405).
+    static let routes: [(path: String, methods: [HTTPRequest.Method])] = [
+        ("/rpc", [.post, .get]), ("/mcp", [.post, .delete]), ("/health/live", [.get]), ("/health/ready", [.get]), ("/metrics", [.get]),
+    ]
+
+    package func run() async throws {
+        let router = Router(context: PlatformRequestContext.self)
+        // The HTTP request's span (the caller's `traceparent` its parent) when a tracer is set up;
+        // without one, the middleware would only cost each request the attributes it builds.
+        // The hosted flow's start link carries a user token in its query: a span records it redacted.
+        if tracing { router.middlewares.add(TracingMiddleware(recordingHeaders: [.contentType, .userAgent], redactingQueryParameters: ["token"])) }
+        router.add(middleware: SignedInConnections(table: connections))
+        router.post("/rpc") { request, context in try await rpc(request, channel: context.channel) }
+        router.post("/mcp") { request, context in try await mcp.post(request, channel: context.channel) }
+        router.delete("/mcp") { request, _ in await mcp.delete(request) }
+        router.get("/health/live") { _, _ in Self.json(.ok, #"{"status":"ok"}"#) }
+        router.get("/health/ready") { _, _ in await ready() }
+        router.get("/metrics") { _, _ in exposition() }
+        // The hosted flow and the dashboard: pages for people, their style and script served here.
+        let web = WebSupport(server: server, credentials: Credentials(store: store), secureCookies: !LoopbackHost.contains(host))
+        HostedFlow(web: web, platform: platform, maxBodyBytes: maxBodyBytes).routes(router)
+        AdminDashboard(web: web, platform: platform, store: store, maxBodyBytes: maxBodyBytes).routes(router)
+        router.get("/assets/platformd.css") { _, _ in WebSupport.asset(WebAssets.css, type: "text/css; charset=utf-8") }
+        router.get("/assets/platformd.js") { _, _ in WebSupport.asset(WebAssets.javascript, type: "text/javascript; charset=utf-8") }
+        if preview { Preview(web: web, platform: platform, logger: logger).routes(router) }
+        // Every other method on a known path: 405 naming the methods that path takes. A GET of
+        // /rpc with no upgrade: 426, saying what a GET there is for.
+        for route in Self.routes {
+            let others: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
+            for method in others where !route.methods.contains(method) {
+                router.on(RouterPath(route.path), method: method) { _, _ in Self.methodNotAllowed(route.methods) }
+            }
+        }
+        router.get("/rpc") { _, _ in Self.upgradeRequired() }
+
+        let sockets = Router(context: PlatformWebSocketRequestContext.self)
+        sockets.ws("/rpc") { request, context in
+            // Checked before the upgrade, so a wrong bearer is a 401, not a socket that closes.
+            if let bearer = Self.bearer(request.headers) {
+                if case .failure(let error) = await login(bearer, label: "websocket") {
+                    connections.refusedUpgrade(context.channel)
+                    throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: error.message)
+                }
+                connections.loggedIn(context.channel)
+            }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            try await lineProtocol(inbound, outbound, request: context.request)
+        }
+
+        let limits = HTTPConnectionLimits(headerTimeout: headerTimeout, idleTimeout: idleTimeout, table: connections, budget: budget)
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(additionalChannelHandlers: [ConnectionGauge(transport: "http")], idleTimeout: idleTimeout),
+            ws: .init(maxFrameSize: maxBodyBytes))
+        let webSocketResponder = sockets.buildResponder()
+        let app = Application(
+            router: router,
+            server: HTTPServerBuilder { responder in
+                GuardedHTTPChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                    limits: limits)
+            },
+            // Every connection is accepted: the table makes room (or closes the newcomer) at once,
+            // instead of leaving new clients in the backlog behind connections that never log in.
+            configuration: .init(address: .hostname(host, port: port), serverName: nil, backlog: Int(SocketTransport.backlog)),
+            onServerRunning: { [logger, mcp, host] channel in
+                let address = channel.localAddress
+                mcp.listening(host: host, port: address?.port ?? port)
+                let shown = address?.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? host
+                logger.notice("listening on http \(shown):\(address?.port ?? port)")
+            },
+            logger: logger)
+        try await app.run()
+    }
+
+    // MARK: - POST /rpc
+
+    func rpc(_ request: Request, channel: any Channel) async throws -> Response {
+        guard Self.isJSON(request.headers[.contentType]) else {
+            return Self.json(.unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
+        }
+        let label = "http"
+        // The bearer is checked before a byte of the body is read: a wrong one costs the server
+        // no buffer (its reply cannot echo the request's id, which is in the body).
+        var login: ConnectionState.Login?
+        if let bearer = Self.bearer(request.headers) {
+            switch await self.login(bearer, label: label) {
+            case .success(let given):
+                login = given
+                connections.loggedIn(channel)
+            case .failure(let error):
+                PlatformMetrics.refused(transport: "http", outcome: .unauthorized)
+                return Self.unauthorized(error.message, id: .null)
+            }
+        }
+        guard let body = try await Self.collect(request, upTo: maxBodyBytes) else {
+            return Self.json(.contentTooLarge, String(decoding: RPCServer.tooLarge(limit: maxBodyBytes, transport: "http"), as: UTF8.self))
+        }
+        let connection: ConnectionState
+        if let login {
+            connection = ConnectionState(login, label: label, transport: "http")
+        } else if requireLogin {
+            // Only what needs no login may go without a bearer (rpc.discover, auth.login).
+            if let method = Self.methodsNeedingLogin(body).first {
+                let known = server.methodNames.contains(method) ? method : PlatformMetrics.otherMethod
+                PlatformMetrics.refused(transport: "http", method: known, outcome: .unauthorized)
+                return Self.unauthorized("\(method) needs a login: send Authorization: Bearer with a key's secret or a user token", id: Self.requestID(body))
+            }
+            connection = ConnectionState(nil, label: label, transport: "http")
+        } else {
+            connection = .trusted(label, transport: "http")
+        }
+        // An empty body is no request at all: said, as a body that is not JSON is (a reply, not
+        // the 204 of a batch of notifications).
+        if body.readableBytesView.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            return Self.json(.ok, RPCErrorBody.line(code: .parseError, message: "Parse error: the body is empty; send one JSON-RPC request or a batch"))
+        }
+        let localized = request.headers[.acceptLanguage].map { Self.locale(from: $0, into: body, platform: platform) } ?? body
+        guard let reply = await server.replyBytes(to: localized.readableBytesView, connection: connection) else {
+            return Response(status: .noContent)
+        }
+        return Self.json(.ok, ByteBuffer(bytes: reply))
+    }
+
+    func login(_ bearer: String, label: String) async -> Result<ConnectionState.Login, RPCError> {
+        await server.login(bearer: bearer, connection: ConnectionState(nil, label: label, transport: "http"))
+    }
+
+    // MARK: - GET /rpc upgraded
+
+    /// One connection of the line protocol: its login (the upgrade's bearer, else the
+    /// transport's default), its messages answered in order, one reply per text frame.
+    func lineProtocol(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request) async throws {
+        PlatformMetrics.connectionOpened(transport: "websocket")
+        defer { PlatformMetrics.connectionClosed(transport: "websocket") }
+        let label = "websocket"
+        let connection: ConnectionState
+        if let bearer = Self.bearer(request.headers) {
+            guard case .success(let login) = await login(bearer, label: label) else {
+                try await outbound.close(.policyViolation, reason: "the bearer is not a valid key or user token")
+                return
+            }
+            connection = ConnectionState(login, label: label, transport: "websocket")
+        } else {
+            connection = .opened(requireLogin: requireLogin, label: label, transport: "websocket")
+        }
+        for try await message in inbound.messages(maxSize: maxBodyBytes) {
+            let line: [UInt8]
+            switch message {
+            case .text(let text): line = Array(text.utf8)
+            case .binary(let buffer): line = Array(buffer.readableBytesView)
+            }
+            if let reply = await server.replyBytes(to: line, connection: connection) {
+                try await outbound.write(.text(String(decoding: reply, as: UTF8.self)))
+            }
+        }
+    }
+
+    // MARK: - operators
+
+    func ready() async -> Response {
+        if readiness.isStopping {
+            return Self.json(.serviceUnavailable, Self.unavailable("the server is stopping"))
+        }
+        if let reason = await platform.storeUnavailability() {
+            return Self.json(.serviceUnavailable, Self.unavailable(reason))
+        }
+        return Self.json(.ok, #"{"status":"ok"}"#)
+    }
+
+    func exposition() -> Response {
+        var bytes: [UInt8] = []
+        metrics.emit(into: &bytes)
+        bytes = ServerMetrics.withHelp(bytes)
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func unavailable(_ reason: String) -> String {
+        String(decoding: JSONValue.object(["status": "unavailable", "reason": .string(reason)]).serializedBytes(), as: UTF8.self)
+    }
+
+    // MARK: - helpers
+
+    /// The body, or nil when it is longer than `limit`. A body that ends before its
+    /// `Content-Length` (its connection was closed: the client went, or the body budget cut it) is
+    /// an error, not a request: nothing of it is parsed or run.
+    static func collect(_ request: Request, upTo limit: Int) async throws -> ByteBuffer? {
+        let length = request.headers[.contentLength].flatMap(Int.init)
+        if let length, length > limit { return nil }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            return nil
+        }
+        if let length, body.readableBytes != length {
+            throw HTTPError(.badRequest, message: "the body ended before its Content-Length")
+        }
+        return body
+    }
+
+    static func bearer(_ headers: HTTPFields) -> String? {
+        guard let value = headers[.authorization] else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let secret = parts[1].trimmingCharacters(in: .whitespaces)
+        return secret.isEmpty ? nil : secret
+    }
+
+    /// The body with `Accept-Language` standing in for each `flow.start` and `gate.check` that
+    /// names no `locale`:
+    /// the first language the header asks for that the tenant serves (else the first asked for),
+    /// as if the client had sent it. Other bodies are passed on untouched.
+    static func locale(from header: String, into body: ByteBuffer, platform: Platform) -> ByteBuffer {
+        let wanted = LocaleTag.accepted(header)
+        let methods: Set<String> = [PlatformMethod.start.rawValue, PlatformMethod.gateCheck.rawValue]
+        guard !wanted.isEmpty,
+              methods.contains(where: { body.readableBytesView.firstRange(of: Array($0.utf8)) != nil }),
+              let message = try? JSONValue.parse(Array(body.readableBytesView))
+        else { return body }
+        func localized(_ request: JSONValue) -> JSONValue {
+            guard let method = request["method"]?.stringValue, methods.contains(method), var params = request["params"]?.objectValue,
+                  params["locale"] == nil || params["locale"] == .null,
+                  let locale = platform.copy(for: params["tenant"]?.stringValue ?? "").preferred(wanted),
+                  var object = request.objectValue
+            else { return request }
+            params["locale"] = .string(locale)
+            object["params"] = .object(params)
+            return .object(object)
+        }
+        let rewritten = message.arrayValue.map { JSONValue.array($0.map(localized)) } ?? localized(message)
+        return rewritten == message ? body : ByteBuffer(string: rewritten.serialized())
+    }
+
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return media == "application/json"
+    }
+
+    /// The methods of a request or batch that need a login, in order; none when the body does
+    /// not parse (the RPC server answers that with -32700).
+    static func methodsNeedingLogin(_ body: ByteBuffer) -> [String] {
+        guard let message = try? JSONValue.parse(Array(body.readableBytesView)) else { return [] }
+        let requests = message.arrayValue ?? [message]
+        return requests.compactMap { $0["method"]?.stringValue ?? "a request" }.filter { !RPCServer.needsNoLogin($0) }
+    }
+
+    /// The id of a single request, for a refusal's reply; null for a batch or what does not parse.
+    static func requestID(_ body: ByteBuffer) -> JSONValue {
+        guard let message = try? JSONValue.parse(Array(body.readableBytesView)), message.arrayValue == nil else { return .null }
+        return message["id"] ?? .null
+    }
+
+    /// 401 with a -32001 reply; `message` as an RPCError words it, or a reason to put after "Unauthorized: ".
+    static func unauthorized(_ message: String, id: JSONValue) -> Response {
+        let worded = message.hasPrefix("Unauthorized") ? message : "Unauthorized: \(message)"
+        var response = json(.unauthorized, RPCErrorBody.line(code: .unauthorized, message: worded, id: id))
+        response.headers[.wwwAuthenticate] = "Bearer"
+        return response
+    }
+
+    static func upgradeRequired() -> Response {
+        var response = json(.upgradeRequired, RPCErrorBody.line(
+            code: .invalidRequest,
+            message: "Upgrade Required: GET /rpc opens a WebSocket (send Connection: Upgrade and Upgrade: websocket); POST /rpc takes one request or a batch"))
+        response.headers[.upgrade] = "websocket"
+        response.headers[.connection] = "Upgrade"
+        response.headers[.allow] = "GET, POST"
+        return response
+    }
+
+    static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> Response {
+        var response = json(.methodNotAllowed, RPCErrorBody.line(code: .invalidRequest, message: "Method Not Allowed: use \(allowed.map(\.rawValue).joined(separator: " or "))"))
+        response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+        return response
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        json(status, ByteBuffer(string: text))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ body: ByteBuffer) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+    }
+}
+
+/// A JSON-RPC error reply written for an HTTP refusal (no request was run).
+enum RPCErrorBody {
+    static func line(code: ErrorCode, message: String, id: JSONValue = .null) -> String {
+        let reply: JSONValue = ["jsonrpc": "2.0", "id": id, "error": ["code": .int(Int64(code.rawValue)), "message": .string(message)]]
+        return String(decoding: reply.serializedBytes(), as: UTF8.self)
+    }
+}
+
+/// Whether the server is stopping: readiness answers 503 from the first stop signal on, so a
+/// load balancer sends nothing more while the last requests are answered.
+package final class Readiness: Sendable {
+    package init() {}
+
+    private let stopping = Atomic<Bool>(false)
+
+    var isStopping: Bool { stopping.load(ordering: .relaxed) }
+
+    package func stop() { stopping.store(true, ordering: .relaxed) }
+}
+
+/// Counts an HTTP connection in `platformd_connections` while its HTTP handlers are in its
+/// pipeline (from accept to close, or to a WebSocket upgrade, which counts it as a WebSocket).
+final class ConnectionGauge: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = NIOAny
+    let transport: String
+
+    init(transport: String) { self.transport = transport }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        PlatformMetrics.connectionOpened(transport: transport)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        PlatformMetrics.connectionClosed(transport: transport)
+    }
+}

@@ -1,0 +1,122 @@
+import PlatformStorage
+import PlatformServer
+import PlatformCore
+import Foundation
+
+/// Text made safe for HTML: what every page here builds its markup from. Everything a plugin, a
+/// person or a request gave goes through `HTML.text` or `HTML.attribute`; markup is only ever
+/// what this module writes itself.
+enum HTML {
+    /// `text` for an element's content.
+    static func text(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// `text` for a double-quoted attribute value.
+    static func attribute(_ text: String) -> String {
+        Self.text(text).replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
+    }
+
+    /// A whole page: the document, its language, its title, the stylesheet and script served by
+    /// platformd itself, and `body`.
+    /// `head`: more of the head, markup this module wrote (a refresh).
+    static func page(title: String, language: String, body: String, script: Bool = true, head: String = "") -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="\(attribute(language))">
+        <head>
+        <meta charset="utf-8">\(head.isEmpty ? "" : "\n" + head)
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(text(title))</title>
+        <link rel="stylesheet" href="/assets/platformd.css">
+        \(script ? "<script src=\"/assets/platformd.js\" defer></script>" : "")
+        </head>
+        <body>
+        \(body)
+        </body>
+        </html>
+        """
+    }
+}
+
+/// An `application/x-www-form-urlencoded` body, its pairs in the order they were sent.
+struct FormBody {
+    let pairs: [(name: String, value: String)]
+
+    init(_ bytes: [UInt8]) {
+        pairs = bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            return (Self.decode(parts[0]), parts.count > 1 ? Self.decode(parts[1]) : "")
+        }
+    }
+
+    /// The last value sent under `name`.
+    subscript(_ name: String) -> String? { pairs.last { $0.name == name }?.value }
+
+    /// Every value sent under `name`, in order.
+    func all(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
+
+    /// Whether anything was sent under `name`.
+    func has(_ name: String) -> Bool { pairs.contains { $0.name == name } }
+
+    static func decode(_ bytes: ArraySlice<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "+") {
+                out.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex + 0, bytes.distance(from: index, to: bytes.endIndex) > 2,
+                      let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 2
+            } else {
+                out.append(byte)
+            }
+            index += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hex(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// Cookies: reading a request's, and the `Set-Cookie` value of one this server sets.
+enum Cookies {
+    /// The value of cookie `name` in a `Cookie` header.
+    static func value(_ name: String, in header: String?) -> String? {
+        guard let header else { return nil }
+        for part in header.split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0] == name { return pair[1] }
+        }
+        return nil
+    }
+
+    /// HttpOnly and SameSite=Strict always; Secure unless the listener is on a loopback
+    /// address (a browser keeps a Secure cookie only over HTTPS, which a proxy in front gives).
+    static func set(_ name: String, _ value: String, path: String, secure: Bool, maxAge: Int? = nil) -> String {
+        var cookie = "\(name)=\(value); Path=\(path); HttpOnly; SameSite=Strict"
+        if secure { cookie += "; Secure" }
+        if let maxAge { cookie += "; Max-Age=\(maxAge)" }
+        return cookie
+    }
+}

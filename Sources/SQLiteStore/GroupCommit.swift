@@ -1,0 +1,108 @@
+import PlatformCore
+import PlatformStorage
+import GRDB
+import Synchronization
+
+/// Group commit: writes that arrive while a transaction is committing wait for the next one, and
+/// each transaction carries every write waiting then, each in a savepoint of its own. One fsync
+/// makes many requests durable; a write that fails rolls back its savepoint only. Every caller is
+/// answered only after the commit that holds its write has returned (is durable), and all of
+/// them fail if that commit fails.
+final class GroupCommitter: Sendable {
+    /// One caller's write: runs inside the shared transaction and returns what to do once the
+    /// transaction is durable (resume the caller with its result).
+    struct Job: Sendable {
+        let run: @Sendable (Database) throws -> @Sendable () -> Void
+        let fail: @Sendable (any Error) -> Void
+    }
+
+    let writer: any DatabaseWriter
+    /// At most this many writes share one transaction, so one batch cannot grow without bound.
+    let maxBatch: Int
+    private let state = Mutex<(pending: [Job], draining: Bool)>(([], false))
+    /// Transactions committed and writes they carried, for tests and `platformd bench`.
+    let counts = Mutex<(transactions: Int, writes: Int)>((0, 0))
+
+    init(writer: any DatabaseWriter, maxBatch: Int = 256) {
+        self.writer = writer
+        self.maxBatch = maxBatch
+    }
+
+    /// Runs `body` in the next group transaction; returns its result once that transaction is durable.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = Job(
+                run: { db in
+                    let value = try body(db)
+                    return { continuation.resume(returning: value) }
+                },
+                fail: { continuation.resume(throwing: $0) })
+            let startDrain = state.withLock { state in
+                state.pending.append(job)
+                defer { state.draining = true }
+                return !state.draining
+            }
+            if startDrain { Task { await self.drain() } }
+        }
+    }
+
+    private func drain() async {
+        while true {
+            let batch: [Job] = state.withLock { state in
+                guard !state.pending.isEmpty else {
+                    state.draining = false
+                    return []
+                }
+                let taken = Array(state.pending.prefix(maxBatch))
+                state.pending.removeFirst(taken.count)
+                return taken
+            }
+            guard !batch.isEmpty else { return }
+            await commit(batch)
+        }
+    }
+
+    private func commit(_ batch: [Job]) async {
+        do {
+            let started = ContinuousClock.now
+            let outcomes: [Outcome] = try await writer.write { db in
+                try batch.map { job in try Self.inSavepoint(db, job) }
+            }
+            StoreMetrics.commit(duration: .now - started, batchSize: batch.count)
+            counts.withLock { $0.transactions += 1; $0.writes += batch.count }
+            // Durable now: answer everyone, in arrival order.
+            for (job, outcome) in zip(batch, outcomes) {
+                switch outcome {
+                case .succeeded(let finish): finish()
+                case .failed(let error): job.fail(error)
+                }
+            }
+        } catch {
+            // The commit itself failed: nothing of this batch is saved.
+            for job in batch { job.fail(error) }
+        }
+    }
+
+    /// Runs one job in a savepoint of its own. The three statements are prepared once
+    /// (`Database.inSavepoint` compiles its SQL on every call, through the parser and GRDB's
+    /// authorizer, twice per write). Throws only when the transaction itself is lost (SQLite
+    /// rolled it back after an I/O error or a full disk): then nothing of the batch can commit.
+    static func inSavepoint(_ db: Database, _ job: Job) throws -> Outcome {
+        try db.cachedStatement(sql: "SAVEPOINT job").execute()
+        do {
+            let finish = try job.run(db)
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT job").execute()
+            return .succeeded(finish)
+        } catch {
+            guard db.isInsideTransaction else { throw error }
+            try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT job").execute()
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT job").execute()
+            return .failed(error)
+        }
+    }
+
+    enum Outcome: Sendable {
+        case succeeded(@Sendable () -> Void)
+        case failed(any Error)
+    }
+}

@@ -1,0 +1,62 @@
+import PlatformCore
+import PlatformStorage
+import Foundation
+import GRDB
+
+/// Measurements `platformd bench` takes of SQLite itself, beside the server it drives.
+public enum SQLiteBench {
+    /// One-row transactions per second on a fresh file in `directory`, with the server's own
+    /// durability settings (WAL, `synchronous=FULL`): the disk's durable commit rate, which group
+    /// commit lets the server reach or pass. Synchronous commits, on a thread of their own.
+    public static func rawCommitsPerSecond(in directory: URL, seconds: Double) async throws -> Double {
+        try await BlockingWork.run("platformd.bench.raw-commits") { try measuringRawCommits(in: directory, seconds: seconds) }
+    }
+
+    static func measuringRawCommits(in directory: URL, seconds: Double) throws -> Double {
+        let path = directory.appendingPathComponent("raw-commits.sqlite").path
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)")
+        }
+        let payload = Data(count: 200)
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int64(seconds * 1000))
+        var commits = 0
+        while ContinuousClock.now < deadline {
+            try pool.write { db in try db.execute(sql: "INSERT INTO t (v) VALUES (?)", arguments: [payload]) }
+            commits += 1
+        }
+        let elapsed = ContinuousClock.now - start
+        try pool.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        return Double(commits) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+}
+
+extension SQLiteSessionStore {
+    /// Stores `count` completed sessions of `tenant`/`flow` (with their start and completion
+    /// events) in one transaction, so the cost of a request can be compared at 1 k and at 1 M
+    /// stored sessions.
+    public func preloadCompletedSessions(count: Int, tenant: String, flow: String, at date: Date) async throws {
+        try await writer.write { db in
+            let time = date.timeIntervalSince1970
+            let session = try db.makeStatement(sql: """
+                INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
+                    progress_json, arrived_at, completion_json, created_at, updated_at)
+                VALUES (?, ?, ?, ?, 'completed', 12, '{}', '[]', '{}', ?, '{"message":"","records":[]}', ?, ?)
+                """)
+            let event = try db.makeStatement(sql: """
+                INSERT INTO events (tenant, flow, session_id, kind, at) VALUES (?, ?, ?, ?, ?)
+                """)
+            for index in 0..<count {
+                let id = "preload-\(index)"
+                try session.execute(arguments: [id, tenant, "preload-user-\(index)", flow, time, time, time])
+                try event.execute(arguments: [tenant, flow, id, "started", time])
+                try event.execute(arguments: [tenant, flow, id, "completed", time])
+            }
+        }
+    }
+}

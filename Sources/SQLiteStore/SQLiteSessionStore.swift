@@ -1,0 +1,665 @@
+import PlatformCore
+import PlatformStorage
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+/// The embedded default store: SQLite through GRDB, WAL with `synchronous=FULL` for files,
+/// `secure_delete` on so erased answers leave no bytes behind.
+public final class SQLiteSessionStore: SessionStore {
+    public static let memoryPath = ":memory:"
+
+    let writer: any DatabaseWriter
+    /// Session and profile writes go through group commit.
+    let committer: GroupCommitter
+    /// What this process last committed per session, so a command on a session in use reads nothing first.
+    let recent = RecentSessions()
+    /// Copies the WAL into the database file off the writer, and truncates it after an erasure
+    /// (files only: nil for an in-memory database, which has no WAL).
+    let checkpointer: WALCheckpointer?
+    /// An erasure whose WAL truncation could not run yet (a reader held an old snapshot).
+    let truncationPending = Mutex(false)
+    /// The timer that retries a postponed truncation.
+    let retrier = Mutex<Task<Void, Never>?>(nil)
+    let logger: Logger
+
+    /// `init(path:busyTimeout:logger:)` on a thread of its own: opening waits for file locks
+    /// (another process creating the same file) and runs the migrations synchronously, which an
+    /// async caller must never do on the cooperative pool.
+    public static func open(
+        path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, logger: Logger = Logger(label: "platformd.store")
+    ) async throws -> SQLiteSessionStore {
+        try await BlockingWork.run("platformd.store.open") {
+            try SQLiteSessionStore(path: path, busyTimeout: busyTimeout, readOnly: readOnly, logger: logger)
+        }
+    }
+
+    /// Opens (creating and migrating when needed) the database at `path`, or an in-memory one for
+    /// ":memory:". Synchronous, and it may wait for another process's lock: from async code use
+    /// `open(path:busyTimeout:logger:)`, which runs it on a thread of its own. (No async code in
+    /// Sources calls this directly.)
+    /// - Parameter busyTimeout: how long a write waits for a lock another process holds before
+    ///   the request is answered -32008 (unavailable).
+    /// - Parameter readOnly: for a report (`flows check`): the file is opened read-only, as it
+    ///   is (no migration, no pragma or checkpoint that writes); a write through it fails.
+    public init(
+        path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, logger: Logger = Logger(label: "platformd.store")
+    ) throws {
+        self.logger = logger
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        if readOnly, path != Self.memoryPath {
+            configuration.readonly = true
+            configuration.busyMode = .timeout(busyTimeout)
+            writer = try DatabasePool(path: path, configuration: configuration)
+            committer = GroupCommitter(writer: writer)
+            checkpointer = nil
+            return
+        }
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            // Group commit gives every request a savepoint; its journal (the original pages a
+            // savepoint may roll back to) otherwise spills to a temporary file past 64 KiB, and
+            // those writes were most of the writer's I/O.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        configuration.busyMode = .timeout(busyTimeout)
+        if path == Self.memoryPath {
+            writer = try DatabaseQueue(configuration: configuration)
+        } else {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            writer = try Self.openPool(path: path, configuration: configuration, patience: busyTimeout)
+            // GRDB sets NORMAL when it turns WAL on, after prepareDatabase: every reply waits for
+            // a durable commit, so the writer goes back to FULL.
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerThreshold)")
+            }
+        }
+        try Self.migrate(writer)
+        let committer = GroupCommitter(writer: writer)
+        self.committer = committer
+        if path != Self.memoryPath {
+            let checkpointer = try WALCheckpointer(path: path, configuration: configuration)
+            checkpointer.start(writes: { [weak committer] in committer?.counts.withLock { $0.transactions } }, logger: logger)
+            self.checkpointer = checkpointer
+        } else {
+            checkpointer = nil
+        }
+    }
+
+    /// Opens the pool, waiting while another process holds the lock its set-up needs. Turning a
+    /// new file to WAL takes an exclusive lock, and SQLite answers "database is locked" at once
+    /// instead of calling the busy handler when another process is opening the same new file; so
+    /// the opening is retried, with a short growing pause, for up to `patience` seconds.
+    static func openPool(path: String, configuration: Configuration, patience: TimeInterval) throws -> DatabasePool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(patience * 1000))
+        var pause: TimeInterval = 0.005
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError
+                where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && ContinuousClock.now < deadline
+            {
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 0.2)
+            }
+        }
+    }
+
+    /// Runs the migrations, safely when several processes open one new file at once. GRDB reads
+    /// which migrations are applied before it opens each migration's own (immediate) transaction,
+    /// so two processes starting together can both find the schema empty; the second to take the
+    /// write lock then fails with "table sessions already exists" once the first has committed.
+    /// That process runs the migrator again: it now finds the other's migrations applied and has
+    /// nothing (or only the rest) left to do. A lock still held past the busy timeout is retried
+    /// the same way.
+    static func migrate(_ writer: any DatabaseWriter, attempts: Int = 5) throws {
+        var attempt = 1
+        while true {
+            do {
+                try migrator.migrate(writer)
+                return
+            } catch let error as DatabaseError where attempt < attempts && isMigrationRace(error) {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Another process migrated (or is migrating) the same database at the same time.
+    static func isMigrationRace(_ error: DatabaseError) -> Bool {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: true
+        default:
+            // A migration with nothing to fail on (DROP INDEX IF EXISTS) is caught when the
+            // loser records it as applied a second time.
+            error.message.map {
+                $0.contains("already exists") || $0.contains("duplicate column name") || $0.contains("grdb_migrations")
+            } == true
+        }
+    }
+
+    /// Group commit so far: transactions committed and the session and profile writes they held.
+    public var groupCommits: (transactions: Int, writes: Int) { committer.counts.withLock { $0 } }
+
+    /// The writer connection's `synchronous` setting (2 is FULL).
+    public func synchronousMode() async throws -> Int {
+        try await writer.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    tenant TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    flow TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    revision INTEGER NOT NULL,
+                    user_json TEXT NOT NULL,
+                    path_json TEXT NOT NULL,
+                    progress_json TEXT NOT NULL,
+                    arrived_at REAL NOT NULL,
+                    last_submit_digest TEXT,
+                    completion_json TEXT,
+                    rejection_json TEXT,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    UNIQUE (tenant, user_id, flow)
+                );
+                CREATE TABLE answers (
+                    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                    tenant TEXT NOT NULL,
+                    step_id TEXT NOT NULL,
+                    values_json TEXT NOT NULL,
+                    computed_json TEXT,
+                    PRIMARY KEY (session_id, step_id)
+                );
+                CREATE TABLE profiles (
+                    tenant TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    completed_at REAL NOT NULL,
+                    PRIMARY KEY (tenant, user_id)
+                );
+                CREATE TABLE records (
+                    tenant TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    body_json TEXT NOT NULL,
+                    updated_at REAL NOT NULL,
+                    PRIMARY KEY (tenant, user_id, name),
+                    FOREIGN KEY (tenant, user_id) REFERENCES profiles(tenant, user_id) ON DELETE CASCADE
+                );
+                CREATE TABLE events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    tenant TEXT NOT NULL,
+                    flow TEXT NOT NULL,
+                    session_id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    step TEXT,
+                    action TEXT,
+                    to_step TEXT,
+                    seconds REAL,
+                    at REAL NOT NULL
+                );
+                CREATE INDEX events_by_tenant ON events (tenant, flow, at);
+                CREATE INDEX events_by_session ON events (session_id, id);
+                """)
+        }
+        registerCredentialTables(&migrator)
+        migrator.registerMigration("v3-funnel-index") { db in
+            // The funnel reads a flow's events session by session in one pass along this index.
+            try db.execute(sql: "CREATE INDEX events_by_flow_session ON events (tenant, flow, session_id, id)")
+        }
+        registerOutboxTables(&migrator)
+        migrator.registerMigration("v4-session-write-count") { db in
+            // Counts the row's writes: an optimistic update commits only if this is unchanged
+            // since its snapshot. The revision cannot serve, as some writes keep it (a resume
+            // that merges new user details).
+            try db.execute(sql: "ALTER TABLE sessions ADD COLUMN write_count INTEGER NOT NULL DEFAULT 0")
+        }
+        migrator.registerMigration("v5-drop-events-by-session") { db in
+            // No query reads a session's events alone (the funnel reads them along
+            // events_by_flow_session), and every event written paid for this index's page.
+            try db.execute(sql: "DROP INDEX IF EXISTS events_by_session")
+        }
+        migrator.registerMigration("v6-flow-versions") { db in
+            // The version of its flow a session runs on (empty for sessions stored before), the
+            // version each event happened on (the funnel by version), and the order in which
+            // this database's hosts first served each version (a rolling deploy never moves a
+            // session back onto an older one).
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN flow_version TEXT NOT NULL DEFAULT '';
+                ALTER TABLE sessions ADD COLUMN flow_fingerprint TEXT NOT NULL DEFAULT '';
+                ALTER TABLE events ADD COLUMN flow_version TEXT;
+                CREATE TABLE flow_versions (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    tenant TEXT NOT NULL,
+                    flow TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    UNIQUE (tenant, flow, version, fingerprint)
+                );
+                """)
+        }
+        migrator.registerMigration("v7-sweeps") { db in
+            // When session.abandoned was last raised for a session, and the lease that lets one
+            // host at a time sweep a shared database.
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN abandoned_at REAL;
+                CREATE TABLE sweeps (name TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, until REAL NOT NULL);
+                """)
+        }
+        registerRevocationTables(&migrator)
+        return migrator
+    }
+
+    // MARK: - sessions
+
+    public func session(tenant: String, key: SessionKey) async throws -> SessionState? {
+        try await writer.read { db in try Self.fetchStoredSession(db, tenant: tenant, key: key)?.state }
+    }
+
+    /// Optimistic on a file database: the body runs outside the one writer, on the state this
+    /// process last committed for the session (`recent`) or else on a snapshot read, and group
+    /// commit's serial transaction holds only the check that the row's write count is unchanged
+    /// and the writes, their JSON encoded beforehand. When another write changed the session in
+    /// between, or the body ran on a remembered state and did not commit (an error, a replay:
+    /// answers a client sees must come from the stored row), the body runs again inside the
+    /// transaction on the latest state; so a body may run twice, its first result dropped. An
+    /// in-memory database has one connection for reads and writes, so there the body always runs
+    /// inside the transaction.
+    public func ping() async throws {
+        _ = try await writer.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) }
+    }
+
+    public func updateSession<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result {
+        let outcome: (Result, erased: Bool)
+        if let pool = writer as? DatabasePool,
+            let optimistic = try await updateOptimistically(pool, tenant: tenant, key: key, body)
+        {
+            outcome = optimistic
+        } else {
+            outcome = try await updateInTransaction(tenant: tenant, key: key, body)
+        }
+        if checkpointer != nil && (outcome.erased || truncationPending.withLock { $0 }) {
+            await truncateWAL()
+        }
+        return outcome.0
+    }
+
+    /// The optimistic attempt; nil when the body must run inside the transaction instead.
+    func updateOptimistically<Result: Sendable>(
+        _ pool: DatabasePool, tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> (Result, erased: Bool)? {
+        let remembered: RecentSessions.Entry? = if case .id(let id) = key { recent.entry(tenant: tenant, id: id) } else { nil }
+        let snapshot = if let remembered { remembered } else { try await Self.snapshot(pool, tenant: tenant, key: key) }
+        let ran: (commit: SessionCommit?, result: Result)
+        do {
+            ran = try body(snapshot?.state)
+        } catch where remembered != nil {
+            return nil
+        }
+        guard let commit = ran.commit else { return remembered == nil ? (ran.result, false) : nil }
+        let prepared = try PreparedSessionCommit(commit, replacing: snapshot)
+        let erased = try await committer.write { db in try Self.apply(db, prepared, tenant: tenant) }
+        guard let erased else { return nil }
+        recent.remember(prepared.written)
+        return (ran.result, erased)
+    }
+
+    /// GRDB's asynchronous read: the caller's task is suspended while a reader connection is free
+    /// and the read runs on that reader's queue. (A synchronous read here once parked cooperative
+    /// threads waiting for a reader that only a suspended read's task, needing one of those very
+    /// threads to resume, would give back: under pipelined reads and writes the server stopped.)
+    static func snapshot(_ pool: DatabasePool, tenant: String, key: SessionKey) async throws -> RecentSessions.Entry? {
+        try await pool.read { db in try fetchStoredSession(db, tenant: tenant, key: key) }
+    }
+
+    /// Reads the latest state and runs `body` on it inside the write transaction.
+    func updateInTransaction<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> (Result, erased: Bool) {
+        let (result, erased, saved) = try await committer.write { db -> (Result, Bool, RecentSessions.Entry?) in
+            let old = try Self.fetchStoredSession(db, tenant: tenant, key: key)
+            let (commit, result) = try body(old?.state)
+            // Read inside the write transaction, `old` is the stored row: what to remember when
+            // nothing is written (a stale entry is refreshed).
+            guard let commit else { return (result, false, old) }
+            // Read inside this transaction, the row cannot have changed since.
+            let prepared = try PreparedSessionCommit(commit, replacing: old)
+            guard let erased = try Self.apply(db, prepared, tenant: tenant) else {
+                throw DatabaseError(message: "session \(commit.state.id) is not in tenant \(tenant)")
+            }
+            return (result, erased, prepared.written)
+        }
+        if let saved { recent.remember(saved) }
+        return (result, erased)
+    }
+
+    /// Writes one command's commit if the session row is still the one it replaces (nil, with
+    /// nothing written, when another write came first); true when it rejected the session (its
+    /// erased answers' old pages must then leave the WAL).
+    static func apply(_ db: Database, _ prepared: PreparedSessionCommit, tenant: String) throws -> Bool? {
+        let commit = prepared.commit
+        precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
+        guard try save(db, prepared) else { return nil }
+        for event in commit.events { try insert(db, event, of: commit.state) }
+        if let profile = commit.profile {
+            try save(db, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
+        }
+        for (event, body) in zip(commit.outbox, prepared.outboxBodies) {
+            precondition(event.event.tenant == tenant, "an event must stay in its tenant")
+            try insert(db, event, body: body)
+        }
+        return prepared.rejects
+    }
+
+    /// Old page versions of erased rows live on in the WAL until it is checkpointed and truncated.
+    /// The commit is already durable, so a failure (a reader holding an old snapshot) is not the
+    /// request's: the truncation is retried on a timer until it succeeds (and after each write,
+    /// and at close), so the erased bytes are gone soon after the reader finishes even if no
+    /// other write ever comes.
+    func truncateWAL() async {
+        guard !(await attemptTruncation()) else { return }
+        scheduleTruncationRetry()
+    }
+
+    func scheduleTruncationRetry() {
+        retrier.withLock { pending in
+            guard pending == nil else { return }
+            pending = Task { [weak self] in
+                var delay: Duration = .milliseconds(100)
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: delay)
+                    guard let self, !Task.isCancelled else { return }
+                    if await self.attemptTruncation() {
+                        self.logger.info("WAL truncated: the erased rows' old pages are gone")
+                        break
+                    }
+                    delay = min(delay * 2, .seconds(2))
+                }
+                guard let self, !Task.isCancelled else { return }
+                self.retrier.withLock { $0 = nil }
+                // An erasure whose own attempt failed while this one was finishing found a
+                // retrier still here and left it to this one.
+                if self.truncationPending.withLock({ $0 }) { self.scheduleTruncationRetry() }
+            }
+        }
+    }
+
+    /// One truncating checkpoint; true when it ran. It holds the writer's queue, so no group
+    /// commit takes the WAL's write lock meanwhile, and runs on the checkpointer's connection,
+    /// so never beside a passive checkpoint; it waits briefly for readers of old snapshots.
+    func attemptTruncation() async -> Bool {
+        guard let checkpointer else { return true }
+        do {
+            try await writer.writeWithoutTransaction { _ in try checkpointer.truncate() }
+            truncationPending.withLock { $0 = false }
+            return true
+        } catch {
+            let first = truncationPending.withLock { pending in
+                defer { pending = true }
+                return !pending
+            }
+            if first { logger.warning("WAL truncation after an erasure postponed (a reader holds an old snapshot); retrying: \(error)") }
+            return false
+        }
+    }
+
+    /// The session row's columns, read by position below (`sessionColumns` order): a lookup by
+    /// name costs a scan of the row's column names on every read.
+    static let sessionColumns = """
+        id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json, arrived_at,
+        last_submit_digest, completion_json, rejection_json, created_at, updated_at, write_count, flow_version, flow_fingerprint,
+        abandoned_at
+        """
+    static let sessionByID = "SELECT \(sessionColumns) FROM sessions WHERE tenant = ? AND id = ?"
+    static let sessionByUser = "SELECT \(sessionColumns) FROM sessions WHERE tenant = ? AND user_id = ? AND flow = ?"
+
+    static func fetchStoredSession(_ db: Database, tenant: String, key: SessionKey) throws -> RecentSessions.Entry? {
+        let row: Row?
+        switch key {
+        case .id(let id):
+            row = try Row.fetchOne(
+                try db.cachedStatement(sql: sessionByID),
+                arguments: [tenant, id])
+        case .user(let userId, let flow):
+            row = try Row.fetchOne(
+                try db.cachedStatement(sql: sessionByUser),
+                arguments: [tenant, userId, flow])
+        }
+        guard let row else { return nil }
+        let id: String = row[0]
+        var answers: [String: [String: JSONValue]] = [:]
+        var computed: [String: JSONValue] = [:]
+        for answer in try Row.fetchAll(
+            try db.cachedStatement(sql: "SELECT step_id, values_json, computed_json FROM answers WHERE tenant = ? AND session_id = ?"),
+            arguments: [tenant, id])
+        {
+            let step: String = answer[0]
+            answers[step] = try JSONValue.parse(answer[1] as String).objectValue ?? [:]
+            if let text: String = answer[2] { computed[step] = try JSONValue.parse(text) }
+        }
+        let text = try SessionTextColumns(user: row[6], path: row[7], progress: row[8], completion: row[11], rejection: row[12]).decoded()
+        let state = SessionState(
+            id: id, tenant: row[1], userId: row[2], flow: row[3], flowVersion: row[16], flowFingerprint: row[17],
+            locale: text.locale, status: SessionStatus(rawValue: row[4]) ?? .active,
+            revision: row[5],
+            user: text.user, path: text.path,
+            answers: answers, computed: computed,
+            skipped: text.skipped, stepErrors: text.stepErrors, secondsSpent: text.secondsSpent,
+            arrivedAt: Date(timeIntervalSince1970: row[9]),
+            lastSubmitDigest: row[10],
+            completion: text.completion, rejection: text.rejection,
+            createdAt: Date(timeIntervalSince1970: row[13]),
+            updatedAt: Date(timeIntervalSince1970: row[14]),
+            abandonedAt: (row[18] as Double?).map(Date.init(timeIntervalSince1970:)),
+            progressTotal: text.progressTotal
+        )
+        return RecentSessions.Entry(state: state, writeCount: row[15])
+    }
+
+    /// Writes the session row and its answers; false, writing nothing, when the row is not the
+    /// one the commit replaces (its write count moved on, or a new session's user already has one).
+    static func save(_ db: Database, _ prepared: PreparedSessionCommit) throws -> Bool {
+        let state = prepared.commit.state
+        let text = prepared.text
+        let (userJSON, pathJSON, progressJSON) = (text.user, text.path, text.progress)
+        let (completionJSON, rejectionJSON) = (text.completion, text.rejection)
+        if let writeCount = prepared.replacedWriteCount, prepared.replacedID == nil {
+            try db.cachedStatement(sql: """
+                UPDATE sessions SET write_count = write_count + 1, status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
+                    arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?,
+                    flow_version = ?, flow_fingerprint = ?, abandoned_at = ?
+                WHERE tenant = ? AND id = ? AND write_count = ?
+                """).execute(arguments: [
+                    state.status.rawValue, state.revision, userJSON, pathJSON, progressJSON,
+                    state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
+                    rejectionJSON, state.updatedAt.timeIntervalSince1970, state.flowVersion, state.flowFingerprint,
+                    state.abandonedAt?.timeIntervalSince1970,
+                    state.tenant, state.id, writeCount,
+                ])
+            guard db.changesCount == 1 else { return false }
+        } else {
+            if let replaced = prepared.replacedID, let writeCount = prepared.replacedWriteCount {
+                // An expired session makes way for the user's new one (unique per user and flow).
+                try db.execute(
+                    sql: "DELETE FROM sessions WHERE tenant = ? AND id = ? AND write_count = ?", arguments: [state.tenant, replaced, writeCount])
+                guard db.changesCount == 1 else { return false }
+            }
+            do {
+                try db.cachedStatement(sql: """
+                INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
+                    progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at,
+                    flow_version, flow_fingerprint)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [
+                    state.id, state.tenant, state.userId, state.flow, state.status.rawValue, state.revision,
+                    userJSON, pathJSON, progressJSON, state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest,
+                    completionJSON, rejectionJSON, state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
+                    state.flowVersion, state.flowFingerprint,
+                ])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                return false
+            }
+        }
+
+        for step in prepared.answers.removed {
+            try db.cachedStatement(
+                sql: "DELETE FROM answers WHERE tenant = ? AND session_id = ? AND step_id = ?").execute(arguments: [state.tenant, state.id, step])
+        }
+        for row in prepared.answers.upserted {
+            try db.cachedStatement(sql: """
+                INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (session_id, step_id) DO UPDATE SET
+                    values_json = excluded.values_json, computed_json = excluded.computed_json
+                """).execute(arguments: [state.id, state.tenant, row.step, row.values, row.computed])
+        }
+        return true
+    }
+
+    static func insert(_ db: Database, _ event: FlowEvent, of state: SessionState) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                state.tenant, state.flow, state.id, event.kind.rawValue, event.step, event.action,
+                event.toStep, event.seconds, event.at.timeIntervalSince1970, state.flowVersion,
+            ])
+    }
+
+    // MARK: - profiles
+
+    public func profile(tenant: String, userId: String) async throws -> Profile? {
+        try await writer.read { db in try Self.fetchProfile(db, tenant: tenant, userId: userId) }
+    }
+
+    public func updateProfile<Result: Sendable>(
+        tenant: String, userId: String, at time: Date,
+        _ body: @escaping @Sendable (Profile?) throws -> (ProfileCommit?, Result)
+    ) async throws -> Result {
+        try await committer.write { db in
+            let (commit, result) = try body(try Self.fetchProfile(db, tenant: tenant, userId: userId))
+            if let commit {
+                let profile = commit.profile
+                precondition(profile.tenant == tenant && profile.userId == userId, "a profile update must stay with its user")
+                try Self.save(db, profile, keepingOtherRecords: false, at: time)
+                for event in commit.outbox {
+                    precondition(event.event.tenant == tenant, "an event must stay in its tenant")
+                    try Self.insert(db, event, body: PreparedSessionCommit.body(of: event))
+                }
+            }
+            return result
+        }
+    }
+
+    static func fetchProfile(_ db: Database, tenant: String, userId: String) throws -> Profile? {
+        guard let row = try Row.fetchOne(
+            try db.cachedStatement(sql: "SELECT completed_at FROM profiles WHERE tenant = ? AND user_id = ?"), arguments: [tenant, userId])
+        else { return nil }
+        var records: [String: JSONValue] = [:]
+        for record in try Row.fetchAll(
+            try db.cachedStatement(sql: "SELECT name, body_json FROM records WHERE tenant = ? AND user_id = ?"), arguments: [tenant, userId])
+        {
+            records[record["name"]] = try JSONValue.parse(record["body_json"] as String)
+        }
+        return Profile(
+            tenant: tenant, userId: userId, completedAt: Date(timeIntervalSince1970: row["completed_at"]), records: records)
+    }
+
+    /// Writes a profile. A completion adds its records to the user's others (another flow's);
+    /// an update replaces the whole set, so a record it drops is deleted. `time` is the records'
+    /// `updated_at`.
+    static func save(_ db: Database, _ profile: Profile, keepingOtherRecords: Bool, at time: Date) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO profiles (tenant, user_id, completed_at) VALUES (?, ?, ?)
+            ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
+            """).execute(arguments: [profile.tenant, profile.userId, profile.completedAt.timeIntervalSince1970])
+        if !keepingOtherRecords {
+            try db.cachedStatement(
+                sql: "DELETE FROM records WHERE tenant = ? AND user_id = ?").execute(arguments: [profile.tenant, profile.userId])
+        }
+        for (name, body) in profile.records.sorted(by: { $0.key < $1.key }) {
+            try db.cachedStatement(sql: """
+                INSERT INTO records (tenant, user_id, name, body_json, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (tenant, user_id, name) DO UPDATE SET
+                    body_json = excluded.body_json, updated_at = excluded.updated_at
+                """).execute(arguments: [profile.tenant, profile.userId, name, body.serialized(), time.timeIntervalSince1970])
+        }
+    }
+
+    // MARK: - events
+
+    public func events(tenant: String, flow: String?, since: Date?, until: Date?) async throws -> [StoredEvent] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM events
+                WHERE tenant = ? AND (? IS NULL OR flow = ?) AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?)
+                ORDER BY id
+                """, arguments: [
+                    tenant, flow, flow, since?.timeIntervalSince1970, since?.timeIntervalSince1970,
+                    until?.timeIntervalSince1970, until?.timeIntervalSince1970,
+                ]
+            ).map { row in
+                StoredEvent(
+                    sessionId: row["session_id"], flow: row["flow"],
+                    event: FlowEvent(
+                        FlowEvent.Kind(rawValue: row["kind"]) ?? .arrived, step: row["step"], action: row["action"],
+                        toStep: row["to_step"], seconds: row["seconds"], at: Date(timeIntervalSince1970: row["at"]))
+                )
+            }
+        }
+    }
+
+    // MARK: - funnels
+
+    /// The funnel in one pass: the flow's events are read in (session, id) order along an index,
+    /// each session folded as it goes by, so the cost grows with the events read, never with
+    /// sessions times events (as correlated subqueries did), and memory holds one session at a time.
+    public func funnel(
+        tenant: String, flow: String, since: Date?, until: Date?, version: String?, renamedSteps: [String: [String: String]] = [:]
+    ) async throws -> FunnelFigures {
+        try await writer.read { db in
+            var folder = FunnelFolder(since: since, until: until, version: version, renamedSteps: renamedSteps)
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, session_id, kind, step, action, to_step, seconds, at, flow_version FROM events
+                WHERE tenant = ? AND flow = ? ORDER BY session_id, id
+                """, arguments: [tenant, flow])
+            // Columns by position (the SELECT's order): a lookup by name, for 8 columns of
+            // millions of rows, was a good part of the funnel's CPU.
+            while let row = try rows.next() {
+                folder.add(
+                    sessionId: row[1], id: row[0], kind: row[2], step: row[3], action: row[4],
+                    toStep: row[5], seconds: row[6], at: row[7], version: row[8])
+            }
+            return folder.finish()
+        }
+    }
+
+    /// Checkpoints (truncating the WAL) and closes. A checkpoint that cannot run (a reader holds a
+    /// snapshot) is logged; the database still closes and stays consistent.
+    public func close() async throws {
+        retrier.withLock { pending in
+            pending?.cancel()
+            pending = nil
+        }
+        await checkpointer?.stop()
+        if checkpointer != nil { _ = await attemptTruncation() }
+        // Closing waits for every reader connection to be returned: on a thread of its own.
+        try await BlockingWork.run("platformd.store.close") { [writer, checkpointer] in
+            checkpointer?.close()
+            try writer.close()
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import PlatformStorage
+import PlatformCore
+import GRDB
+import Logging
+import Synchronization
+
+/// Copies committed pages from the WAL back into the database file on a connection of its own,
+/// a short while after writes, so the writer never does it. SQLite's automatic checkpoint runs
+/// in the connection that commits, after the commit: every write waiting for group commit then
+/// also waited for a thousand pages to be read back, written and synced. A passive checkpoint
+/// takes no lock a writer or reader needs; once it has copied everything, the next write starts
+/// the WAL again from its beginning. The writer keeps a far higher automatic threshold as a
+/// safety net, should this fall behind.
+final class WALCheckpointer: Sendable {
+    /// How long after a write the pages are copied; writes meanwhile share one checkpoint, so a
+    /// page written by many of them is copied once.
+    static let delay: Duration = .milliseconds(50)
+    /// The writer's own automatic checkpoint threshold, in pages.
+    static let writerThreshold = 20_000
+
+    private let connection: DatabaseQueue
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+
+    init(path: String, configuration: Configuration) throws {
+        connection = try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// Checkpoints after each change of `writes` (transactions committed) until stopped, or
+    /// until `writes` answers nil (its store is gone without being closed).
+    func start(writes: @escaping @Sendable () -> Int?, logger: Logger) {
+        let connection = connection
+        loop.withLock { loop in
+            loop = Task.detached {
+                var checkpointed = writes()
+                var failing = false
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.delay)
+                    guard let now = writes() else { return }
+                    guard now != checkpointed else { continue }
+                    do {
+                        _ = try await connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
+                        checkpointed = now
+                        if failing { logger.info("WAL checkpoints run again") }
+                        failing = false
+                    } catch where Task.isCancelled || error is CancellationError {
+                        // Stopping (the store closes): not a failure; close() truncates the WAL.
+                        return
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                        // Another connection (another process on the same file) is checkpointing
+                        // or recovering the WAL: the pages get copied either way.
+                        checkpointed = now
+                    } catch {
+                        if !failing { logger.warning("WAL checkpoint failed, retrying after the next write: \(error)") }
+                        failing = true
+                    }
+                }
+            }
+        }
+    }
+
+    /// A truncating checkpoint (an erasure's old page versions must leave the WAL), on this
+    /// connection so that it never runs beside a passive one. It waits at most 200 ms for readers
+    /// of old snapshots, then fails; the store retries it later.
+    func truncate() throws {
+        _ = try connection.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA busy_timeout = 200")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = 10000") }
+            return try db.checkpoint(.truncate)
+        }
+    }
+
+    /// Ends the checkpoints after writes; `truncate()` still works until `close()`.
+    func stop() async {
+        let task = loop.withLock { loop in
+            defer { loop = nil }
+            return loop
+        }
+        task?.cancel()
+        await task?.value
+    }
+
+    func close() {
+        try? connection.close()
+    }
+}
