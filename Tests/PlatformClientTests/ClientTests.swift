@@ -14,7 +14,8 @@ struct ClientTests {
             let info = try await client.info()
             #expect(info.name == "platformd")
             #expect(info.protocol == 3)
-            #expect(info.tenants.map(\.tenant) == (try Hosted.tenants()))
+            let hosted = try await Hosted.tenants()
+            #expect(info.tenants.map(\.tenant) == hosted)
             #expect(!info.tenants.isEmpty)
             #expect(info.tenants.allSatisfy { $0.flows == ["onboarding"] })
 
@@ -65,7 +66,7 @@ struct ClientTests {
 
             let badLimit = try await #require(throws: PlatformClientError.self) {
                 // The limit is checked before the field: any tenant, any field.
-                let view = try await client.start(tenant: try Hosted.tenant(), userId: "u1")
+                let view = try await client.start(tenant: try await Hosted.tenant(), userId: "u1")
                 return try await client.search(view, field: "any-field", query: "austin", limit: 500)
             }
             #expect(badLimit.errorCode == .invalidParams)
@@ -86,7 +87,8 @@ struct ClientTests {
             #expect(mistyped.errorCode == nil)
 
             // The connection goes on after every one of them.
-            #expect(try await client.info().tenants.count == (try Hosted.tenants()).count)
+            let hosted = try await Hosted.tenants()
+            #expect(try await client.info().tenants.count == hosted.count)
             try await client.close()
         }
     }
@@ -98,7 +100,7 @@ struct ClientTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = directory.appendingPathComponent("platformd.sqlite").path
-        let tenants = try Hosted.tenants()
+        let tenants = try await Hosted.tenants()
         let tenant = tenants[0]
         try await PlatformdProcess.createDatabase(db)
         let secret = try await PlatformdServer.command(["keys", "create", "--tenant", tenant, "--db", db])
@@ -146,7 +148,7 @@ struct ClientTests {
     }
 
     @Test func concurrentCallsArePipelinedAndMatchedById() async throws {
-        let tenant = try Hosted.tenant()
+        let tenant = try await Hosted.tenant()
         try await PlatformdServer.with { server in
             let client = try await server.connect()
             let users = (0..<40).map { "user-\($0)" }
@@ -173,7 +175,7 @@ struct ClientTests {
                 return
             }
             let client = try await PlatformClient.connect(.tcp(host: host, port: port), configuration: PlatformdServer.configuration)
-            let tenants = try Hosted.tenants()
+            let tenants = try await Hosted.tenants()
             #expect(try await client.info().tenants.count == tenants.count)
             // The first step answered (generic answers), then back to it with the answers kept.
             let first = try await client.start(tenant: tenants[0], userId: "tcp-user", user: .init(firstName: "Alex"))

@@ -11,7 +11,7 @@ import Testing
 /// with its answers and copy, is in its test target (`ClientWalkTests`).
 @Suite("PlatformClient walks", .serialized, .timeLimit(.minutes(2)))  // one tenant at a time
 struct WalkTests {
-    @Test(arguments: try Hosted.tenants())
+    @Test(arguments: try await Hosted.tenants())
     func walkToCompletionAndReadBack(tenant: String) async throws {
         try await PlatformdServer.with { server in
             let client = try await server.connect()

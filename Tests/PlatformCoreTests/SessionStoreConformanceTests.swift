@@ -241,16 +241,24 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         _ d: FlowDriver, _ view: SessionView, path: String, beforeRelease: () async throws -> Void = {}
     ) async throws {
         let reader = try DatabaseQueue(path: path)
+        // The reader waits on a thread of its own (BlockingWork's), and the test awaits its
+        // snapshot without blocking: a semaphore wait here, with the reader on a detached task,
+        // held both of the cooperative pool's threads on a 2-core machine.
         let release = DispatchSemaphore(value: 0)
-        let holding = DispatchSemaphore(value: 0)
-        let held = Task.detached {
-            try reader.read { db in
-                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions")
-                holding.signal()
-                _ = release.wait(timeout: .now() + 30)
+        let (holding, holds) = AsyncStream<Void>.makeStream()
+        let held = Task {
+            // A reader that fails before its snapshot ends the wait too (held.value says why).
+            defer { holds.finish() }
+            try await BlockingWork.run("test.snapshot-reader") {
+                try reader.read { db in
+                    _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions")
+                    holds.yield()
+                    _ = release.wait(timeout: .now() + 30)
+                }
             }
         }
-        holding.wait()
+        var snapshot = holding.makeAsyncIterator()
+        _ = await snapshot.next()
         let rejected = try await d.submit(view, ["birthdate": "2021-06-01"])
         #expect(rejected.status == .rejected)
         try await beforeRelease()

@@ -6,7 +6,8 @@
 # with PLATFORMD_TEST_POSTGRES_URL set if the PostgreSQL tests should run too.
 #
 # Usage: scripts/ci/test-loop.sh [RUNS] [OUTPUT_DIR]
-# Writes OUTPUT_DIR/run-N.log, OUTPUT_DIR/stall-N-PID.gdb on a stall, and one line per run in
+# Writes OUTPUT_DIR/run-N.log, OUTPUT_DIR/stall-N-PID.gdb on a stall (and one per child process of
+# the test process), and one line per run in
 # OUTPUT_DIR/summary.txt: status, whether it stalled, seconds, the test run's last line.
 set -uo pipefail
 runs="${1:-30}"
@@ -28,6 +29,13 @@ for i in $(seq 1 "$runs"); do
             for test_pid in $(pgrep -f 'PackageTests.xctest'); do
                 gdb -p "$test_pid" -batch -ex 'thread apply all bt' > "$out/stall-$i-$test_pid.gdb" 2>&1
                 ls -l "/proc/$test_pid/fd" > "$out/stall-$i-$test_pid.fd" 2>&1
+                # The test process may be waiting for a child of its own (a platformd it started).
+                for child in $(pgrep -P "$test_pid"); do
+                    tr '\0' ' ' < "/proc/$child/cmdline" > "$out/stall-$i-$test_pid-child-$child.gdb" 2>&1
+                    echo >> "$out/stall-$i-$test_pid-child-$child.gdb"
+                    gdb -p "$child" -batch -ex 'thread apply all bt' >> "$out/stall-$i-$test_pid-child-$child.gdb" 2>&1
+                    ls -l "/proc/$child/fd" > "$out/stall-$i-$test_pid-child-$child.fd" 2>&1
+                done
                 kill -9 "$test_pid"
             done
             kill "$pid" 2>/dev/null

@@ -9,21 +9,23 @@ import PlatformTesting
 /// through the client is in its own test target.
 enum Hosted {
     /// The default tenants, in registration order.
-    static func tenants() throws -> [String] {
-        try listed.get()
+    static func tenants() async throws -> [String] {
+        try await listed.value
     }
 
-    /// `platformd info` runs once (a blocking wait, kept off the tests' cooperative pool after
-    /// discovery).
-    private static let listed = Result { () throws -> [String] in
-        let tenants = try PlatformdServer.command(["info"]).split(separator: "\n").compactMap { $0.split(separator: "\t").first.map(String.init) }
+    /// `platformd info` runs once, waited for on a thread of its own. It used to run in this
+    /// property's initializer, blocking one of the cooperative pool's threads (two on the CI
+    /// machine) inside a `swift_once` during test discovery; a wait that never ended there stalled
+    /// the whole run at its start.
+    private static let listed = Task { () throws -> [String] in
+        let tenants = try await PlatformdServer.command(["info"]).split(separator: "\n").compactMap { $0.split(separator: "\t").first.map(String.init) }
         guard !tenants.isEmpty else { throw PlatformdServer.Failure(description: "platformd info lists no tenant") }
         return tenants
     }
 
     /// A tenant, for tests where any will do: the first listed.
-    static func tenant() throws -> String {
-        try tenants()[0]
+    static func tenant() async throws -> String {
+        try await tenants()[0]
     }
 
     /// Submits `view`'s step with `GenericAnswers` (search fields through `flow.search`), trying
