@@ -56,7 +56,7 @@ struct HTTPServing {
 
     func request(
         _ method: HTTPMethod, _ path: String, body: [UInt8]? = nil, contentType: String? = "application/json",
-        headers: [(String, String)] = []
+        headers: [(String, String)] = [], timeout: TimeAmount = .seconds(30)
     ) async throws -> Answer {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
@@ -65,7 +65,9 @@ struct HTTPServing {
             if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
         }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        // AsyncHTTPClient keeps retrying a refused connection until this deadline: a request to a
+        // server that has stopped waits all of it. A test that may ask a stopping server says less.
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let collected = try await response.body.collect(upTo: 64 << 20)
         return Answer(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
