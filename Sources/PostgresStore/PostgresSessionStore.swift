@@ -229,6 +229,13 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         do {
             let check = try await PostgresConnection.connect(
                 configuration: directConfiguration(configuration, tls: tls, connectTimeout: options.connectTimeout), id: 0, logger: logger)
+            // Its statements are bounded like any store call: past the operation timeout the
+            // connection is closed, which fails the statement waiting on it.
+            let bound = Task {
+                try await Task.sleep(for: options.operationTimeout)
+                try? await check.close()
+            }
+            defer { bound.cancel() }
             if let schema = options.schema {
                 // Under the migration lock: concurrent CREATE SCHEMA IF NOT EXISTS can still collide.
                 for sql in [
@@ -553,16 +560,36 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
         let call = watch.begin()
         defer { watch.end(call) }
         // The work runs in a task of its own so the watch can stop it without cancelling the
-        // request's task, whose reply is still to be written.
-        let work = Task {
-            try await self.client.withConnection { connection in
-                call.hasConnection(connection)
-                return try await body(connection)
-            }
-        }
-        call.attach { work.cancel() }
+        // request's task, whose reply is still to be written. The caller is answered when the
+        // work ends or when the watch fails the call, whichever comes first: it used to wait for
+        // the cancelled work to end too, and a lease or statement that never heeded its
+        // cancellation held a caller (and a whole test run) for good.
+        let started = Mutex<Task<Void, Never>?>(nil)
         do {
-            return try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                    let answered = Reachability.Once()
+                    let work = Task {
+                        do {
+                            let value = try await self.client.withConnection { connection in
+                                call.hasConnection(connection)
+                                return try await body(connection)
+                            }
+                            if answered.take() { continuation.resume(returning: value) }
+                        } catch {
+                            if answered.take() { continuation.resume(throwing: error) }
+                        }
+                    }
+                    started.withLock { $0 = work }
+                    if Task.isCancelled { work.cancel() }
+                    call.attach {
+                        work.cancel()
+                        if answered.take() { continuation.resume(throwing: CancellationError()) }
+                    }
+                }
+            } onCancel: {
+                started.withLock { $0 }?.cancel()
+            }
         } catch {
             if let failure = call.failure { throw StoreUnavailable(failure) }
             if let unavailable = error as? StoreUnavailable { throw unavailable }

@@ -4,7 +4,8 @@ import PlatformServer
 import Foundation
 import PlatformCore
 import PlatformTesting
-import PostgresStore
+@testable import PostgresStore
+import Synchronization
 import Testing
 
 /// Keys and tokens behave the same on every store.
@@ -91,6 +92,46 @@ import Testing
     }
 
     /// Hosts starting together on an empty schema: each migrates or finds it migrated, none fails.
+    /// A store call is answered at the operation timeout even when its work does not heed its
+    /// cancellation (a lease or a statement stuck in the driver): the caller used to wait for the
+    /// cancelled work to end, and a whole-suite run stalled on two such calls for good.
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)"), .timeLimit(.minutes(1)))
+    func aCallWhoseWorkIgnoresCancellationIsAnsweredAtTheOperationTimeout() async throws {
+        let store = try #require(try await TestPostgres.store(operationTimeout: .seconds(10)))
+        let gate = Gate()
+        await #expect(throws: StoreUnavailable.self) {
+            try await store.connection { _ in await gate.wait() }
+        }
+        // The work ends only now, after its caller was answered.
+        gate.open()
+        try await store.close()
+    }
+
+    /// A wait that ignores cancellation, until `open`.
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state in
+                    if state.open { return true }
+                    state.waiting.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiting = state.withLock { state in
+                state.open = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+    }
+
     @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func hostsStartingTogetherMigrateOnce() async throws {
         guard TestPostgres.urlOrSkip() != nil else { return }
         let schema = TestPostgres.freshSchema()
