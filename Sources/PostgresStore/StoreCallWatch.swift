@@ -53,14 +53,19 @@ final class StoreCallWatch: Sendable {
 
     private let calls = Mutex<(inFlight: [ObjectIdentifier: Call], watching: Bool, peak: Int)>(([:], false, 0))
     private let leaseGrace: Duration
-    private let operationTimeout: Duration
+    /// Settable for tests (a short bound on a store that connected and migrated under the usual one).
+    var operationTimeout: Duration {
+        get { timeout.withLock { $0 } }
+        set { timeout.withLock { $0 = newValue } }
+    }
+    private let timeout: Mutex<Duration>
     private let tick: Duration
     private let reachability: Reachability
     private let target: String
 
     init(leaseGrace: Duration, operationTimeout: Duration, tick: Duration = .milliseconds(100), reachability: Reachability, target: String) {
         self.leaseGrace = leaseGrace
-        self.operationTimeout = operationTimeout
+        self.timeout = Mutex(operationTimeout)
         self.tick = tick
         self.reachability = reachability
         self.target = target
@@ -103,6 +108,7 @@ final class StoreCallWatch: Sendable {
             }
             guard let inFlight else { return }
             let now = ContinuousClock.now
+            let operationTimeout = self.operationTimeout
             for call in inFlight where now - call.started >= operationTimeout {
                 call.fail("PostgreSQL at \(target) did not answer within \(operationTimeout)")
             }

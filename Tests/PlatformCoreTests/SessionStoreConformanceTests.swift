@@ -54,14 +54,14 @@ enum TestPostgres {
 
     /// A store on a fresh schema; nil when no test database is configured.
     static func store(
-        schema: String = freshSchema(), poolSize: Int = 4, idleKeepAlive: Duration? = nil, operationTimeout: Duration = .seconds(60)
+        schema: String = freshSchema(), poolSize: Int = 4, idleKeepAlive: Duration? = nil
     ) async throws -> PostgresSessionStore? {
         guard let url = urlOrSkip() else { return nil }
         var options = PostgresSessionStore.Options(poolSize: poolSize, schema: schema)
         if let idleKeepAlive { options.idleKeepAlive = idleKeepAlive }
         // The whole suite runs at once on two cores, servers and all: a store call may wait for
         // the machine longer than a production host should.
-        options.operationTimeout = operationTimeout
+        options.operationTimeout = .seconds(60)
         options.connectTimeout = .seconds(60)
         return try await PostgresSessionStore.connect(url: url, options: options)
     }
