@@ -18,6 +18,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "platformd", targets: ["platformd"]),
+        // The load generator (`platformd bench` runs it): drives a `platformd serve` it starts.
+        .executable(name: "platformd-bench", targets: ["PlatformBench"]),
         .library(name: "PlatformCore", targets: ["PlatformCore"]),
         .library(name: "PlatformStorage", targets: ["PlatformStorage"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
@@ -153,7 +155,7 @@ let package = Package(
         .target(
             name: "PlatformTesting",
             dependencies: [
-                "PlatformCore", "PlatformStorage", "PlatformServer", "SQLiteStore",
+                "PlatformCore", "PlatformStorage", "PlatformServer", "SQLiteStore", "PlatformClient",
                 .product(name: "Logging", package: "swift-log"),
                 // WebhookReceiver checks signatures independently of the server's code.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -194,6 +196,25 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ] + plugins.map { .byName(name: $0) }
         ),
+        // The load generator: a child `platformd serve`, a walk found from the fields it serves
+        // (PlatformClient's GenericAnswers), one thread polling every connection.
+        .executableTarget(
+            name: "PlatformBench",
+            dependencies: [
+                "PlatformProtocol", "PlatformClient", "PlatformStorage", "SQLiteStore", "PostgresStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Runs the real binaries (the bench and the server it starts); `platformd` is a dependency
+        // so the server is built beside the bench.
+        .testTarget(
+            name: "PlatformBenchTests",
+            dependencies: ["PlatformBench", "platformd", "PlatformProtocol", "PlatformTesting"]
+        ),
+        // The server module in process: parameter reads and their bounds.
+        .testTarget(name: "PlatformServerTests", dependencies: ["PlatformServer", "PlatformProtocol"]),
         .testTarget(
             name: "PlatformCoreTests",
             dependencies: [

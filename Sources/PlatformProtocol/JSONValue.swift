@@ -344,3 +344,11 @@ struct JSONWriter {
         }
     }
 }
+
+extension Optional where Wrapped == JSONValue {
+    /// nil for a missing member and for JSON null alike.
+    public var nonNull: JSONValue? {
+        guard let value = self, !value.isNull else { return Optional.none }
+        return value
+    }
+}

@@ -58,7 +58,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
             return [("key", false, Schema.string(description: "A key's secret (give key or token).")),
                     ("token", false, Schema.string(description: "A user token from auth.userToken."))]
         case .userToken:
-            return [tenant, userId, ("ttlSeconds", false, Schema.integer(minimum: 60, maximum: 86_400, description: "Default 3600."))]
+            return [tenant, userId, (ParamBounds.tokenLifetime.name, false, ParamBounds.tokenLifetime.schema)]
         case .revokeToken:
             return [tenant, ("token", false, Schema.string(description: "The token to revoke (give token or userId).")),
                     ("userId", false, Schema.ref("UserId"))]
@@ -66,7 +66,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
             return [tenant, userId, flow, ("user", false, Schema.ref("UserDetails")),
                     ("locale", false, Schema.string(
                         description: "BCP 47 (es, es-MX): the language of the session's texts, kept with it; the nearest served one is used.",
-                        maxLength: 35, minLength: 2))]
+                        maxLength: ParamBounds.locale.maxLength, minLength: ParamBounds.locale.minLength))]
         case .get:
             return [tenant, ("sessionId", false, Schema.string(description: "Give sessionId, or userId (and flow).")),
                     ("userId", false, Schema.ref("UserId")), flow]
@@ -78,8 +78,8 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .goto: return [tenant, sessionId, ("stepId", true, Schema.string), revision]
         case .search:
             return [tenant, sessionId, ("field", true, Schema.string),
-                    ("query", true, Schema.string(maxLength: 200)),
-                    ("limit", false, Schema.integer(minimum: 1, maximum: 50, description: "Default 10."))]
+                    (ParamBounds.searchQuery.name, true, ParamBounds.searchQuery.schema),
+                    (ParamBounds.searchLimit.name, false, ParamBounds.searchLimit.schema)]
         case .describe: return [tenant, flow]
         case .profileGet: return [tenant, userId]
         case .profileUpdate: return [tenant, userId, ("values", true, Schema.object(description: "Editable field id to value; null clears an optional field."))]
@@ -87,13 +87,13 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
             return [tenant, userId, ("action", true, Schema.string),
                     ("locale", false, Schema.string(
                         description: "BCP 47: the language of the copy; default: the locale of the user's onboarding session.",
-                        maxLength: 35, minLength: 2))]
+                        maxLength: ParamBounds.locale.maxLength, minLength: ParamBounds.locale.minLength))]
         case .funnel:
             return [tenant, flow, ("since", false, Schema.timestamp), ("until", false, Schema.timestamp), ("version", false, Schema.string)]
         case .userExport, .userErase: return [tenant, userId]
         case .eventsList:
             return [tenant, ("after", false, Schema.ref("EventCursor")),
-                    ("limit", false, Schema.integer(minimum: 1, maximum: 1000, description: "Default 100."))]
+                    (ParamBounds.eventsLimit.name, false, ParamBounds.eventsLimit.schema)]
         }
     }
 

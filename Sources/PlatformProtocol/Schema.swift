@@ -58,12 +58,9 @@ enum Schema {
     /// The shared shapes, by name, for `components.schemas`.
     static var components: [String: JSONValue] {
         [
-            "TenantId": string(description: "A tenant id: 1-63 characters of a-z, 0-9 and -.", maxLength: 63, minLength: 1),
-            "UserId": string(description: "The app's id for the user.", maxLength: 256, minLength: 1),
-            "UserDetails": object([
-                "firstName": string(maxLength: 256), "lastName": string(maxLength: 256),
-                "email": string(maxLength: 256), "displayName": string(maxLength: 256),
-            ], required: [], closed: false, description: "What the app knows of the person, all optional."),
+            "TenantId": ParamBounds.tenant.schema,
+            "UserId": ParamBounds.userId.schema,
+            "UserDetails": object(Dictionary(uniqueKeysWithValues: UserDetails.members.map { ($0, string(maxLength: ParamBounds.userDetail.maxLength)) }), required: [], closed: false, description: "What the app knows of the person, all optional."),
             "SessionStatus": enumeration(SessionStatus.allCases.map(\.rawValue)),
             "SessionView": object([
                 "sessionId": string, "tenant": string, "userId": string, "flow": string, "flowVersion": string,

@@ -14,6 +14,9 @@ public struct UserDetails: Sendable, Hashable, Codable {
         self.displayName = displayName
     }
 
+    /// The members' names on the wire, each a text of at most `ParamBounds.userDetail` characters.
+    public static let members = ["firstName", "lastName", "email", "displayName"]
+
     /// Nothing known.
     public static let empty = UserDetails()
 

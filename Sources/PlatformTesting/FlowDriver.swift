@@ -244,14 +244,6 @@ public struct FlowDriver: Sendable {
     }
 }
 
-extension Optional where Wrapped == JSONValue {
-    /// nil for a missing member and for JSON null alike.
-    public var nonNull: JSONValue? {
-        guard let value = self, !value.isNull else { return Optional.none }
-        return value
-    }
-}
-
 extension RPCErrorObject {
     /// The error object as a client receives it.
     public var wireJSON: JSONValue { (try? JSONValue(encoding: self)) ?? .null }

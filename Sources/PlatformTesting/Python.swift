@@ -5,7 +5,8 @@ import Foundation
 import PlatformCore
 
 /// Python 3 as an independent checker of what the real binary serves (jsonschema, the official
-/// MCP SDK). Tests that need it skip, saying so, where it is missing.
+/// MCP SDK). Tests that need it declare it (`.enabled { await Python.has(…) }`), so a run
+/// without it reports them skipped.
 public enum Python {
     /// Runs `python3` with `arguments` to completion; its exit status and its stdout and stderr
     /// together. The wait is on a thread of its own, never on the tests' cooperative pool, so a
@@ -17,16 +18,6 @@ public enum Python {
     /// Whether `python3` can import `module`.
     public static func has(_ module: String) async -> Bool {
         (try? await run(["-c", "import \(module)"]))?.status == 0
-    }
-
-    /// Whether `python3` can import `module` (of the pip package `package`); when it cannot, prints
-    /// the line saying why the calling test is skipped.
-    public static func has(_ module: String, package: String) async -> Bool {
-        guard await has(module) else {
-            print("skipped: python3 with the \(package) package is not available (pip install \(package))")
-            return false
-        }
-        return true
     }
 
     /// A script of PlatformTesting's `Scripts` folder.

@@ -63,7 +63,8 @@ struct Backup: AsyncParsableCommand {
             FileHandle.standardError.write(Data("platformd: the copy \(destination) failed its integrity check: \(copied.integrity)\n".utf8))
             throw ExitCode.failure
         }
-        let seconds = (ContinuousClock.now - started).seconds
+        let took = ContinuousClock.now - started
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
         StandardOutput.writeLine(
             "backed up \(source) to \(destination): \(copied.bytes) bytes in \(String(format: "%.2f", seconds)) s, integrity_check ok")
     }

@@ -75,7 +75,7 @@ public final class PlatformdServer {
     public static func command(_ arguments: [String]) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try command(arguments) })
+                continuation.resume(with: Result { try commandBlocking(arguments) })
             }
             thread.name = "platformd \(arguments.first ?? "")"
             thread.start()
@@ -83,8 +83,9 @@ public final class PlatformdServer {
     }
 
     /// Runs a one-shot `platformd` command (`keys create …`) to completion; returns its stdout.
-    /// It blocks its thread: from async code, use the async overload.
-    public static func command(_ arguments: [String]) throws -> String {
+    /// It blocks its thread: from async code, use `command(_:)`. (Named apart: as an overload,
+    /// the blocking one was chosen inside a `Task`'s closure, blocking a pool thread.)
+    public static func commandBlocking(_ arguments: [String]) throws -> String {
         guard let binary = binaryURL else { throw Failure(description: "platformd binary not found") }
         let output = Pipe()
         let process = try ChildProcess(

@@ -38,9 +38,11 @@ struct IDBytesTests {
         return connection
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(.postgres) func aTokenForALookalikeIdReachesNothingOfTheOriginalOnPostgres() async throws { try await aTokenForALookalikeIdReachesNothingOfTheOriginal(kind: .postgres) }
+
+    @Test(arguments: StoreKind.sqlite)
     func aTokenForALookalikeIdReachesNothingOfTheOriginal(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         let (platform, server) = Self.server(store)
         defer { Task { try? await platform.close() } }
         for (victim, attacker) in Self.lookalikes {

@@ -27,9 +27,11 @@ func sampleEvent(
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(.postgres) func anEventIsWrittenWithTheChangeItReportsOnPostgres() async throws { try await anEventIsWrittenWithTheChangeItReports(kind: .postgres) }
+
+    @Test(arguments: StoreKind.sqlite)
     func anEventIsWrittenWithTheChangeItReports(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         var completed = sampleState()
         completed.status = .completed
         let state = completed
@@ -43,9 +45,11 @@ func sampleEvent(
         #expect(try await store.outbox(tenant: "t2", after: 0, limit: 10).isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(.postgres) func aRolledBackChangeLeavesNoEventOnPostgres() async throws { try await aRolledBackChangeLeavesNoEvent(kind: .postgres) }
+
+    @Test(arguments: StoreKind.sqlite)
     func aRolledBackChangeLeavesNoEvent(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         try await commit(store, sampleState(), [sampleEvent("evt_1")])
         // The body decides, then throws: nothing of the commit is written.
         struct Refused: Error {}
@@ -66,9 +70,11 @@ func sampleEvent(
         #expect(try await store.claimDeliveries(now: epoch.addingTimeInterval(1), limit: 10, lease: 30, host: "a").claims.count == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(.postgres) func aProfileUpdateWritesItsEventInItsTransactionOnPostgres() async throws { try await aProfileUpdateWritesItsEventInItsTransaction(kind: .postgres) }
+
+    @Test(arguments: StoreKind.sqlite)
     func aProfileUpdateWritesItsEventInItsTransaction(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         let profile = Profile(tenant: "t1", userId: "u1", completedAt: epoch, records: ["profile": ["name": "Alex"]])
         try await store.updateSession(tenant: "t1", key: .id("s1")) { _ in
             (SessionCommit(state: sampleState(), events: [], profile: profile), ())
@@ -86,9 +92,11 @@ func sampleEvent(
         #expect(try await store.outbox(tenant: "t1", after: 0, limit: 10).map(\.event) == [event.event])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(.postgres) func eventsPageOldestFirstAfterACursorPerTenantOnPostgres() async throws { try await eventsPageOldestFirstAfterACursorPerTenant(kind: .postgres) }
+
+    @Test(arguments: StoreKind.sqlite)
     func eventsPageOldestFirstAfterACursorPerTenant(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         for index in 1...7 {
             let tenant = index % 3 == 0 ? "t2" : "t1"
             try await commit(store, sampleState(id: "s\(index)", tenant: tenant, user: "u\(index)"), [sampleEvent("evt_\(index)", tenant: tenant, session: "s\(index)")])
@@ -123,9 +131,11 @@ func sampleEvent(
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(.postgres) func aDeliveryIsClaimedByOneHostAtATimeOnPostgres() async throws { try await aDeliveryIsClaimedByOneHostAtATime(kind: .postgres) }
+
+    @Test(arguments: StoreKind.sqlite)
     func aDeliveryIsClaimedByOneHostAtATime(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         try await commit(store, sampleState(), [sampleEvent("evt_1", webhooks: ["http://a.test/h", "http://b.test/h"])])
         let now = epoch.addingTimeInterval(1)
         let first = try await store.claimDeliveries(now: now, limit: 10, lease: 30, host: "a")
@@ -148,9 +158,11 @@ func sampleEvent(
         #expect(states?.contains("\(claim.webhook) delivered 1") == true)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(.postgres) func retriesAreScheduledFailuresKeptAndRequeuedOnPostgres() async throws { try await retriesAreScheduledFailuresKeptAndRequeued(kind: .postgres) }
+
+    @Test(arguments: StoreKind.sqlite)
     func retriesAreScheduledFailuresKeptAndRequeued(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         try await commit(store, sampleState(), [sampleEvent("evt_1")])
         let t0 = epoch.addingTimeInterval(1)
         let claim = try #require(try await store.claimDeliveries(now: t0, limit: 1, lease: 30, host: "a").claims.first)

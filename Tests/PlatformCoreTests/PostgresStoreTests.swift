@@ -10,9 +10,11 @@ import Testing
 
 /// Keys and tokens behave the same on every store.
 @Suite struct CredentialStoreConformance {
-    @Test(arguments: StoreKind.allCases)
+    @Test(.postgres) func keysAreListedUsedAndRevokedOnPostgres() async throws { try await keysAreListedUsedAndRevoked(kind: .postgres) }
+
+    @Test(arguments: StoreKind.sqlite)
     func keysAreListedUsedAndRevoked(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         let admin = StoredKey(id: "k1", tenant: nil, name: "admin key", createdAt: epoch)
         let tenant = StoredKey(id: "k2", tenant: "t1", name: "t1 key", createdAt: epoch.addingTimeInterval(1))
         try await store.insertKey(admin, secretHash: "h1")
@@ -34,9 +36,11 @@ import Testing
         try await store.close()
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(.postgres) func tokensReadBackAndExpiredOnesAreSweptOnPostgres() async throws { try await tokensReadBackAndExpiredOnesAreSwept(kind: .postgres) }
+
+    @Test(arguments: StoreKind.sqlite)
     func tokensReadBackAndExpiredOnesAreSwept(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         try await store.insertToken(StoredToken(tenant: "t1", userId: "u1", expiresAt: epoch.addingTimeInterval(60)), secretHash: "a", createdAt: epoch)
         #expect(try await store.token(secretHash: "a") == StoredToken(tenant: "t1", userId: "u1", expiresAt: epoch.addingTimeInterval(60)))
         #expect(try await store.token(secretHash: "b") == nil)
@@ -54,7 +58,7 @@ import Testing
     /// A host whose calls come one at a time pings the connections its pool keeps open (two of a
     /// pool of four, one ping each, on two server processes): the second would otherwise never be
     /// used, and a NAT or firewall could forget it. None after close.
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func anIdleHostPingsEachConnectionItKeepsOpen() async throws {
+    @Test(.postgres) func anIdleHostPingsEachConnectionItKeepsOpen() async throws {
         guard let store = try await TestPostgres.store(idleKeepAlive: .milliseconds(200)) else { return }
         let deadline = ContinuousClock.now + .seconds(30)
         // Sparse traffic: one read at a time, never two in flight.
@@ -97,7 +101,7 @@ import Testing
     /// cancelled work to end, and a whole-suite run stalled on two such calls for good.
     /// (No time limit: Swift Testing's cannot end an await that ignores cancellation; a
     /// regression hangs the run, and the watchdogs' evidence names this test.)
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)"))
+    @Test(.postgres)
     func aCallWhoseWorkIgnoresCancellationIsAnsweredAtTheOperationTimeout() async throws {
         // Connected and migrated under the usual bound (the whole suite shares two cores), then
         // a short one for the call.
@@ -137,8 +141,8 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func hostsStartingTogetherMigrateOnce() async throws {
-        guard TestPostgres.urlOrSkip() != nil else { return }
+    @Test(.postgres) func hostsStartingTogetherMigrateOnce() async throws {
+        guard TestPostgres.url != nil else { return }
         let schema = TestPostgres.freshSchema()
         let stores = try await withThrowingTaskGroup(of: PostgresSessionStore.self) { group in
             for _ in 0..<4 { group.addTask { try await TestPostgres.store(schema: schema, poolSize: 2)! } }
@@ -153,7 +157,7 @@ import Testing
 
     /// Two stores (hosts) update one session at one revision at the same moment, many times:
     /// each time exactly one commits, and the other then reads the winner's revision.
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func twoHostsRacingOneRevisionHaveOneWinner() async throws {
+    @Test(.postgres) func twoHostsRacingOneRevisionHaveOneWinner() async throws {
         guard let (a, b) = try await TestPostgres.twoHosts() else { return }
         var state = sampleState()
         state.revision = 0
@@ -192,8 +196,8 @@ import Testing
     /// Group commit of the optimistic writes: writes arriving together share statements, and each
     /// still learns its own outcome. Two commands on one session from one host are both decided
     /// on the state it remembers; had they gone in one statement, both would be told they applied.
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func writesArrivingTogetherShareStatementsAndEachLearnsItsOwnOutcome() async throws {
-        guard TestPostgres.urlOrSkip() != nil else { return }
+    @Test(.postgres) func writesArrivingTogetherShareStatementsAndEachLearnsItsOwnOutcome() async throws {
+        guard TestPostgres.url != nil else { return }
         let store = try #require(try await TestPostgres.store())
         let sessions = (0..<40).map { "s\($0)" }
         for id in sessions { try await Self.create(store, sampleState(id: id, user: "u-" + id)) }
@@ -231,8 +235,8 @@ import Testing
     /// Completions go through group commit with their records and events: two of one user's
     /// flows completing together never share a statement (one upsert cannot touch the profile
     /// twice), and every completion's profile, records and outbox event are written with it.
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func completionsArrivingTogetherKeepTheirRecordsAndEvents() async throws {
-        guard TestPostgres.urlOrSkip() != nil else { return }
+    @Test(.postgres) func completionsArrivingTogetherKeepTheirRecordsAndEvents() async throws {
+        guard TestPostgres.url != nil else { return }
         let store = try #require(try await TestPostgres.store())
         let users = (0..<15).map { "c\($0)" }
         let flows = ["first", "second"]
@@ -284,7 +288,7 @@ import Testing
     /// A session row another transaction holds (another host's locked command, an erasure) does
     /// not stall the host's other writes: the batch skips it (`SKIP LOCKED`) and its command waits
     /// on the locked path alone, then applies.
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func aRowHeldElsewhereDoesNotStallTheOtherWrites() async throws {
+    @Test(.postgres) func aRowHeldElsewhereDoesNotStallTheOtherWrites() async throws {
         guard let url = TestPostgres.url else { return }
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/psql"), "psql comes with the PostgreSQL .ci/run installs")
         let schema = TestPostgres.freshSchema()
@@ -343,7 +347,7 @@ import Testing
     /// Two hosts starting the same users' sessions at once: a start takes no lock when it finds no
     /// session, so the insert that loses (the unique tenant, user and flow) is decided again on
     /// the winner's row. Every user ends with one session, and both hosts answer with it.
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func twoHostsStartingOneUserAtOnceShareOneSession() async throws {
+    @Test(.postgres) func twoHostsStartingOneUserAtOnceShareOneSession() async throws {
         guard let (a, b) = try await TestPostgres.twoHosts() else { return }
         @Sendable func start(_ store: PostgresSessionStore, _ user: String, _ host: String) async throws -> String {
             try await store.updateSession(tenant: "t1", key: .user(userId: user, flow: "onboarding")) { current -> (SessionCommit?, String) in
@@ -369,7 +373,7 @@ import Testing
 
     /// The same race through the engine on two platforms: one submit is accepted, the other is
     /// answered -32003 with the current session.
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func twoPlatformsRacingASubmitGiveOneAcceptanceAndOneStaleRevision() async throws {
+    @Test(.postgres) func twoPlatformsRacingASubmitGiveOneAcceptanceAndOneStaleRevision() async throws {
         guard let (a, b) = try await TestPostgres.twoHosts() else { return }
         let clock = TestClock()
         let hostA = try FlowDriver(plugin: FixturePlugin(), store: a, clock: clock)
@@ -415,7 +419,7 @@ import Testing
 
     /// Events committed concurrently by two hosts are listed with no gap: a poller following the
     /// cursor while they commit sees every one, in order.
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func aCursorPollerNeverSkipsAnEventCommittedLate() async throws {
+    @Test(.postgres) func aCursorPollerNeverSkipsAnEventCommittedLate() async throws {
         guard let (a, b) = try await TestPostgres.twoHosts() else { return }
         let count = 60
         let seen = try await withThrowingTaskGroup(of: [String].self) { group in
@@ -451,7 +455,7 @@ import Testing
 
     /// The underage rejection deletes the answers in its transaction, and a VACUUM follows off
     /// the reply path.
-    @Test(.enabled(if: TestPostgres.url != nil, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)")) func anErasureDeletesTheRowsAndVacuums() async throws {
+    @Test(.postgres) func anErasureDeletesTheRowsAndVacuums() async throws {
         guard let store = try await TestPostgres.store() else { return }
         let d = try FlowDriver(plugin: FixturePlugin(), store: store)
         var view = try await atBasics(d, details: UserDetails(firstName: "Zed", email: "quokka@example.com"))

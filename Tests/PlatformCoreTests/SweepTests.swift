@@ -33,7 +33,7 @@ struct SweepTests {
 
     @Test(arguments: [StoreKind.file, .postgres])
     func abandonedOncePerIdlePeriodThenExpiredAndStartedAfresh(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         let clock = TestClock()
         let host = platform(store, clock)
         let t0 = clock.now
@@ -78,7 +78,7 @@ struct SweepTests {
     /// their deliveries are due now, when the sweep runs, and retried for the window from now.
     @Test(arguments: [StoreKind.file, .postgres])
     func deliveriesASweepRaisesAreDueWhenItRunsWhateverNowSays(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         let clock = TestClock()
         let host = platform(store, clock)
         let view = try await host.start(tenant: "fixture", userId: "ahead", flow: "quick", user: nil)
@@ -95,7 +95,7 @@ struct SweepTests {
 
     @Test(arguments: [StoreKind.file, .postgres])
     func completedDetailsAndOldEventsAreDeletedRecordsStay(kind: StoreKind) async throws {
-        guard let store = try await kind.open() else { return }
+        let store = try await kind.open()
         let clock = TestClock()
         let host = platform(store, clock)
         var view = try await host.start(tenant: "fixture", userId: "done", flow: "quick", user: UserDetails(firstName: "Quentin", email: "q@example.com"))

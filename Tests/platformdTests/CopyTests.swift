@@ -12,18 +12,8 @@ import Testing
 /// tenants file's overrides (and the exit 78 of a wrong one), `Accept-Language` over HTTP and
 /// `mcp --locale`. The tenant is the first registered one that ships a locale besides its base
 /// language; which one is the registry's business.
-@Suite("platformd copy")
+@Suite("platformd copy", .enabled(if: TranslatedTenant.translated != nil, "no registered plugin ships a translation"))
 struct CopyTests {
-    /// A translated tenant and one locale it serves besides the base, or nil (the tests then
-    /// skip, saying why).
-    static var translated: (tenant: HostedTenant, locale: String)? {
-        for tenant in RegisteredPlugins.defaultTenants {
-            if let locale = tenant.copy.locales.dropFirst().first { return (tenant, locale) }
-        }
-        print("CopyTests: no registered plugin ships a translation; skipped")
-        return nil
-    }
-
     static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await PlatformdProcess.with(arguments) { process in
             let exit = try await process.waitForExit()
@@ -35,7 +25,7 @@ struct CopyTests {
         let shipped = try await Self.run(["copy", "check"])
         #expect(shipped.status == 0, "\(shipped.stdout)\(shipped.stderr)")
         #expect(shipped.stdout.contains(": ok"))
-        guard let (tenant, locale) = Self.translated else { return }
+        let (tenant, locale) = try #require(TranslatedTenant.translated)
         let catalog = try #require(tenant.plugin.stringCatalogs.first)
         // The catalog as a translator would leave it: one key without its translation, one
         // translation that lost its placeholder.
@@ -104,7 +94,7 @@ struct CopyTests {
     }
 
     @Test func aKeyFromCopyKeysOverridesTheTextItNames() async throws {
-        guard let (hosted, locale) = Self.translated else { return }
+        let (hosted, locale) = try #require(TranslatedTenant.translated)
         let listed = try await Self.run(["copy", "keys", hosted.id, "--json"])
         #expect(listed.status == 0, "\(listed.stderr)")
         let keys = try JSONValue.parse(listed.stdout).arrayValue ?? []
@@ -144,7 +134,7 @@ struct CopyTests {
     }
 
     @Test func acceptLanguageStandsInForTheLocaleOverHTTP() async throws {
-        guard let (hosted, locale) = Self.translated else { return }
+        let (hosted, locale) = try #require(TranslatedTenant.translated)
         try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--auth", "none"]) { http in
             let body: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": "flow.start", "params": ["tenant": .string(hosted.id), "userId": "h"]]
             let asked = try await http.request(.POST, "/rpc", body: body.serializedBytes(), headers: [("Accept-Language", "xx-YY, \(locale)-ZZ;q=0.8, en;q=0.5")])
@@ -158,7 +148,7 @@ struct CopyTests {
     }
 
     @Test func theMCPTextIsInTheSessionsLanguage() async throws {
-        guard let (hosted, locale) = Self.translated else { return }
+        let (hosted, locale) = try #require(TranslatedTenant.translated)
         try await PlatformdProcess.with(MCPClient.arguments(hosted.id, user: "m", db: ":memory:", ["--locale", locale])) { server in
             let client = MCPClient(server)
             _ = try await client.initialize()
@@ -173,5 +163,17 @@ struct CopyTests {
             #expect(text.contains(String(buttons.dropLast(1))), "\(text)")
             #expect(!text.contains("Buttons:"), "\(text)")
         }
+    }
+}
+
+/// What CopyTests run on (outside the suite: its trait reads it).
+enum TranslatedTenant {
+    /// A translated tenant and one locale it serves besides the base, or nil (the suite is then
+    /// reported skipped).
+    static var translated: (tenant: HostedTenant, locale: String)? {
+        for tenant in RegisteredPlugins.defaultTenants {
+            if let locale = tenant.copy.locales.dropFirst().first { return (tenant, locale) }
+        }
+        return nil
     }
 }

@@ -6,10 +6,14 @@
 - The store, the server and the transports sit where docs/architecture.md draws them: the server
   needs no NIO and no database driver; no store depends on the server or a transport.
 - A plugin depends on PlatformCore (and its own helpers), never on another plugin.
+- The load generator (PlatformBench, `platformd-bench`) links neither the commands nor a plugin.
+- No Swift file in Sources/ is over 700 lines.
 
 Exit 1 naming each broken rule; 0 with one line per checked rule.
 """
 import json
+import pathlib
+import re
 import subprocess
 import sys
 
@@ -79,6 +83,13 @@ for store in ["PlatformStorage", "SQLiteStore", "PostgresStore"]:
 server_targets, server_packages = closure("PlatformServer")
 check(not (set(server_packages) & SERVER_FORBIDDEN), f"PlatformServer needs no NIO, HTTP stack or database driver (it has: {', '.join(sorted(server_packages))})")
 check(not (server_targets & {"SQLiteStore", "PostgresStore", "PlatformTransports"}), "PlatformServer depends on no store implementation and no transport")
+
+bench_targets, _ = closure("PlatformBench")
+check("platformd" not in bench_targets and not (bench_targets & set(plugins)),
+      "the load generator links neither the server binary's commands nor a plugin (it drives a child platformd)")
+too_long = sorted(f"{p} ({n} lines)" for p in pathlib.Path("Sources").rglob("*.swift")
+                  if (n := len(p.read_text().splitlines())) > 700)
+check(not too_long, f"no Swift file in Sources/ is over 700 lines{' (over: ' + ', '.join(too_long) + ')' if too_long else ''}")
 
 for line in passed:
     print(f"ok: {line}")

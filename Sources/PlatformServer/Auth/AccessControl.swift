@@ -205,10 +205,7 @@ public struct AccessControl: Sendable {
         guard let credentials else { throw RPCError.unauthorized("this server has no key store") }
         let tenant = try params.tenant()
         let userId = try params.userId()
-        let ttl = try params.optionalInt("ttlSeconds") ?? 3600
-        guard (60...86_400).contains(ttl) else {
-            throw RPCError.invalidParams("ttlSeconds", "ttlSeconds must be between 60 and 86400")
-        }
+        let ttl = try params.integer(ParamBounds.tokenLifetime)
         guard platform.tenants[tenant] != nil else { throw RPCError(platform.unknownTenant(tenant)) }
         do {
             // The token dies with the key whose login minted it.

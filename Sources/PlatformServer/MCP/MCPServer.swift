@@ -191,8 +191,12 @@ public actor MCPServer {
                     "type": "object",
                     "properties": [
                         "field": ["type": "string", "description": "The search field's id, e.g. location."],
-                        "query": ["type": "string", "maxLength": 200, "description": "What the person typed."],
-                        "limit": ["type": "integer", "minimum": 1, "maximum": 50, "description": "How many results (default 10)."],
+                        "query": ["type": "string", "maxLength": .int(Int64(ParamBounds.searchQuery.maxLength)), "description": "What the person typed."],
+                        "limit": [
+                            "type": "integer", "minimum": .int(Int64(ParamBounds.searchLimit.range.lowerBound)),
+                            "maximum": .int(Int64(ParamBounds.searchLimit.range.upperBound)),
+                            "description": .string("How many results (default \(ParamBounds.searchLimit.defaultValue))."),
+                        ],
                     ],
                     "required": ["field", "query"],
                 ],
@@ -290,11 +294,12 @@ public actor MCPServer {
             guard let field = arguments["field"]?.stringValue, let query = arguments["query"]?.stringValue else {
                 throw ArgumentProblem(message: "field and query are required strings, e.g. {\"field\": \"location\", \"query\": \"austin\"}.")
             }
-            guard query.count <= 200 else { throw ArgumentProblem(message: "query must be at most 200 characters.") }
-            var limit = 10
+            let queryBound = ParamBounds.searchQuery, limitBound = ParamBounds.searchLimit
+            guard query.count <= queryBound.maxLength else { throw ArgumentProblem(message: "\(queryBound.tooLong).") }
+            var limit = limitBound.defaultValue
             if let given = arguments["limit"], !given.isNull {
-                guard let number = given.intValue, (1...50).contains(number) else {
-                    throw ArgumentProblem(message: "limit must be a whole number from 1 to 50.")
+                guard let number = given.intValue, limitBound.range.contains(number) else {
+                    throw ArgumentProblem(message: "limit must be a whole number from \(limitBound.range.lowerBound) to \(limitBound.range.upperBound).")
                 }
                 limit = number
             }

@@ -9,9 +9,10 @@ extension Platform {
         answers.mapValues(\.value)
     }
 
-    /// The method table as the RPC server runs it: each method writes its reply's text directly.
-    public var renderingMethods: [String: RPCServer.RenderingMethod] {
-        answers.mapValues(\.rendering)
+    /// The method table as the RPC server runs it: each method writes its reply's text directly,
+    /// or hands its result value to a caller in this process.
+    public var entries: [String: RPCServer.Entry] {
+        answers.mapValues(\.entry)
     }
 
     var answers: [String: Answer] {
@@ -20,13 +21,13 @@ extension Platform {
             .discover: answer { _ in Self.discovery },
             .start: answer { params in
                 let user = try params.optionalObject("user").map { details throws(RPCError) -> UserDetails in
-                    for key in ["firstName", "lastName", "email", "displayName"] {
+                    for key in UserDetails.members {
                         if let value = details[key], !value.isNull {
                             guard let text = value.stringValue else {
                                 throw RPCError.invalidParams("user.\(key)", "user.\(key) must be a string")
                             }
-                            guard text.count <= 256 else {
-                                throw RPCError.invalidParams("user.\(key)", "user.\(key) must be at most 256 characters")
+                            guard text.count <= ParamBounds.userDetail.maxLength else {
+                                throw RPCError.invalidParams("user.\(key)", "user.\(key) must be at most \(ParamBounds.userDetail.maxLength) characters")
                             }
                         }
                     }
@@ -70,13 +71,10 @@ extension Platform {
                     stepId: params.string("stepId"), revision: params.int("revision"))
             },
             .search: answer { params in
-                let limit = try params.optionalInt("limit") ?? 10
-                guard (1...50).contains(limit) else {
-                    throw RPCError.invalidParams("limit", "limit must be between 1 and 50")
-                }
+                let limit = try params.integer(ParamBounds.searchLimit)
                 return try await self.search(
                     tenant: params.tenant(), sessionId: params.sessionId(),
-                    field: params.string("field"), query: params.string("query", atMost: 200), limit: limit)
+                    field: params.string("field"), query: params.string(ParamBounds.searchQuery), limit: limit)
             },
             .describe: answer { params in
                 try self.describe(tenant: params.tenant(), flow: params.optionalString("flow") ?? "onboarding")
@@ -118,10 +116,7 @@ extension Platform {
                     }
                     after = position
                 }
-                let limit = try params.optionalInt("limit") ?? 100
-                guard (1...1000).contains(limit) else {
-                    throw RPCError.invalidParams("limit", "limit must be between 1 and 1000")
-                }
+                let limit = try params.integer(ParamBounds.eventsLimit)
                 return try await self.events(tenant: tenant, after: after, limit: limit)
             },
         ]
@@ -136,10 +131,13 @@ extension Platform {
     struct Answer: Sendable {
         let value: RPCServer.Method
         let rendering: RPCServer.RenderingMethod
+        let typed: RPCServer.TypedMethod
+
+        var entry: RPCServer.Entry { RPCServer.Entry(rendering: rendering, typed: typed) }
     }
 
     /// A method whose platform call answers with a wire type or throws the domain's error.
-    func answer<Result: Encodable & SendableMetatype>(_ call: @escaping @Sendable (RPCParams) async throws -> Result) -> Answer {
+    func answer<Result: Encodable & Sendable>(_ call: @escaping @Sendable (RPCParams) async throws -> Result) -> Answer {
         let result: @Sendable (RPCParams) async throws -> Result = { params in
             do {
                 return try await call(params)
@@ -149,7 +147,8 @@ extension Platform {
         }
         return Answer(
             value: { params in try Self.value(of: try await result(params)) },
-            rendering: { params in try Self.text(of: try await result(params)) })
+            rendering: { params in try Self.text(of: try await result(params)) },
+            typed: { params in try await result(params) })
     }
 
     static func value<Result: Encodable>(of result: Result) throws(RPCError) -> JSONValue {
@@ -183,15 +182,15 @@ extension Platform {
     /// the tenants' rate limits. Without a credential store (`nil`), logins are refused.
     public func rpcServer(credentials: Credentials?) -> RPCServer {
         let access = AccessControl(platform: self, credentials: credentials, logger: logger)
-        var table = renderingMethods
-        table[PlatformMethod.login.rawValue] = answer { params in try await access.login(params) }.rendering
-        table[PlatformMethod.userToken.rawValue] = answer { params in try await access.userToken(params) }.rendering
-        table[PlatformMethod.revokeToken.rawValue] = answer { params in try await access.revokeToken(params) }.rendering
-        return RPCServer(renderingMethods: table, access: access, logger: logger)
+        var table = entries
+        table[PlatformMethod.login.rawValue] = answer { params in try await access.login(params) }.entry
+        table[PlatformMethod.userToken.rawValue] = answer { params in try await access.userToken(params) }.entry
+        table[PlatformMethod.revokeToken.rawValue] = answer { params in try await access.revokeToken(params) }.entry
+        return RPCServer(entries: table, access: access, logger: logger)
     }
 
     /// The method table with no access control, as every connection were admin (tests).
     public func rpcServer() -> RPCServer {
-        RPCServer(renderingMethods: renderingMethods, logger: logger)
+        RPCServer(entries: entries, logger: logger)
     }
 }

@@ -15,8 +15,9 @@ public struct RPCParams: Sendable {
 
     /// `tenant`: at most 63 characters (a longer one names no tenant, and is not looked up).
     public func tenant() throws(RPCError) -> String {
-        let tenant = try id("tenant")
-        guard tenant.count <= 63 else { throw .invalidParams("tenant", "tenant must be at most 63 characters") }
+        let bound = ParamBounds.tenant
+        let tenant = try id(bound.name)
+        guard tenant.count <= bound.maxLength else { throw .invalidParams(bound.name, bound.tooLong) }
         return tenant
     }
 
@@ -37,10 +38,17 @@ public struct RPCParams: Sendable {
         try id("sessionId")
     }
 
-    /// A string of at most `limit` characters.
-    public func string(_ name: String, atMost limit: Int) throws(RPCError) -> String {
-        let value = try string(name)
-        guard value.count <= limit else { throw .invalidParams(name, "\(name) must be at most \(limit) characters") }
+    /// A required string within `bound`'s length.
+    public func string(_ bound: TextParam) throws(RPCError) -> String {
+        let value = try string(bound.name)
+        guard value.count <= bound.maxLength else { throw .invalidParams(bound.name, bound.tooLong) }
+        return value
+    }
+
+    /// An integer within `bound`'s range; its default when absent.
+    public func integer(_ bound: IntegerParam) throws(RPCError) -> Int {
+        let value = try optionalInt(bound.name) ?? bound.defaultValue
+        guard bound.range.contains(value) else { throw .invalidParams(bound.name, bound.outOfRange) }
         return value
     }
 
@@ -50,14 +58,14 @@ public struct RPCParams: Sendable {
         guard !userId.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw .invalidParams("userId", "userId must not be empty")
         }
-        guard userId.count <= 256 else { throw .invalidParams("userId", "userId must be at most 256 characters") }
+        guard userId.count <= ParamBounds.userId.maxLength else { throw .invalidParams("userId", ParamBounds.userId.tooLong) }
         return userId
     }
 
     /// `locale`, a BCP 47 tag in canonical case (`es_mx` is `es-MX`), or nil when not given.
     public func locale() throws(RPCError) -> String? {
         guard let raw = try optionalString("locale") else { return nil }
-        guard raw.count <= 35, let tag = LocaleTag.normalized(raw) else {
+        guard raw.count <= ParamBounds.locale.maxLength, let tag = LocaleTag.normalized(raw) else {
             throw .invalidParams("locale", "locale must be a BCP 47 language tag such as es or es-MX")
         }
         return tag

@@ -11,12 +11,26 @@ public struct RPCServer: Sendable {
     /// methods write their `SessionView` straight to bytes (`JSONRenderable`), with no `JSONValue`
     /// built in between.
     public typealias RenderingMethod = @Sendable (RPCParams) async throws -> [UInt8]
+    /// A method that answers with its result as the value it is (a `SessionView`, say), for
+    /// callers in this process (the hosted pages): no JSON text in between.
+    public typealias TypedMethod = @Sendable (RPCParams) async throws -> any Sendable
+
+    /// One method of the table, both ways it can answer.
+    public struct Entry: Sendable {
+        public let rendering: RenderingMethod
+        public let typed: TypedMethod
+
+        public init(rendering: @escaping RenderingMethod, typed: @escaping TypedMethod) {
+            self.rendering = rendering
+            self.typed = typed
+        }
+    }
 
     /// The contract's limits on one message.
     public static let maxBatchItems = 100
     public static let maxReplyBytes = 16 << 20
 
-    let methods: [String: RenderingMethod]
+    let methods: [String: Entry]
     let access: AccessControl?
     let logger: Logger
     /// -32008 comes to every request at once while the store is away: one line per 5 s says so.
@@ -24,12 +38,14 @@ public struct RPCServer: Sendable {
 
     public init(methods: [String: Method], access: AccessControl? = nil, logger: Logger) {
         self.init(
-            renderingMethods: methods.mapValues { method in { params in try await method(params).serializedBytes() } },
+            entries: methods.mapValues { method in
+                Entry(rendering: { params in try await method(params).serializedBytes() }, typed: { params in try await method(params) })
+            },
             access: access, logger: logger)
     }
 
-    public init(renderingMethods: [String: RenderingMethod], access: AccessControl? = nil, logger: Logger) {
-        self.methods = renderingMethods
+    public init(entries: [String: Entry], access: AccessControl? = nil, logger: Logger) {
+        self.methods = entries
         self.access = access
         self.logger = logger
     }
@@ -145,39 +161,84 @@ public struct RPCServer: Sendable {
                 outcome: "\(ErrorCode.invalidRequest.rawValue)", duration: .zero)
             return Self.errorResponse(.invalidRequest, id: .null)
         }
+        let id = request["id"]
+        // An empty positional list is "no parameters", as some client libraries send it.
+        let given = request["params"] == [] ? nil : request["params"]
+        let outcome = await dispatch(method, params: given.map { $0.objectValue } ?? [:], connection: connection) { entry, params in
+            let result = try await entry.rendering(params)
+            guard let id else { return [UInt8]() }
+            let line = Self.resultLine(result, id: id, rawID: rawID)
+            guard line.count <= Self.maxReplyBytes else {
+                logger.warning("\(method): the reply would be \(line.count) bytes, over the \(Self.maxReplyBytes)-byte limit")
+                throw RPCError.replyTooLarge
+            }
+            return line
+        }
+        guard let id else { return nil }
+        switch outcome {
+        case .failure(let error): return Self.errorResponse(error, id: id, rawID: rawID)
+        case .success(let line): return Reply(id: id, line: line)
+        }
+    }
+
+    /// Calls `method` in process as a request on `connection` is run (the same login and
+    /// principal rules, rate limit, metrics, span and log lines as a JSON-RPC request) and
+    /// answers with the method's own result value, `Result` (a `SessionView`, say): no JSON text
+    /// is written or parsed on the way. What the hosted pages call methods through.
+    public func call<Answer: Sendable>(
+        _ method: PlatformMethod, _ params: [String: JSONValue], connection: ConnectionState, as _: Answer.Type = Answer.self
+    ) async -> Result<Answer, RPCError> {
+        await dispatch(method.rawValue, params: params, connection: connection) { entry, params in
+            let value = try await entry.typed(params)
+            if let result = value as? Answer { return result }
+            // A table built from `JSONValue` methods (tests) answers with JSON: decoded then.
+            if let json = value as? JSONValue, let decodable = Answer.self as? any Decodable.Type,
+               let decoded = try? json.decode(decodable) as? Answer {
+                return decoded
+            }
+            throw RPCError.internalError("\(method.rawValue) answered \(type(of: value)), not \(Answer.self)")
+        }
+    }
+
+    /// The one path every request takes, whatever door it came through: the method looked up,
+    /// the principal admitted (login, tenant, rate limit), the method run, its outcome counted
+    /// (`platformd_requests_total`), traced and logged. `params` nil: not an object (-32602).
+    func dispatch<Output: Sendable>(
+        _ method: String, params: [String: JSONValue]?, connection: ConnectionState,
+        _ invoke: (Entry, RPCParams) async throws -> Output
+    ) async -> Swift.Result<Output, RPCError> {
         // The label is the method's name only when the table has it: what a client sends never
         // becomes a label of its own.
         let label = methods[method] == nil ? PlatformMetrics.otherMethod : method
         let started = ContinuousClock.now
-        var outcome = "ok"
-        defer {
-            PlatformMetrics.request(transport: connection.transport, method: label, outcome: outcome, duration: .now - started)
-        }
-        return await withSpan(label, ofKind: .server) { span in
-            let reply = await run(request, method: method, rawID: rawID, connection: connection)
-            if let code = reply.code {
-                outcome = "\(code)"
-                span.setStatus(SpanStatus(code: .error, message: "\(code)"))
+        let outcome: Swift.Result<Output, RPCError> = await withSpan(label, ofKind: .server) { span in
+            let outcome = await run(method, params: params, connection: connection, invoke)
+            if case .failure(let error) = outcome {
+                span.setStatus(SpanStatus(code: .error, message: "\(error.code)"))
             }
-            return reply.reply
+            return outcome
         }
+        let code: String
+        switch outcome {
+        case .success: code = "ok"
+        case .failure(let error): code = "\(error.code)"
+        }
+        PlatformMetrics.request(transport: connection.transport, method: label, outcome: code, duration: .now - started)
+        return outcome
     }
 
-    /// Runs one valid request: its reply (nil for a notification) and its error code, if any.
-    private func run(
-        _ request: [String: JSONValue], method: String, rawID: String?, connection: ConnectionState
-    ) async -> (reply: Reply?, code: Int?) {
-        let id = request["id"]
-        let result: [UInt8]
+    /// Runs one valid request: the method's output, or the error it answers (logged here).
+    private func run<Output: Sendable>(
+        _ method: String, params: [String: JSONValue]?, connection: ConnectionState,
+        _ invoke: (Entry, RPCParams) async throws -> Output
+    ) async -> Swift.Result<Output, RPCError> {
         do {
-            guard let handler = methods[method] else { throw RPCError.methodNotFound(method) }
-            // An empty positional list is "no parameters", as some client libraries send it.
-            let given = request["params"] == [] ? nil : request["params"]
-            guard let params = given.map({ $0.objectValue }) ?? [:] else {
+            guard let entry = methods[method] else { throw RPCError.methodNotFound(method) }
+            guard let params else {
                 throw RPCError.invalidParams("params", "params must be an object of named parameters")
             }
             try await access?.admit(method, params, connection: connection)
-            result = try await handler(RPCParams(params, connection: connection))
+            return .success(try await invoke(entry, RPCParams(params, connection: connection)))
         } catch let error as RPCError {
             if let detail = error.detail {
                 if error.code == ErrorCode.internalError.rawValue {
@@ -191,18 +252,11 @@ public struct RPCServer: Sendable {
                     logger.warning("\(method): \(detail)")
                 }
             }
-            return (id.map { Self.errorResponse(error, id: $0, rawID: rawID) }, error.code)
+            return .failure(error)
         } catch {
             logger.error("\(method) failed: \(error)")
-            return (id.map { Self.errorResponse(.internalError("\(error)"), id: $0, rawID: rawID) }, ErrorCode.internalError.rawValue)
+            return .failure(.internalError("\(error)"))
         }
-        guard let id else { return (nil, nil) }
-        let line = Self.resultLine(result, id: id, rawID: rawID)
-        guard line.count <= Self.maxReplyBytes else {
-            logger.warning("\(method): the reply would be \(line.count) bytes, over the \(Self.maxReplyBytes)-byte limit")
-            return (Self.errorResponse(.replyTooLarge, id: id, rawID: rawID), ErrorCode.payloadTooLarge.rawValue)
-        }
-        return (Reply(id: id, line: line), nil)
     }
 
     static func isValidID(_ id: JSONValue?) -> Bool {

@@ -136,10 +136,9 @@ struct AdminDashboard: Sendable {
     func flow(_ request: Request, tenant: String, flow: String) async -> Response {
         guard let (login, secret) = await admin(request) else { return loginPage(.unauthorized, request) }
         let description: FlowDescription
-        switch await web.call(.describe, ["tenant": .string(tenant), "flow": .string(flow)], as: login) {
-        case .success(let json):
-            guard let decoded = try? json.decode(FlowDescription.self) else { return WebSupport.notice(.internalServerError, title: "No description", message: "flow.describe did not answer a description") }
-            description = decoded
+        switch await web.call(.describe, ["tenant": .string(tenant), "flow": .string(flow)], as: login, returning: FlowDescription.self) {
+        case .success(let described):
+            description = described
         case .failure(let error):
             return WebSupport.notice(.notFound, title: "Not found", message: error.message, link: ("/admin/", "All tenants"))
         }
@@ -149,16 +148,17 @@ struct AdminDashboard: Sendable {
         body += "<h2>Diagram</h2>\n<figure>\(Charts.diagram(description))<figcaption>Steps in order; dashed curves are branches and jumps.</figcaption></figure>\n"
 
         body += "<h2>Funnel</h2>\n"
-        switch await web.call(.funnel, ["tenant": .string(tenant), "flow": .string(flow)], as: login) {
-        case .success(let json):
-            if let funnel = try? json.decode(PlatformProtocol.Funnel.self) {
+        switch await web.call(.funnel, ["tenant": .string(tenant), "flow": .string(flow)], as: login, returning: PlatformProtocol.Funnel.self) {
+        case .success(let funnel):
+            do {
                 body += "<figure>\(Charts.funnel(funnel, title: "Funnel of \(flow), all versions", id: "all"))<figcaption>Light: sessions that reached the step; dark: went on from it.</figcaption></figure>\n"
                 let versions = funnel.versions ?? []
                 if versions.count > 1 {
                     body += "<h3>By version</h3>\n"
                     for version in versions {
-                        if case .success(let one) = await web.call(.funnel, ["tenant": .string(tenant), "flow": .string(flow), "version": .string(version.version)], as: login),
-                           let byVersion = try? one.decode(PlatformProtocol.Funnel.self) {
+                        if case .success(let byVersion) = await web.call(
+                            .funnel, ["tenant": .string(tenant), "flow": .string(flow), "version": .string(version.version)], as: login,
+                            returning: PlatformProtocol.Funnel.self) {
                             body += "<figure>\(Charts.funnel(byVersion, title: "Version \(version.version): started \(version.started), completed \(version.completed)", id: "v-\(version.version)"))<figcaption>\(HTML.text("Version \(version.version)"))</figcaption></figure>\n"
                         }
                     }

@@ -154,7 +154,7 @@ struct HostedFlow: Sendable {
         // A page shows the session where it is (flow.get): starting it again would move it to the
         // flow's resume position (TeePals': the first missing answer) and undo the page's Back,
         // Edit and Later. Only a person without a session yet starts one.
-        var result = await web.call(.get, params, as: person.login)
+        var result = await web.call(.get, params, as: person.login, returning: SessionView.self)
         if case .failure(let error) = result, error.code == ErrorCode.notFound.rawValue {
             if let header = request.headers[.acceptLanguage], let locale = platform.copy(for: tenant).preferred(LocaleTag.accepted(header)) {
                 params["locale"] = .string(locale)
@@ -162,8 +162,7 @@ struct HostedFlow: Sendable {
             result = await web.call(.start, params, as: person.login)
         }
         switch result {
-        case .success(let json):
-            guard let view = try? json.decode(SessionView.self) else { return failure(WebRefusal(RPCErrorObject(code: -32603, message: "bad view"))) }
+        case .success(let view):
             return WebSupport.html(.ok, pageFor(view, tenant: tenant, flow: flow, person: person).render())
         case .failure(let error):
             return failure(error)
@@ -204,9 +203,8 @@ struct HostedFlow: Sendable {
             return WebSupport.notice(.forbidden, title: "This form expired", message: "Reload the page and answer again.", link: (here, "Reload"))
         }
         let current: SessionView
-        switch await web.call(.get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)], as: person.login) {
-        case .success(let json):
-            guard let view = try? json.decode(SessionView.self) else { return WebSupport.redirect(here) }
+        switch await web.call(.get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)], as: person.login, returning: SessionView.self) {
+        case .success(let view):
             current = view
         case .failure(let error):
             return failure(error)
@@ -247,8 +245,7 @@ struct HostedFlow: Sendable {
                 params["field"] = .string(name)
                 params["query"] = .string(query)
                 params["revision"] = nil
-                if case .success(let json) = await web.call(.search, params, as: person.login),
-                   let results = try? json.decode(SearchResults.self) {
+                if case .success(let results) = await web.call(.search, params, as: person.login, returning: SearchResults.self) {
                     page.searchResults[name] = results.results
                     if results.results.isEmpty {
                         page.errors = [FieldError(field: name, code: .notAnOption, message: results.message ?? "No results found")]
@@ -262,7 +259,7 @@ struct HostedFlow: Sendable {
         params["stepId"] = .string(form["_step"] ?? current.step?.id ?? "")
         params["action"] = .string(action)
         params["values"] = .object(action == "continue" ? FormValues.values(form, fields: current.step?.fields ?? []) : [:])
-        switch await web.call(.submit, params, as: person.login) {
+        switch await web.call(.submit, params, as: person.login, returning: SessionView.self) {
         case .success:
             return WebSupport.redirect(here)
         case .failure(let error) where error.code == ErrorCode.validationFailed.rawValue:
@@ -280,7 +277,7 @@ struct HostedFlow: Sendable {
         }
     }
 
-    func moved(_ result: Result<JSONValue, WebRefusal>, to here: String) -> Response {
+    func moved(_ result: Result<SessionView, WebRefusal>, to here: String) -> Response {
         switch result {
         case .success: WebSupport.redirect(here)
         case .failure(let error) where [ErrorCode.conflict.rawValue, ErrorCode.invalidState.rawValue].contains(error.code): WebSupport.redirect(here)
@@ -318,12 +315,12 @@ struct HostedFlow: Sendable {
         let flow = Self.flowName(request)
         let field = request.uri.queryParameters["field"].map(String.init) ?? ""
         let query = request.uri.queryParameters["q"].map(String.init) ?? ""
-        guard case .success(let json) = await web.call(.get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)], as: person.login),
-              let sessionId = json["sessionId"]
+        guard case .success(let view) = await web.call(
+            .get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)], as: person.login, returning: SessionView.self)
         else { return HTTPTransport.json(.notFound, #"{"results":[]}"#) }
-        let params: [String: JSONValue] = ["tenant": .string(tenant), "sessionId": sessionId, "field": .string(field), "query": .string(query), "limit": 8]
-        switch await web.call(.search, params, as: person.login) {
-        case .success(let results): return HTTPTransport.json(.ok, results.serialized())
+        let params: [String: JSONValue] = ["tenant": .string(tenant), "sessionId": .string(view.sessionId), "field": .string(field), "query": .string(query), "limit": 8]
+        switch await web.call(.search, params, as: person.login, returning: SearchResults.self) {
+        case .success(let results): return HTTPTransport.json(.ok, ((try? JSONValue(encoding: results)) ?? [:]).serialized())
         case .failure: return HTTPTransport.json(.badRequest, #"{"results":[]}"#)
         }
     }

@@ -40,9 +40,10 @@ struct Preview: Sendable {
             return response
         }
         let userId = "preview-" + Platform.randomID().prefix(8)
-        switch await web.call(.userToken, ["tenant": .string(tenant), "userId": .string(userId), "ttlSeconds": 3600], as: nil, label: "preview") {
+        let ttl = JSONValue.int(Int64(ParamBounds.tokenLifetime.defaultValue))
+        switch await web.call(.userToken, ["tenant": .string(tenant), "userId": .string(userId), "ttlSeconds": ttl], as: nil, label: "preview", returning: UserToken.self) {
         case .success(let minted):
-            guard let token = minted["token"]?.stringValue else { return WebSupport.notice(.internalServerError, title: "No token", message: "auth.userToken answered no token") }
+            let token = minted.token
             logger.info("preview session", metadata: ["tenant": "\(tenant)", "user": "\(userId)"])
             // Signed in here, not through the start link: the author asked for a new throwaway
             // person, so the link's question before switching people would only be in the way.

@@ -17,17 +17,15 @@ struct WebSupport: Sendable {
     /// Signs CSRF tokens; new at each start (a form from before a restart asks to reload).
     let csrfKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
 
-    /// A method called through the RPC server as `login` (its access rules, rate limit, metrics
-    /// and spans are the JSON-RPC ones): the result, or the error object a client would get.
-    func call(_ method: PlatformMethod, _ params: [String: JSONValue], as login: ConnectionState.Login?, label: String = "web") async -> Result<JSONValue, WebRefusal> {
-        let request: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": .string(method.rawValue), "params": .object(params)]
+    /// A method called through the RPC server's dispatcher as `login` (the access rules, rate
+    /// limit, metrics and spans of `POST /rpc`): the method's result as the value it is (no JSON
+    /// written or parsed in between), or the error object a client would get.
+    func call<Answer: Sendable>(
+        _ method: PlatformMethod, _ params: [String: JSONValue], as login: ConnectionState.Login?, label: String = "web",
+        returning type: Answer.Type = Answer.self
+    ) async -> Result<Answer, WebRefusal> {
         let connection = login.map { ConnectionState($0, label: label, transport: "http") } ?? .trusted(label, transport: "http")
-        guard let reply = await server.replyBytes(to: request.serializedBytes(), connection: connection),
-              let answer = try? JSONValue.parse(reply)
-        else { return .failure(WebRefusal(RPCErrorObject(code: ErrorCode.internalError.rawValue, message: "no reply"))) }
-        if let result = answer["result"] { return .success(result) }
-        let error = (try? answer["error"]?.decode(RPCErrorObject.self)) ?? nil
-        return .failure(WebRefusal(error ?? RPCErrorObject(code: ErrorCode.internalError.rawValue, message: "no reply")))
+        return await server.call(method, params, connection: connection, as: Answer.self).mapError { WebRefusal($0.object) }
     }
 
     /// True the first time a start link is used, on any host.

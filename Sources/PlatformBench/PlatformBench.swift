@@ -1,0 +1,260 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOCore
+import PlatformProtocol
+import PlatformStorage
+import PostgresStore
+import SQLiteStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `platformd-bench` (also run as `platformd bench`): runs the `platformd` beside it as a child
+/// server on a temporary Unix socket (or HTTP port) and file database, finds a walk to completion
+/// of one of its tenants from the fields it serves, drives connections that walk users along it
+/// (one request in flight each, like real clients), and measures in the same run the disk's raw
+/// durable commit rate.
+@main
+struct PlatformBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "platformd-bench",
+        abstract: "Measure requests/s, latency, server CPU per request and memory against the raw SQLite commit rate.",
+        discussion: """
+            Starts `platformd serve --unix` (or `--http` with --transport http) as a child process on a temporary directory, \
+            walks one user of --tenant (default: the first tenant the server lists) to completion with answers made from \
+            the fields it serves, then opens --connections connections, each walking new users along that path (a start \
+            and a submit a step, one request in flight at a time) for --seconds, and prints requests/s, p50/p99/p99.9 \
+            latency, the server's CPU time per request (from its own accounting), its resident memory, and the ratio of \
+            acknowledged requests/s to one-row durable SQLite commits/s measured in the same directory. Progress goes to stderr.
+            """)
+
+    @Option(help: "Concurrent connections walking users.") var connections = 16
+    @Option(help: "More connections that each start one session, then keep --depth flow.get requests of it in flight (pipelined reads beside the walks).")
+    var pipelined = 0
+    @Option(help: "Requests each pipelined connection keeps in flight.") var depth = 16
+    @Option(help: "How long to drive load, in seconds.") var seconds = 10.0
+    @Option(help: "Completed sessions to store first (in bulk), to compare costs at 1 k and 1 M.") var preload = 0
+    @Option(help: "Where to put the temporary socket and database (default: a new directory under /tmp).") var directory: String?
+    @Option(help: ArgumentHelp(
+        "A postgres:// URL to measure the PostgreSQL store on (its database gets pgbench's tables and the bench's sessions); default: a SQLite file in --directory.",
+        valueName: "url"))
+    var db: String?
+    @Option(help: "Servers to start on the --db database, the connections split among them (PostgreSQL only).") var hosts = 1
+    @Option(help: "Pool size of each server's PostgreSQL connections (serve's --db-pool-size).") var dbPoolSize = 8
+    @Option(help: ArgumentHelp(
+        "Event-loop threads of each server (NIO_SINGLETON_GROUP_LOOP_COUNT in its environment); default with several --hosts: the machine's cores shared among them, at least one, unless that variable is already set.",
+        valueName: "n"))
+    var hostThreads: Int?
+    @Option(help: ArgumentHelp(
+        "unix: JSON lines on a Unix socket; http: POST /rpc over HTTP/1.1 keep-alive connections on loopback (the readers pipeline their requests).",
+        valueName: "unix|http"))
+    var transport: BenchTransport = .unix
+    @Option(help: "The tenant whose users are walked (default: the first tenant the server lists).") var tenant: String?
+    @Option(help: "The flow walked (default: the tenant's default flow).") var flow: String?
+    @Option(help: ArgumentHelp(
+        "The platformd binary run as the server (default: the one beside this binary).", valueName: "path"))
+    var server: String?
+    @Flag(help: "Print the results as one JSON object.") var json = false
+
+    func validate() throws {
+        guard (1...1024).contains(connections) else { throw ValidationError("--connections must be 1-1024") }
+        guard (0...1024).contains(pipelined) else { throw ValidationError("--pipelined must be 0-1024") }
+        guard (1...1024).contains(depth) else { throw ValidationError("--depth must be 1-1024") }
+        guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
+        guard preload >= 0 else { throw ValidationError("--preload must not be negative") }
+        guard (1...16).contains(hosts) else { throw ValidationError("--hosts must be 1-16") }
+        if let hostThreads, !(1...256).contains(hostThreads) { throw ValidationError("--host-threads must be 1-256") }
+        if let db, !PostgresSessionStore.isURL(db) { throw ValidationError("--db takes a postgres:// URL (the SQLite bench makes its own file)") }
+        if hosts > 1 && db == nil { throw ValidationError("--hosts needs --db postgres://… (one SQLite file has one host)") }
+        if preload > 0 && db != nil { throw ValidationError("--preload is for the SQLite store") }
+        if preload > 0 && tenant == nil { throw ValidationError("--preload needs --tenant: the sessions are stored before the server starts") }
+    }
+
+    /// The servers' environment: this one, with their event-loop threads. Several hosts on one
+    /// machine each sized for all its cores wake each other's threads for nothing: two hosts on 2
+    /// cores with one loop each used ~9 % less CPU a request than with two each.
+    var serverEnvironment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        if let hostThreads {
+            environment[Self.loopCount] = "\(hostThreads)"
+        } else if environment[Self.loopCount] == nil, hosts > 1 {
+            environment[Self.loopCount] = "\(max(1, System.coreCount / hosts))"
+        }
+        return environment
+    }
+
+    /// NIO's event-loop threads of a process (its own default: one per core).
+    static let loopCount = "NIO_SINGLETON_GROUP_LOOP_COUNT"
+
+    /// Where the bench's database is: a SQLite file of its own, or the PostgreSQL URL given.
+    var postgres: String? { db }
+
+    func run() async throws {
+        let base = URL(fileURLWithPath: directory ?? "/tmp/platformd-bench-\(getpid())", isDirectory: true)
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        defer { if directory == nil { try? FileManager.default.removeItem(at: base) } }
+        let database = postgres ?? base.appendingPathComponent("bench.sqlite").path
+        let rawCommits: Double
+        if let postgres {
+            // Opened as serve opens it, first: a server out of reach or a refused login is one line
+            // and exit 69, as for serve, rather than pgbench's own messages.
+            do {
+                let store = try await PostgresSessionStore.connect(url: postgres, options: .init(poolSize: 1), logger: Logger(label: "platformd.bench"))
+                try await store.close()
+            } catch let error as PostgresSessionStore.Unreachable {
+                FileHandle.standardError.write(Data("platformd-bench: \(error)\n".utf8))
+                throw ExitCode(Self.unreachableExitCode)
+            }
+            progress("measuring pgbench's simple updates (-N) with \(connections) clients, 10,000 transactions")
+            rawCommits = try await PgBench.simpleUpdatesPerSecond(url: postgres, clients: connections, transactions: 10_000)
+        } else {
+            progress("measuring raw one-row commits (WAL, synchronous=FULL) for 2 s")
+            rawCommits = try await SQLiteBench.rawCommitsPerSecond(in: base, seconds: 2)
+        }
+
+        if preload > 0 {
+            progress("storing \(preload) completed sessions")
+            let store = try await SQLiteSessionStore.open(path: database)
+            try await store.preloadCompletedSessions(count: preload, tenant: tenant ?? "", flow: flow ?? "onboarding", at: Date())
+            try await store.close()
+        }
+
+        var endpoints: [BenchEndpoint] = []
+        for host in 0..<hosts {
+            switch transport {
+            case .unix: endpoints.append(.unix(base.appendingPathComponent("bench\(host).sock").path))
+            case .http: endpoints.append(.http(port: try BenchEndpoint.freePort()))
+            }
+        }
+        let serveArguments = ["serve", "--db", database, "--log-level", "warning"] + (postgres == nil ? [] : ["--db-pool-size", "\(dbPoolSize)"])
+        let listening = endpoints
+        let environment = serverEnvironment
+        let executable = try serverExecutable()
+        let servers = try await BlockingWork.run {
+            try listening.map { try ChildServer(executable: executable, arguments: serveArguments, environment: environment, endpoint: $0) }
+        }
+        // On a failure before the stop below: signalled, not waited for (no wait on the pool).
+        defer { for server in servers { server.terminate() } }
+
+        // One thread drives every connection (poll over their sockets), so the load generator
+        // costs the 2-core machine little: 32 blocking client threads and full parses of every
+        // reply took about as much CPU as the server itself and skewed what the server could do.
+        let (tenant, flow) = (self.tenant, self.flow)
+        let plan = try await BlockingWork.run("platformd.bench.plan") {
+            try WalkPlanner(exchange: BlockingExchange(endpoint: listening[0])).plan(tenant: tenant, flow: flow, userId: "bench-plan-\(UInt32.random(in: .min ... .max))")
+        }
+        progress("walking \(plan.tenant) users: \(plan.requestsPerWalk) requests each")
+        let driver = try LoadDriver(endpoints: listening, plan: plan, connections: connections, pipelined: pipelined, depth: depth)
+        // One untimed round trip per connection first: a server still settling after its start
+        // (on a loaded machine, seconds) would otherwise eat the measured window.
+        try await BlockingWork.run("platformd.bench.warmup") { try driver.warmUp(within: .seconds(60)) }
+        let cpuBefore = servers.map { $0.cpuMicroseconds() }
+        let recorder = LatencyRecorder()
+        let reads = LatencyRecorder()
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        let started = ContinuousClock.now
+        Thread {
+            driver.run(until: deadline, recorder: recorder, reads: reads)
+        }.start()
+        while recorder.finished + reads.finished < connections + pipelined {
+            try await Task.sleep(for: .milliseconds(recorder.finished > 0 || ContinuousClock.now >= deadline ? 20 : 1000))
+            let elapsed = (ContinuousClock.now - started).seconds
+            if recorder.finished == 0 {
+                let count = recorder.count + reads.count
+                progress(String(format: "%.0f s: %d requests, %.0f/s", elapsed, count, Double(count) / max(elapsed, 0.001)))
+            }
+        }
+        let elapsed = ([recorder.lastFinish, reads.lastFinish].compactMap { $0 }.max() ?? ContinuousClock.now) - started
+        let seconds = elapsed.seconds
+        let cpus = zip(servers, cpuBefore).map { server, before in server.cpuMicroseconds() - before }
+        let cpu = cpus.reduce(0, +)
+        let rss = servers.map { $0.residentKiB() }.max() ?? 0
+        // Their exits are waited for on a thread of their own, never on the cooperative pool.
+        await BlockingWork.run("platformd.bench.stop") { for server in servers { server.stop() } }
+        let answeredByHost = driver.answeredByHost()
+        let latencies = recorder.sorted()
+        let readLatencies = reads.sorted()
+        // Requests/s and the commit ratio count the walks (each a durable write but the start of
+        // an existing user); CPU per request counts every request the server answered.
+        let requests = latencies.count
+        let rate = Double(requests) / seconds
+        func percentile(_ fraction: Double, of latencies: [Double] = latencies) -> Double {
+            guard !latencies.isEmpty else { return 0 }
+            return latencies[min(latencies.count - 1, Int((Double(latencies.count) * fraction).rounded(.down)))] * 1000
+        }
+        var result: [(String, JSONValue)] = [
+            ("transport", .string(transport.rawValue)), ("tenant", .string(plan.tenant)),
+            ("requestsPerWalk", .int(Int64(plan.requestsPerWalk))),
+            ("connections", .int(Int64(connections))), ("seconds", .double(seconds.rounded(to: 2))),
+            ("preloadedSessions", .int(Int64(preload))), ("requests", .int(Int64(requests))),
+            ("failures", .int(Int64(driver.failures.load(ordering: .relaxed)))),
+            ("requestsPerSecond", .double(rate.rounded(to: 1))),
+            ("p50Ms", .double(percentile(0.5).rounded(to: 3))), ("p99Ms", .double(percentile(0.99).rounded(to: 3))),
+            ("p999Ms", .double(percentile(0.999).rounded(to: 3))),
+            ("serverCpuMicrosecondsPerRequest", .double((Double(cpu) / Double(max(requests + readLatencies.count, 1))).rounded(to: 1))),
+            ("serverResidentMiB", .double((Double(rss) / 1024).rounded(to: 1))),
+            ("rawCommitsPerSecond", .double(rawCommits.rounded(to: 1))),
+            ("ackedToRawCommitRatio", .double((rate / max(rawCommits, 1)).rounded(to: 3))),
+        ]
+        if postgres != nil {
+            result.insert(("store", "postgres"), at: 1)
+            result.append(("hosts", .int(Int64(hosts))))
+            result.append(("hostThreads", .int(Int64(environment[Self.loopCount].flatMap { Int($0) } ?? System.coreCount))))
+            result.append(("pgbenchSimpleUpdatesPerSecond", .double(rawCommits.rounded(to: 1))))
+            result.append(("hostCpuMicrosecondsPerRequest", .array(zip(cpus, answeredByHost).map { cpu, answered in
+                .double((Double(cpu) / Double(max(answered, 1))).rounded(to: 1))
+            })))
+        }
+        if pipelined > 0 {
+            result += [
+                ("pipelinedConnections", .int(Int64(pipelined))), ("depth", .int(Int64(depth))),
+                ("reads", .int(Int64(readLatencies.count))),
+                ("readsPerSecond", .double((Double(readLatencies.count) / seconds).rounded(to: 1))),
+                ("readP50Ms", .double(percentile(0.5, of: readLatencies).rounded(to: 3))),
+                ("readP99Ms", .double(percentile(0.99, of: readLatencies).rounded(to: 3))),
+            ]
+        }
+        if json {
+            FileHandle.standardOutput.write(Data((JSONValue.object(Dictionary(uniqueKeysWithValues: result)).serialized() + "\n").utf8))
+        } else {
+            FileHandle.standardOutput.write(Data(result.map { "\($0.0)\t\($0.1.serialized())\n" }.joined().utf8))
+        }
+    }
+
+    /// Exit code when the database cannot be reached (EX_UNAVAILABLE), as `platformd serve` exits.
+    static let unreachableExitCode: Int32 = 69
+
+    /// `--server`, or the `platformd` in this binary's directory.
+    func serverExecutable() throws -> String {
+        if let server { return server }
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let beside = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("platformd").path
+        guard FileManager.default.isExecutableFile(atPath: beside) else {
+            throw BenchFailure("no platformd beside this binary (\(beside)); build it (swift build --product platformd) or name one with --server")
+        }
+        return beside
+    }
+
+    func progress(_ line: String) {
+        FileHandle.standardError.write(Data("bench: \(line)\n".utf8))
+    }
+}
+
+extension Double {
+    func rounded(to places: Int) -> Double {
+        let scale = Foundation.pow(10, Double(places))
+        return (self * scale).rounded() / scale
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// A failure that ends the bench with one line saying what went wrong.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
