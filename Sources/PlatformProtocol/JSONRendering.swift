@@ -5,8 +5,8 @@
 /// The server answers every flow command with a `SessionView`; through `Codable` each of its
 /// objects became a tree of nodes, then a dictionary, then a sorted key list, so a step with two
 /// state pickers (51 options each) took ~250 µs and ~1,500 mallocs to render. Written directly,
-/// the view is one growing byte buffer. Tests (and debug builds, on every reply) hold the two
-/// paths to the same bytes.
+/// the view is one growing byte buffer. It is the type's only encoder: its `Encodable`
+/// conformance is derived from it (`JSONWritable.encode(to:)`).
 public protocol JSONRenderable: Encodable {
     /// The value's JSON text.
     func renderedJSON() -> [UInt8]
@@ -22,6 +22,15 @@ extension JSONWritable {
         var writer = JSONWriter(capacity: 1024)
         write(to: &writer)
         return writer.output
+    }
+
+    /// The type's one encoder is its writer: `Codable` callers (`JSONValue(encoding:)`, a
+    /// JSONEncoder) get the text it writes, read back as a `JSONValue`. The synthesized encoding
+    /// was a second encoder kept in step by a debug assertion; the writer is the faster
+    /// (Docs/performance.md: the review step's view in ~a fifth of the time, a tenth of the
+    /// mallocs), so it is the one kept. Decoding stays synthesized; tests hold it to the writer.
+    public func encode(to encoder: any Encoder) throws {
+        try JSONValue.parse(renderedJSON()).encode(to: encoder)
     }
 }
 
