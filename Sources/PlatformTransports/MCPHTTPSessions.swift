@@ -113,7 +113,7 @@ package final class MCPHTTPSessions: Sendable {
             let server = server
             let mcp = MCPServer(
                 platform: platform, tenant: tenant, userId: userId, flow: flow, locale: locale,
-                rateLimit: { server.takeRate(tenant: tenant) }, logger: logger)
+                rateLimit: { server.takeRate(tenant: tenant) }, dispatcher: server, logger: logger)
             let session = Session(tenant: tenant, userId: userId, mcp: mcp, rpc: mcp.rpcServer(), lastUsed: Date())
             // initialize takes from the rate limit itself (as on stdio); refused, no session is kept.
             let reply = await session.rpc.replyBytes(to: body.readableBytesView, connection: .trusted("mcp", transport: "mcp"))

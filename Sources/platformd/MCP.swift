@@ -135,7 +135,7 @@ struct MCP: AsyncParsableCommand {
             platform: platform, tenant: tenant, userId: userId, flow: flow,
             user: [firstName, lastName, email, displayName].contains { $0 != nil } ? user : nil,
             locale: locale.flatMap(LocaleTag.normalized), authorize: authorize,
-            rateLimit: { limits.takeRate(tenant: limitedTenant) }, logger: logger)
+            rateLimit: { limits.takeRate(tenant: limitedTenant) }, dispatcher: limits, logger: logger)
         logger.info("MCP server for tenant \(tenant), user \(userId), flow \(flow) on stdio, database \(store.databaseName), auth \(auth.rawValue)")
         let transport = StdioTransport(
             server: server.rpcServer(), maxLineBytes: maxLineBytes, logger: logger,

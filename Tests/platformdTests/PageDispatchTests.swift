@@ -3,10 +3,10 @@ import PlatformCore
 import PlatformTesting
 import Testing
 
-/// A hosted page's command takes the path `POST /rpc` takes (`RPCServer.dispatch`): it is counted
-/// in the same request series, under the method it ran, and a page's Back is the same flow.back
-/// a client sends.
-@Suite("Hosted pages share the dispatcher")
+/// A hosted page's command and an MCP tool take the path `POST /rpc` takes (`RPCServer.dispatch`):
+/// each method they run is counted in the same request series, under its own name, and a page's
+/// Back is the same flow.back a client sends.
+@Suite("Pages and MCP share the dispatcher")
 struct PageDispatchTests {
     @Test func aPagesCommandsAreCountedAsTheSameMethodsAsPOSTRPC() async throws {
         try await HostedFlowTests.serving { http, admin, _ in
@@ -53,6 +53,33 @@ struct PageDispatchTests {
             #expect(afterBack[back] == (beforeBack[back] ?? 0) + 1, "the page's Back is counted as flow.back")
             let moved = try await http.call("flow.get", ["tenant": .string(tenant), "sessionId": sessionId], bearer: admin)
             #expect(moved["result"]?["step"]?["id"] == view["result"]?["step"]?["id"], "Back returned to the first step")
+        }
+    }
+
+    @Test func anMCPToolRunsItsMethodsThroughTheDispatcher() async throws {
+        try await HostedFlowTests.serving { http, admin, _ in
+            let tenant = Hosted.tenant
+            let token = try await HostedFlowTests.mint(http, admin, tenant: tenant, user: "assistant")
+            let opened = try await AuthDoorsTests.initialize(http, token: token)
+            let session = try #require(opened.header("Mcp-Session-Id"))
+            func tool(_ name: String, _ id: Int64) async throws -> HTTPServing.Answer {
+                let call: JSONValue = ["jsonrpc": "2.0", "id": .int(id), "method": "tools/call", "params": ["name": .string(name), "arguments": [:]]]
+                return try await http.request(.POST, "/mcp", body: call.serializedBytes(), headers: [("Authorization", "Bearer \(token)"), ("Mcp-Session-Id", session)])
+            }
+            let start = #"platformd_requests_total{transport="mcp",method="flow.start",outcome="ok"}"#
+            let get = #"platformd_requests_total{transport="mcp",method="flow.get",outcome="ok"}"#
+            let notFound = #"platformd_requests_total{transport="mcp",method="flow.get",outcome="-32002"}"#
+            let before = try await http.metrics()
+            // No session yet: the status tool reads (not found), then starts one.
+            #expect(try await tool("onboarding_status", 2).json?["result"]?["isError"] == false)
+            let afterFirst = try await http.metrics()
+            #expect(afterFirst[notFound] == (before[notFound] ?? 0) + 1)
+            #expect(afterFirst[start] == (before[start] ?? 0) + 1)
+            // Then it only reads.
+            #expect(try await tool("onboarding_status", 3).json?["result"]?["isError"] == false)
+            let afterSecond = try await http.metrics()
+            #expect(afterSecond[get] == (afterFirst[get] ?? 0) + 1)
+            #expect(afterSecond[start] == afterFirst[start])
         }
     }
 }

@@ -75,7 +75,7 @@ public struct AccessControl: Sendable {
                 throw RPCError(FlowError.notFound("session \(sessionId)"))
             }
         }
-        if let tenant, let wait = limiter.take(tenant) {
+        if connection.countsRequests, let tenant, let wait = limiter.take(tenant) {
             if let held = rateRefusals.admit() {
                 logger.info("refused: tenant over its rate limit\(Self.since(held))", metadata: ["tenant": "\(tenant)", "method": "\(method)"])
             }

@@ -29,11 +29,15 @@ public final class ConnectionState: Sendable {
     /// The transport it came on (`stdio`, `unix`, `tcp`, `http`, `websocket`, `mcp`), the
     /// `transport` label of the request metrics.
     public let transport: String
+    /// Whether each request takes from the tenant's rate limit. False only for a door that counts
+    /// its own calls (an MCP tool call is one request, however many methods it runs).
+    public let countsRequests: Bool
 
-    public init(_ login: Login?, label: String, transport: String = "local") {
+    public init(_ login: Login?, label: String, transport: String = "local", countsRequests: Bool = true) {
         current = Mutex(login)
         self.label = label
         self.transport = transport
+        self.countsRequests = countsRequests
     }
 
     /// A connection that needs no login: it acts as admin until it logs in as someone narrower.

@@ -34,6 +34,11 @@ public actor MCPServer {
     /// taken, else the milliseconds until one is there. `initialize`, each tool call and each
     /// resource read count; MCP is a door like the others.
     let rateLimit: (@Sendable () -> Int?)?
+    /// What the tools call methods through: the dispatcher every door uses (its principal rules,
+    /// metrics, spans and log lines), as this user. The tool call has taken its one request from
+    /// the rate limit already, so the methods it runs take none.
+    let dispatcher: RPCServer
+    let caller: ConnectionState
     let logger: Logger
 
     /// The version agreed at `initialize`.
@@ -48,9 +53,12 @@ public actor MCPServer {
     public init(
         platform: Platform, tenant: String, userId: String, flow: String = "onboarding", user: UserDetails? = nil,
         locale: String? = nil, authorize: (@Sendable () async -> String?)? = nil,
-        rateLimit: (@Sendable () -> Int?)? = nil, logger: Logger
+        rateLimit: (@Sendable () -> Int?)? = nil, dispatcher: RPCServer? = nil, logger: Logger
     ) {
         self.rateLimit = rateLimit
+        self.dispatcher = dispatcher ?? platform.rpcServer()
+        let principal = Principal(kind: .user, tenant: tenant, userId: userId)
+        self.caller = ConnectionState(.init(principal: principal), label: "mcp", transport: "mcp", countsRequests: false)
         self.locale = locale
         self.copy = platform.copy(for: tenant)
         self.platform = platform
@@ -231,12 +239,28 @@ public actor MCPServer {
         return result
     }
 
+    /// Runs `method` through the dispatcher as this user; the domain's refusal is thrown as it
+    /// is (`failure` words it for the assistant), any other as the `RPCError` a client would get.
+    func call<Answer: Sendable>(_ method: PlatformMethod, _ params: [String: JSONValue], as _: Answer.Type = Answer.self) async throws -> Answer {
+        var params = params
+        params["tenant"] = .string(tenant)
+        switch await dispatcher.call(method, params, connection: caller, as: Answer.self) {
+        case .success(let answer): return answer
+        case .failure(let refusal):
+            if let flowError = refusal.flowError { throw flowError }
+            throw refusal.error
+        }
+    }
+
     /// Reads the user's session; starts it when there is none yet.
-    func currentView() async throws(FlowError) -> SessionView {
+    func currentView() async throws -> SessionView {
         do {
-            return try await platform.get(tenant: tenant, key: .user(userId: userId, flow: flow))
-        } catch .notFound {
-            return try await platform.start(tenant: tenant, userId: userId, flow: flow, user: user, locale: locale)
+            return try await call(.get, ["userId": .string(userId), "flow": .string(flow)])
+        } catch FlowError.notFound {
+            var params: [String: JSONValue] = ["userId": .string(userId), "flow": .string(flow)]
+            if let user { params["user"] = try JSONValue(encoding: user) }
+            if let locale { params["locale"] = .string(locale) }
+            return try await call(.start, params)
         }
     }
 
@@ -272,14 +296,15 @@ public actor MCPServer {
                     copy.text("There is nothing left to answer.", in: view.locale ?? copy.baseLanguage) + "\n\n" + OnboardingText.render(view, copy: copy),
                     code: ErrorCode.invalidState.rawValue, message: "the onboarding has ended", session: view), view)
             }
-            let next = try await platform.submit(
-                tenant: tenant, sessionId: view.sessionId,
-                command: FlowEngine.Submit(stepId: step.id, revision: view.revision, action: action, values: values))
+            let next: SessionView = try await call(.submit, [
+                "sessionId": .string(view.sessionId), "stepId": .string(step.id), "revision": .int(Int64(view.revision)),
+                "action": .string(action), "values": .object(values),
+            ])
             logger.info("tool", metadata: ["tool": "\(name)", "step": "\(step.id)", "now": "\(next.step?.id ?? next.status.rawValue)"])
             return (self.success(next), next)
         case "onboarding_back":
             let view = try await currentView()
-            let next = try await platform.back(tenant: tenant, sessionId: view.sessionId, revision: view.revision)
+            let next: SessionView = try await call(.back, ["sessionId": .string(view.sessionId), "revision": .int(Int64(view.revision))])
             logger.info("tool", metadata: ["tool": "\(name)", "now": "\(next.step?.id ?? next.status.rawValue)"])
             return (self.success(next), next)
         case "onboarding_edit":
@@ -287,7 +312,9 @@ public actor MCPServer {
                 throw ArgumentProblem(message: "stepId is required: the id of an earlier step on the path, e.g. {\"stepId\": \"season_goals\"}.")
             }
             let view = try await currentView()
-            let next = try await platform.goto(tenant: tenant, sessionId: view.sessionId, stepId: stepId, revision: view.revision)
+            let next: SessionView = try await call(.goto, [
+                "sessionId": .string(view.sessionId), "stepId": .string(stepId), "revision": .int(Int64(view.revision)),
+            ])
             logger.info("tool", metadata: ["tool": "\(name)", "now": "\(next.step?.id ?? next.status.rawValue)"])
             return (self.success(next), next)
         case "onboarding_search":
@@ -304,7 +331,9 @@ public actor MCPServer {
                 limit = number
             }
             let view = try await currentView()
-            let results = try await platform.search(tenant: tenant, sessionId: view.sessionId, field: field, query: query, limit: limit)
+            let results: SearchResults = try await call(.search, [
+                "sessionId": .string(view.sessionId), "field": .string(field), "query": .string(query), "limit": .int(Int64(limit)),
+            ])
             logger.info("tool", metadata: ["tool": "\(name)", "field": "\(field)", "results": "\(results.results.count)"])
             let result: JSONValue = [
                 "content": [["type": "text", "text": .string(OnboardingText(copy: copy, locale: view.locale).render(results, field: field, query: query))]],
@@ -321,6 +350,11 @@ public actor MCPServer {
     func failure(_ error: any Error, tool: String) async -> JSONValue {
         if let problem = error as? ArgumentProblem {
             return Self.toolError(problem.message)
+        }
+        if let refused = error as? RPCError, refused.code != ErrorCode.internalError.rawValue {
+            // Refused by the dispatcher before any method ran (a rule of the principal, a parameter).
+            logger.info("tool refused", metadata: ["tool": "\(tool)", "code": "\(refused.code)"])
+            return Self.toolError("\(refused.message). Nothing was done.", code: refused.code, message: refused.message)
         }
         guard let error = error as? FlowError else {
             logger.error("tool failed", metadata: ["tool": "\(tool)", "error": "\(error)"])
@@ -445,8 +479,8 @@ public actor MCPServer {
         if uri == flowURI {
             let description: FlowDescription
             do {
-                description = try platform.describe(tenant: tenant, flow: flow)
-            } catch {
+                description = try await call(.describe, ["flow": .string(flow)])
+            } catch let error as FlowError {
                 throw RPCError(error)
             }
             return ["contents": [["uri": .string(uri), "mimeType": "text/vnd.mermaid", "text": .string(description.mermaid)]]]
@@ -455,7 +489,7 @@ public actor MCPServer {
             // Reading never writes: before the session starts, the resource says so.
             let body: JSONValue
             do {
-                body = try JSONValue(encoding: try await platform.get(tenant: tenant, key: .user(userId: userId, flow: flow)))
+                body = try JSONValue(encoding: try await call(.get, ["userId": .string(userId), "flow": .string(flow)], as: SessionView.self))
             } catch FlowError.notFound {
                 body = ["status": "not_started", "step": nil, "message": "Onboarding has not started: call onboarding_status."]
             } catch let error as FlowError {

@@ -148,7 +148,7 @@ extension Platform {
         return Answer(
             value: { params in try Self.value(of: try await result(params)) },
             rendering: { params in try Self.text(of: try await result(params)) },
-            typed: { params in try await result(params) })
+            typed: { params in try await call(params) })
     }
 
     static func value<Result: Encodable>(of result: Result) throws(RPCError) -> JSONValue {

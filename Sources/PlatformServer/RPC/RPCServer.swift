@@ -176,7 +176,7 @@ public struct RPCServer: Sendable {
         }
         guard let id else { return nil }
         switch outcome {
-        case .failure(let error): return Self.errorResponse(error, id: id, rawID: rawID)
+        case .failure(let refusal): return Self.errorResponse(refusal.error, id: id, rawID: rawID)
         case .success(let line): return Reply(id: id, line: line)
         }
     }
@@ -187,7 +187,7 @@ public struct RPCServer: Sendable {
     /// is written or parsed on the way. What the hosted pages call methods through.
     public func call<Answer: Sendable>(
         _ method: PlatformMethod, _ params: [String: JSONValue], connection: ConnectionState, as _: Answer.Type = Answer.self
-    ) async -> Result<Answer, RPCError> {
+    ) async -> Result<Answer, Refusal> {
         await dispatch(method.rawValue, params: params, connection: connection) { entry, params in
             let value = try await entry.typed(params)
             if let result = value as? Answer { return result }
@@ -206,22 +206,22 @@ public struct RPCServer: Sendable {
     func dispatch<Output: Sendable>(
         _ method: String, params: [String: JSONValue]?, connection: ConnectionState,
         _ invoke: (Entry, RPCParams) async throws -> Output
-    ) async -> Swift.Result<Output, RPCError> {
+    ) async -> Swift.Result<Output, Refusal> {
         // The label is the method's name only when the table has it: what a client sends never
         // becomes a label of its own.
         let label = methods[method] == nil ? PlatformMetrics.otherMethod : method
         let started = ContinuousClock.now
-        let outcome: Swift.Result<Output, RPCError> = await withSpan(label, ofKind: .server) { span in
+        let outcome: Swift.Result<Output, Refusal> = await withSpan(label, ofKind: .server) { span in
             let outcome = await run(method, params: params, connection: connection, invoke)
-            if case .failure(let error) = outcome {
-                span.setStatus(SpanStatus(code: .error, message: "\(error.code)"))
+            if case .failure(let refusal) = outcome {
+                span.setStatus(SpanStatus(code: .error, message: "\(refusal.error.code)"))
             }
             return outcome
         }
         let code: String
         switch outcome {
         case .success: code = "ok"
-        case .failure(let error): code = "\(error.code)"
+        case .failure(let refusal): code = "\(refusal.error.code)"
         }
         PlatformMetrics.request(transport: connection.transport, method: label, outcome: code, duration: .now - started)
         return outcome
@@ -231,14 +231,21 @@ public struct RPCServer: Sendable {
     private func run<Output: Sendable>(
         _ method: String, params: [String: JSONValue]?, connection: ConnectionState,
         _ invoke: (Entry, RPCParams) async throws -> Output
-    ) async -> Swift.Result<Output, RPCError> {
+    ) async -> Swift.Result<Output, Refusal> {
+        var flowError: FlowError?
         do {
             guard let entry = methods[method] else { throw RPCError.methodNotFound(method) }
             guard let params else {
                 throw RPCError.invalidParams("params", "params must be an object of named parameters")
             }
             try await access?.admit(method, params, connection: connection)
-            return .success(try await invoke(entry, RPCParams(params, connection: connection)))
+            do {
+                return .success(try await invoke(entry, RPCParams(params, connection: connection)))
+            } catch let error as FlowError {
+                // A typed method throws the domain's refusal as it is: kept for in-process callers.
+                flowError = error
+                throw RPCError(error)
+            }
         } catch let error as RPCError {
             if let detail = error.detail {
                 if error.code == ErrorCode.internalError.rawValue {
@@ -252,10 +259,22 @@ public struct RPCServer: Sendable {
                     logger.warning("\(method): \(detail)")
                 }
             }
-            return .failure(error)
+            return .failure(Refusal(error: error, flowError: flowError))
         } catch {
             logger.error("\(method) failed: \(error)")
-            return .failure(.internalError("\(error)"))
+            return .failure(Refusal(error: .internalError("\(error)")))
+        }
+    }
+
+    /// Why a dispatched call was not answered: the error object a client gets, and the domain's
+    /// refusal it came from when there was one (in-process callers word their own answers from it).
+    public struct Refusal: Error, Sendable {
+        public let error: RPCError
+        public let flowError: FlowError?
+
+        public init(error: RPCError, flowError: FlowError? = nil) {
+            self.error = error
+            self.flowError = flowError
         }
     }
 

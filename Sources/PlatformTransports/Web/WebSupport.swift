@@ -25,7 +25,7 @@ struct WebSupport: Sendable {
         returning type: Answer.Type = Answer.self
     ) async -> Result<Answer, WebRefusal> {
         let connection = login.map { ConnectionState($0, label: label, transport: "http") } ?? .trusted(label, transport: "http")
-        return await server.call(method, params, connection: connection, as: Answer.self).mapError { WebRefusal($0.object) }
+        return await server.call(method, params, connection: connection, as: Answer.self).mapError { WebRefusal($0.error.object) }
     }
 
     /// True the first time a start link is used, on any host.
