@@ -164,110 +164,113 @@ let package = Package(
             exclude: ["Scripts"]
         ),
     ]
-    + plugins.map { name in
-        .target(
-            name: name,
-            dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")]
-                + (name == "TeePals" ? ["TeePalsGazetteer"] : []),
-            path: "Sources/Plugins/\(name)",
-            resources: (pluginsWithResources.contains(name) ? [.process("Resources")] : [])
-                + (pluginsWithCatalogs.contains(name) ? [.copy("Localization/Localizable.xcstrings")] : [])
-        )
-    }
-    + [
-        // TeePals' name folding and the format of its gazetteer index, shared by the plugin and
-        // the tool that builds the index, so both fold names the same way. Foundation only.
-        .target(name: "TeePalsGazetteer"),
-        // Writes Sources/Plugins/TeePals/Resources/gazetteer.bin (scripts/teepals/make_gazetteer.py runs it).
-        .executableTarget(name: "teepals-gazetteer", dependencies: ["TeePalsGazetteer"]),
-    ]
-    + [
-        // The ArgumentParser commands: each composes the modules above.
-        .executableTarget(
-            name: "platformd",
-            dependencies: [
-                "PlatformCore", "PlatformStorage", "SQLiteStore", "PostgresStore", "PlatformServer", "PlatformTransports",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
-            ] + plugins.map { .byName(name: $0) }
-        ),
-        // The load generator: a child `platformd serve`, a walk found from the fields it serves
-        // (PlatformClient's GenericAnswers), one thread polling every connection.
-        .executableTarget(
-            name: "PlatformBench",
-            dependencies: [
-                "PlatformProtocol", "PlatformClient", "PlatformStorage", "SQLiteStore", "PostgresStore",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // Runs the real binaries (the bench and the server it starts); `platformd` is a dependency
-        // so the server is built beside the bench.
-        .testTarget(
-            name: "PlatformBenchTests",
-            dependencies: ["PlatformBench", "platformd", "PlatformProtocol", "PlatformTesting"]
-        ),
-        // The server module in process: parameter reads and their bounds.
-        .testTarget(name: "PlatformServerTests", dependencies: ["PlatformServer", "PlatformProtocol"]),
-        .testTarget(
-            name: "PlatformCoreTests",
-            dependencies: [
-                "PlatformCore", "PlatformStorage", "SQLiteStore", "PlatformServer", "PlatformTesting", "PostgresStore",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-                // The PostgreSQL statements' parameters, checked byte for byte without a server.
-                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOCore", package: "swift-nio"),
-            ]
-        ),
-        .testTarget(
-            name: "platformdTests",
-            dependencies: [
-                "platformd", "PlatformCore", "PlatformStorage", "SQLiteStore", "PlatformServer", "PlatformTransports", "PlatformTesting",
-                .product(name: "Crypto", package: "swift-crypto"),
-                // The socket transport's line decoder, driven through an EmbeddedChannel.
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                // HTTP and WebSocket clients for `serve --http`'s tests.
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-            ],
-            exclude: ["Fixtures", "Scripts"]
-        ),
-        // A `platformd serve` on a socket for driving through PlatformClient: what PlatformClientTests
-        // and each plugin's walk through the client share.
-        .target(name: "PlatformClientTesting", dependencies: ["PlatformClient", "PlatformProtocol", "PlatformTesting"], path: "Tests/PlatformClientTesting"),
-        // Drives the real `platformd` binary (built through the dependency) through the client, on
-        // the tenants it lists (PlatformTesting's GenericAnswers answer their steps).
-        .testTarget(
-            name: "PlatformClientTests",
-            dependencies: ["PlatformClient", "PlatformClientTesting", "PlatformProtocol", "PlatformTesting", "platformd"]
-        ),
-        // The example `platformd scaffold plugin` copies (a branch, a list, a conditional field, a
-        // review, a gate after completion): built and tested here so what the scaffold writes is
-        // known to build and pass; not registered with the server.
-        .target(name: "Tailwag", dependencies: ["PlatformCore"], path: "Examples/Tailwag/Sources/Plugins/Tailwag"),
-        .testTarget(name: "TailwagTests", dependencies: ["Tailwag", "PlatformCore", "PlatformServer", "PlatformStorage", "SQLiteStore", "PlatformTesting"], path: "Examples/Tailwag/Tests/TailwagTests"),
-    ]
-    + plugins.map { name in
-        .testTarget(
-            name: "\(name)Tests",
-            dependencies: [
-                .byName(name: name), "PlatformCore", "PlatformServer", "PlatformStorage", "SQLiteStore", "PlatformTesting",
-                .product(name: "Logging", package: "swift-log"),
-                // The plugin's walk through the Swift client.
-                "PlatformClient", "PlatformClientTesting", "PlatformProtocol",
-            ]
-                + (name == "TeePals" ? ["TeePalsGazetteer"] : [])
-                // The plugin's walks against the real binary (PlatformTesting's PlatformdProcess) need it built.
-                + ["platformd"],
-            exclude: pluginTestsWithScripts.contains(name) ? ["Scripts"] : []
-        )
-    }
+        + plugins.map { name in
+            .target(
+                name: name,
+                dependencies: ["PlatformCore", .product(name: "Logging", package: "swift-log")]
+                    + (name == "TeePals" ? ["TeePalsGazetteer"] : []),
+                path: "Sources/Plugins/\(name)",
+                resources: (pluginsWithResources.contains(name) ? [.process("Resources")] : [])
+                    + (pluginsWithCatalogs.contains(name) ? [.copy("Localization/Localizable.xcstrings")] : [])
+            )
+        }
+        + [
+            // TeePals' name folding and the format of its gazetteer index, shared by the plugin and
+            // the tool that builds the index, so both fold names the same way. Foundation only.
+            .target(name: "TeePalsGazetteer"),
+            // Writes Sources/Plugins/TeePals/Resources/gazetteer.bin (scripts/teepals/make_gazetteer.py runs it).
+            .executableTarget(name: "teepals-gazetteer", dependencies: ["TeePalsGazetteer"]),
+        ]
+        + [
+            // The ArgumentParser commands: each composes the modules above.
+            .executableTarget(
+                name: "platformd",
+                dependencies: [
+                    "PlatformCore", "PlatformStorage", "SQLiteStore", "PostgresStore", "PlatformServer", "PlatformTransports",
+                    .product(name: "NIOCore", package: "swift-nio"),
+                    .product(name: "NIOPosix", package: "swift-nio"),
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                    .product(name: "Logging", package: "swift-log"),
+                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                    .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                    .product(name: "Yams", package: "Yams"),
+                ] + plugins.map { .byName(name: $0) }
+            ),
+            // The load generator: a child `platformd serve`, a walk found from the fields it serves
+            // (PlatformClient's GenericAnswers), one thread polling every connection.
+            .executableTarget(
+                name: "PlatformBench",
+                dependencies: [
+                    "PlatformProtocol", "PlatformClient", "PlatformStorage", "SQLiteStore", "PostgresStore",
+                    .product(name: "NIOCore", package: "swift-nio"),
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                    .product(name: "Logging", package: "swift-log"),
+                ]
+            ),
+            // Runs the real binaries (the bench and the server it starts); `platformd` is a dependency
+            // so the server is built beside the bench.
+            .testTarget(
+                name: "PlatformBenchTests",
+                dependencies: ["PlatformBench", "platformd", "PlatformProtocol", "PlatformTesting"]
+            ),
+            // The server module in process: parameter reads and their bounds.
+            .testTarget(name: "PlatformServerTests", dependencies: ["PlatformServer", "PlatformProtocol"]),
+            .testTarget(
+                name: "PlatformCoreTests",
+                dependencies: [
+                    "PlatformCore", "PlatformStorage", "SQLiteStore", "PlatformServer", "PlatformTesting", "PostgresStore",
+                    .product(name: "GRDB", package: "GRDB.swift"),
+                    .product(name: "Logging", package: "swift-log"),
+                    // The PostgreSQL statements' parameters, checked byte for byte without a server.
+                    .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOCore", package: "swift-nio"),
+                ]
+            ),
+            .testTarget(
+                name: "platformdTests",
+                dependencies: [
+                    "platformd", "PlatformCore", "PlatformStorage", "SQLiteStore", "PlatformServer", "PlatformTransports", "PlatformTesting",
+                    .product(name: "Crypto", package: "swift-crypto"),
+                    // The socket transport's line decoder, driven through an EmbeddedChannel.
+                    .product(name: "NIOCore", package: "swift-nio"),
+                    .product(name: "NIOEmbedded", package: "swift-nio"),
+                    // HTTP and WebSocket clients for `serve --http`'s tests.
+                    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                    .product(name: "NIOHTTP1", package: "swift-nio"),
+                    .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                ],
+                exclude: ["Fixtures", "Scripts"]
+            ),
+            // A `platformd serve` on a socket for driving through PlatformClient: what PlatformClientTests
+            // and each plugin's walk through the client share.
+            .target(
+                name: "PlatformClientTesting", dependencies: ["PlatformClient", "PlatformProtocol", "PlatformTesting"], path: "Tests/PlatformClientTesting"),
+            // Drives the real `platformd` binary (built through the dependency) through the client, on
+            // the tenants it lists (PlatformTesting's GenericAnswers answer their steps).
+            .testTarget(
+                name: "PlatformClientTests",
+                dependencies: ["PlatformClient", "PlatformClientTesting", "PlatformProtocol", "PlatformTesting", "platformd"]
+            ),
+            // The example `platformd scaffold plugin` copies (a branch, a list, a conditional field, a
+            // review, a gate after completion): built and tested here so what the scaffold writes is
+            // known to build and pass; not registered with the server.
+            .target(name: "Tailwag", dependencies: ["PlatformCore"], path: "Examples/Tailwag/Sources/Plugins/Tailwag"),
+            .testTarget(
+                name: "TailwagTests", dependencies: ["Tailwag", "PlatformCore", "PlatformServer", "PlatformStorage", "SQLiteStore", "PlatformTesting"],
+                path: "Examples/Tailwag/Tests/TailwagTests"),
+        ]
+        + plugins.map { name in
+            .testTarget(
+                name: "\(name)Tests",
+                dependencies: [
+                    .byName(name: name), "PlatformCore", "PlatformServer", "PlatformStorage", "SQLiteStore", "PlatformTesting",
+                    .product(name: "Logging", package: "swift-log"),
+                    // The plugin's walk through the Swift client.
+                    "PlatformClient", "PlatformClientTesting", "PlatformProtocol",
+                ]
+                    + (name == "TeePals" ? ["TeePalsGazetteer"] : [])
+                    // The plugin's walks against the real binary (PlatformTesting's PlatformdProcess) need it built.
+                    + ["platformd"],
+                exclude: pluginTestsWithScripts.contains(name) ? ["Scripts"] : []
+            )
+        }
 )

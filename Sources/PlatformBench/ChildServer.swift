@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `platformd serve`, started as a child process. Unchecked: it is made on a thread of its own
@@ -38,7 +38,8 @@ final class ChildServer: @unchecked Sendable {
     /// User plus system CPU time the child has used, in microseconds.
     func cpuMicroseconds() -> Int {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command name: state is field 3, utime 14 and stime 15 (1-based, of the whole line).
         guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
@@ -48,7 +49,8 @@ final class ChildServer: @unchecked Sendable {
 
     func residentKiB() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
         return line.split(separator: " ").compactMap { Int($0) }.first ?? 0
     }
 }
@@ -90,7 +92,7 @@ enum BenchEndpoint: Sendable {
                 // The head ends at the first CRLF CRLF; its Content-Length says where the body
                 // ends. Read from the bytes: the driver's CPU is taken from the server's machine.
                 guard let headEnd = Self.headEnd(in: buffer, from: start),
-                      let length = Self.contentLength(in: buffer[start..<headEnd])
+                    let length = Self.contentLength(in: buffer[start..<headEnd])
                 else { return nil }
                 let bodyStart = headEnd + 4
                 guard buffer.count >= bodyStart + length else { return nil }

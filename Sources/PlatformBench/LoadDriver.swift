@@ -3,7 +3,7 @@ import PlatformProtocol
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Request latencies from every connection, in seconds.
@@ -108,11 +108,13 @@ final class LoadDriver: @unchecked Sendable {
         let run = String(UInt32.random(in: .min ... .max), radix: 36)
         func connection(_ number: Int, prefix: String, depth: Int?) throws -> Connection {
             let endpoint = endpoints[number % endpoints.count]
-            let made = Connection(descriptor: try endpoint.connect(), framing: endpoint.framing, walk: Walk(plan: plan, prefix: "\(run)-\(prefix)\(number)"), depth: depth)
+            let made = Connection(
+                descriptor: try endpoint.connect(), framing: endpoint.framing, walk: Walk(plan: plan, prefix: "\(run)-\(prefix)\(number)"), depth: depth)
             made.host = number % endpoints.count
             return made
         }
-        connections = try (0..<count).map { try connection($0, prefix: "c", depth: nil) }
+        connections =
+            try (0..<count).map { try connection($0, prefix: "c", depth: nil) }
             + (0..<pipelined).map { try connection($0, prefix: "r", depth: depth) }
         hostCount = endpoints.count
     }
@@ -197,7 +199,10 @@ final class LoadDriver: @unchecked Sendable {
         while connections.contains(where: { !$0.done }) {
             guard Self.poll(&polled) else { break }
             for (index, connection) in connections.enumerated() where !connection.done && polled[index].revents != 0 {
-                guard connection.receive(using: &chunk) else { fail(connection); continue }
+                guard connection.receive(using: &chunk) else {
+                    fail(connection)
+                    continue
+                }
                 if connection.depth != nil {
                     takeReads(connection, until: deadline, reads: reads, fail: fail)
                     continue

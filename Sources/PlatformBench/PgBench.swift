@@ -8,7 +8,9 @@ import PlatformStorage
 enum PgBench {
     static func simpleUpdatesPerSecond(url: String, clients: Int, transactions: Int) async throws -> Double {
         guard let pgbench = locate() else {
-            throw BenchFailure("pgbench is not installed (Debian: the postgresql package's /usr/lib/postgresql/N/bin/pgbench, or postgresql-contrib); the PostgreSQL bench compares with it")
+            throw BenchFailure(
+                "pgbench is not installed (Debian: the postgresql package's /usr/lib/postgresql/N/bin/pgbench, or postgresql-contrib); the PostgreSQL bench compares with it"
+            )
         }
         return try await BlockingWork.run("platformd.bench.pgbench") {
             _ = try run(pgbench, ["-i", "-s", "1", "-q", url])
@@ -19,7 +21,7 @@ enum PgBench {
             let output = try run(pgbench, ["-N", "-n", "-c", "\(clients)", "-j", "\(min(clients, 4))", "-t", "\(perClient)", url])
             // "tps = 1234.567890 (without initial connection time)"
             guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
-                  let value = Double(line.dropFirst("tps = ".count).prefix { $0 != " " })
+                let value = Double(line.dropFirst("tps = ".count).prefix { $0 != " " })
             else { throw BenchFailure("pgbench printed no rate:\n\(output)") }
             return value
         }
@@ -27,8 +29,11 @@ enum PgBench {
 
     static func locate() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates = path.split(separator: ":").map { "\($0)/pgbench" }
-            + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted().reversed().map { "/usr/lib/postgresql/\($0)/bin/pgbench" }
+        let candidates =
+            path.split(separator: ":").map { "\($0)/pgbench" }
+            + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted().reversed().map {
+                "/usr/lib/postgresql/\($0)/bin/pgbench"
+            }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 

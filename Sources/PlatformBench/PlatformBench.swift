@@ -8,7 +8,7 @@ import PostgresStore
 import SQLiteStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `platformd-bench` (also run as `platformd bench`): runs the `platformd` beside it as a child
@@ -37,24 +37,28 @@ struct PlatformBench: AsyncParsableCommand {
     @Option(help: "How long to drive load, in seconds.") var seconds = 10.0
     @Option(help: "Completed sessions to store first (in bulk), to compare costs at 1 k and 1 M.") var preload = 0
     @Option(help: "Where to put the temporary socket and database (default: a new directory under /tmp).") var directory: String?
-    @Option(help: ArgumentHelp(
-        "A postgres:// URL to measure the PostgreSQL store on (its database gets pgbench's tables and the bench's sessions); default: a SQLite file in --directory.",
-        valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "A postgres:// URL to measure the PostgreSQL store on (its database gets pgbench's tables and the bench's sessions); default: a SQLite file in --directory.",
+            valueName: "url"))
     var db: String?
     @Option(help: "Servers to start on the --db database, the connections split among them (PostgreSQL only).") var hosts = 1
     @Option(help: "Pool size of each server's PostgreSQL connections (serve's --db-pool-size).") var dbPoolSize = 8
-    @Option(help: ArgumentHelp(
-        "Event-loop threads of each server (NIO_SINGLETON_GROUP_LOOP_COUNT in its environment); default with several --hosts: the machine's cores shared among them, at least one, unless that variable is already set.",
-        valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Event-loop threads of each server (NIO_SINGLETON_GROUP_LOOP_COUNT in its environment); default with several --hosts: the machine's cores shared among them, at least one, unless that variable is already set.",
+            valueName: "n"))
     var hostThreads: Int?
-    @Option(help: ArgumentHelp(
-        "unix: JSON lines on a Unix socket; http: POST /rpc over HTTP/1.1 keep-alive connections on loopback (the readers pipeline their requests).",
-        valueName: "unix|http"))
+    @Option(
+        help: ArgumentHelp(
+            "unix: JSON lines on a Unix socket; http: POST /rpc over HTTP/1.1 keep-alive connections on loopback (the readers pipeline their requests).",
+            valueName: "unix|http"))
     var transport: BenchTransport = .unix
     @Option(help: "The tenant whose users are walked (default: the first tenant the server lists).") var tenant: String?
     @Option(help: "The flow walked (default: the tenant's default flow).") var flow: String?
-    @Option(help: ArgumentHelp(
-        "The platformd binary run as the server (default: the one beside this binary).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The platformd binary run as the server (default: the one beside this binary).", valueName: "path"))
     var server: String?
     @Flag(help: "Print the results as one JSON object.") var json = false
 
@@ -143,7 +147,8 @@ struct PlatformBench: AsyncParsableCommand {
         // reply took about as much CPU as the server itself and skewed what the server could do.
         let (tenant, flow) = (self.tenant, self.flow)
         let plan = try await BlockingWork.run("platformd.bench.plan") {
-            try WalkPlanner(exchange: BlockingExchange(endpoint: listening[0])).plan(tenant: tenant, flow: flow, userId: "bench-plan-\(UInt32.random(in: .min ... .max))")
+            try WalkPlanner(exchange: BlockingExchange(endpoint: listening[0])).plan(
+                tenant: tenant, flow: flow, userId: "bench-plan-\(UInt32.random(in: .min ... .max))")
         }
         progress("walking \(plan.tenant) users: \(plan.requestsPerWalk) requests each")
         let driver = try LoadDriver(endpoints: listening, plan: plan, connections: connections, pipelined: pipelined, depth: depth)
@@ -203,9 +208,14 @@ struct PlatformBench: AsyncParsableCommand {
             result.append(("hosts", .int(Int64(hosts))))
             result.append(("hostThreads", .int(Int64(environment[Self.loopCount].flatMap { Int($0) } ?? System.coreCount))))
             result.append(("pgbenchSimpleUpdatesPerSecond", .double(rawCommits.rounded(to: 1))))
-            result.append(("hostCpuMicrosecondsPerRequest", .array(zip(cpus, answeredByHost).map { cpu, answered in
-                .double((Double(cpu) / Double(max(answered, 1))).rounded(to: 1))
-            })))
+            result.append(
+                (
+                    "hostCpuMicrosecondsPerRequest",
+                    .array(
+                        zip(cpus, answeredByHost).map { cpu, answered in
+                            .double((Double(cpu) / Double(max(answered, 1))).rounded(to: 1))
+                        })
+                ))
         }
         if pipelined > 0 {
             result += [

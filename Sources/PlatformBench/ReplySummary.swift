@@ -1,4 +1,3 @@
-
 /// What the walk needs of a reply line: whether it is an error, and the session's id, revision,
 /// status and step id. Read by skimming the line (`JSONSkimmer`) instead of building the whole
 /// view, which for StatLocker's state pickers is tens of kilobytes.
@@ -13,7 +12,9 @@ struct ReplySummary: Sendable {
         var skimmer = JSONSkimmer(line)
         try skimmer.members { key, skimmer in
             switch key {
-            case "error": isError = true; try skimmer.skipValue()
+            case "error":
+                isError = true
+                try skimmer.skipValue()
             case "result":
                 try skimmer.members { key, skimmer in
                     switch key {
@@ -111,7 +112,8 @@ struct JSONSkimmer {
                 case UInt8(ascii: "f"): text.append(0x0C)
                 case UInt8(ascii: "u"):
                     guard index + 4 <= bytes.endIndex,
-                          let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else { throw Malformed() }
+                        let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+                    else { throw Malformed() }
                     index += 4
                     text.append(contentsOf: Array(String(UnicodeScalar(code).map(Character.init) ?? "\u{FFFD}").utf8))
                 default: text.append(escaped)
@@ -135,7 +137,10 @@ struct JSONSkimmer {
     private mutating func elements(closing: UInt8, _ each: (inout JSONSkimmer) throws -> Void) throws {
         index += 1
         skipSpaces()
-        if index < bytes.endIndex, bytes[index] == closing { index += 1; return }
+        if index < bytes.endIndex, bytes[index] == closing {
+            index += 1
+            return
+        }
         while true {
             try each(&self)
             skipSpaces()

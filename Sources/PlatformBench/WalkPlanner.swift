@@ -3,7 +3,7 @@ import PlatformClient
 import PlatformProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Finds the walk before the load, untimed: one user is walked to completion on a connection of
@@ -28,7 +28,9 @@ struct WalkPlanner {
         var submits = 0
         while view["status"] != "completed" {
             guard view["status"] == "active" || view["status"] == "deferred", let step = view["step"].nonNull, let stepId = step["id"]?.stringValue else {
-                throw Failure(description: "walking \(tenant): the session ended \(view["status"]?.stringValue ?? "?") before completing; the bench walks users to completion")
+                throw Failure(
+                    description:
+                        "walking \(tenant): the session ended \(view["status"]?.stringValue ?? "?") before completing; the bench walks users to completion")
             }
             guard submits < maxSubmits else { throw Failure(description: "walking \(tenant): not completed after \(maxSubmits) submits") }
             submits += 1
@@ -38,10 +40,12 @@ struct WalkPlanner {
                 guard let id = field["id"]?.stringValue, values[id] == nil else { continue }
                 values[id] = try searchResult(tenant: tenant, sessionId: view["sessionId"] ?? .null, field: id)
             }
-            let reply = try exchange.call("flow.submit", [
-                "tenant": .string(tenant), "sessionId": view["sessionId"] ?? .null, "stepId": .string(stepId),
-                "revision": view["revision"] ?? .null, "values": .object(values),
-            ])
+            let reply = try exchange.call(
+                "flow.submit",
+                [
+                    "tenant": .string(tenant), "sessionId": view["sessionId"] ?? .null, "stepId": .string(stepId),
+                    "revision": view["revision"] ?? .null, "values": .object(values),
+                ])
             if let error = reply["error"] {
                 guard error["code"] == -32004, answers.retry(after: error["data"]?["errors"]?.arrayValue ?? []) else {
                     throw Failure(description: "walking \(tenant): step \(stepId) refused what its fields allow: \(error.serialized())")
@@ -71,9 +75,11 @@ struct WalkPlanner {
 
     func searchResult(tenant: String, sessionId: JSONValue, field: String) throws -> JSONValue? {
         for query in ["Lon", "New", "San", "a"] {
-            let found = try exchange.call("flow.search", [
-                "tenant": .string(tenant), "sessionId": sessionId, "field": .string(field), "query": .string(query),
-            ])
+            let found = try exchange.call(
+                "flow.search",
+                [
+                    "tenant": .string(tenant), "sessionId": sessionId, "field": .string(field), "query": .string(query),
+                ])
             if let first = found["result"]?["results"]?.arrayValue?.first?["value"] { return first }
         }
         return nil

@@ -114,12 +114,15 @@ public struct GenericAnswers: Sendable {
         case "list":
             let minimum = field["minItems"]?.intValue ?? 0
             let items = field["itemFields"]?.arrayValue ?? []
-            return .array((0..<minimum).map { _ in
-                .object(Dictionary(items.compactMap { item in
-                    guard let id = item["id"]?.stringValue, let value = make(item, attempt: attempt) else { return nil }
-                    return (id, value)
-                }, uniquingKeysWith: { first, _ in first }))
-            })
+            return .array(
+                (0..<minimum).map { _ in
+                    .object(
+                        Dictionary(
+                            items.compactMap { item in
+                                guard let id = item["id"]?.stringValue, let value = make(item, attempt: attempt) else { return nil }
+                                return (id, value)
+                            }, uniquingKeysWith: { first, _ in first }))
+                })
         default:
             return options.first
         }

@@ -34,29 +34,37 @@ extension PlatformClient {
     public nonisolated func submit(
         _ view: SessionView, action: SubmitAction = .continue, values: [String: JSONValue] = [:]
     ) async throws -> SessionView {
-        try await call(PlatformMethod.submit.rawValue, params: SubmitParams(
-            tenant: view.tenant, sessionId: view.sessionId, stepId: view.step?.id ?? "", revision: view.revision,
-            action: action, values: values))
+        try await call(
+            PlatformMethod.submit.rawValue,
+            params: SubmitParams(
+                tenant: view.tenant, sessionId: view.sessionId, stepId: view.step?.id ?? "", revision: view.revision,
+                action: action, values: values))
     }
 
     /// `flow.back`: the previous step on the path taken, answers kept.
     public nonisolated func back(_ view: SessionView) async throws -> SessionView {
-        try await call(PlatformMethod.back.rawValue, params: BackParams(
-            tenant: view.tenant, sessionId: view.sessionId, revision: view.revision))
+        try await call(
+            PlatformMethod.back.rawValue,
+            params: BackParams(
+                tenant: view.tenant, sessionId: view.sessionId, revision: view.revision))
     }
 
     /// `flow.goto`: back to a step on the path taken (a review's Edit).
     public nonisolated func goto(_ view: SessionView, stepId: String) async throws -> SessionView {
-        try await call(PlatformMethod.goto.rawValue, params: GotoParams(
-            tenant: view.tenant, sessionId: view.sessionId, stepId: stepId, revision: view.revision))
+        try await call(
+            PlatformMethod.goto.rawValue,
+            params: GotoParams(
+                tenant: view.tenant, sessionId: view.sessionId, stepId: stepId, revision: view.revision))
     }
 
     /// `flow.search`: options for a `search` field of the view's session (`limit` 1-50, default 10).
     public nonisolated func search(
         _ view: SessionView, field: String, query: String, limit: Int? = nil
     ) async throws -> SearchResults {
-        try await call(PlatformMethod.search.rawValue, params: SearchParams(
-            tenant: view.tenant, sessionId: view.sessionId, field: field, query: query, limit: limit))
+        try await call(
+            PlatformMethod.search.rawValue,
+            params: SearchParams(
+                tenant: view.tenant, sessionId: view.sessionId, field: field, query: query, limit: limit))
     }
 
     /// `flow.describe`: a flow (default `onboarding`) as data and as a Mermaid flowchart.
@@ -91,8 +99,10 @@ extension PlatformClient {
     public nonisolated func funnel(
         tenant: String, flow: String? = nil, since: Date? = nil, until: Date? = nil, version: String? = nil
     ) async throws -> Funnel {
-        try await call(PlatformMethod.funnel.rawValue, params: FunnelParams(
-            tenant: tenant, flow: flow, since: since.map(Timestamp.string), until: until.map(Timestamp.string), version: version))
+        try await call(
+            PlatformMethod.funnel.rawValue,
+            params: FunnelParams(
+                tenant: tenant, flow: flow, since: since.map(Timestamp.string), until: until.map(Timestamp.string), version: version))
     }
 
     /// `user.export` (an admin, a key of `tenant`, or the user's own token): everything held

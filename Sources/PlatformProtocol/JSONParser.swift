@@ -269,7 +269,8 @@ struct JSONParser {
         for byte in text where byte != Byte.minus {
             let digit = Int64(byte &- Byte.zero)
             let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (next, carry) = negative
+            let (next, carry) =
+                negative
                 ? shifted.subtractingReportingOverflow(digit)
                 : shifted.addingReportingOverflow(digit)
             guard !overflow, !carry else { return nil }
@@ -317,17 +318,18 @@ struct JSONParser {
         let escapeStart = index
         index += 1
         guard index < bytes.count else { throw failure("unterminated escape sequence") }
-        let simple: UInt8? = switch bytes[index] {
-        case Byte.quote: Byte.quote
-        case Byte.backslash: Byte.backslash
-        case Byte.slash: Byte.slash
-        case Byte.b: 0x08
-        case Byte.f: 0x0C
-        case Byte.n: 0x0A
-        case Byte.r: 0x0D
-        case Byte.t: 0x09
-        default: nil
-        }
+        let simple: UInt8? =
+            switch bytes[index] {
+            case Byte.quote: Byte.quote
+            case Byte.backslash: Byte.backslash
+            case Byte.slash: Byte.slash
+            case Byte.b: 0x08
+            case Byte.f: 0x0C
+            case Byte.n: 0x0A
+            case Byte.r: 0x0D
+            case Byte.t: 0x09
+            default: nil
+            }
         if let simple {
             output.append(simple)
             index += 1
@@ -355,10 +357,10 @@ struct JSONParser {
     /// The low surrogate of a `\uXXXX` escape at `position`, if there is one.
     private func trailSurrogate(at position: Int) -> UInt16? {
         guard position + 1 < bytes.count,
-              bytes[position] == Byte.backslash,
-              bytes[position + 1] == Byte.u,
-              let unit = hexQuad(at: position + 2),
-              UTF16.isTrailSurrogate(unit)
+            bytes[position] == Byte.backslash,
+            bytes[position + 1] == Byte.u,
+            let unit = hexQuad(at: position + 2),
+            UTF16.isTrailSurrogate(unit)
         else { return nil }
         return unit
     }
@@ -395,8 +397,8 @@ struct JSONParser {
         default: throw failure("invalid UTF-8 \(describeByte(at: index))")
         }
         guard index + length <= bytes.count,
-              secondByte.contains(bytes[index + 1]),
-              bytes[index + 2..<index + length].allSatisfy({ 0x80...0xBF ~= $0 })
+            secondByte.contains(bytes[index + 1]),
+            bytes[index + 2..<index + length].allSatisfy({ 0x80...0xBF ~= $0 })
         else {
             throw failure("invalid UTF-8 sequence")
         }

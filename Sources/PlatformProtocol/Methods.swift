@@ -38,10 +38,12 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .funnel: "The flow's funnel over the sessions started in [since, until) (on version, when given), with each version's started and completed."
         case .login: "Logs the connection in with a key's secret or a user token; it then acts as that principal."
         case .userToken: "Mints a short-lived token that lets an app's client act for one user of one tenant."
-        case .revokeToken: "Revokes one user token of a tenant (token), or every token of one of its users (userId); every host refuses them from their next request."
+        case .revokeToken:
+            "Revokes one user token of a tenant (token), or every token of one of its users (userId); every host refuses them from their next request."
         case .eventsList: "The tenant's completion events, oldest first, after a cursor: for backends that poll instead of taking webhooks."
         case .userExport: "Everything the store holds about one user of a tenant, as one document."
-        case .userErase: "Erases every session, answer, profile, record and funnel event of one user of a tenant, cancels their pending deliveries, and reports user.erased."
+        case .userErase:
+            "Erases every session, answer, profile, record and funnel event of one user of a tenant, cancels their pending deliveries, and reports user.erased."
         }
     }
 
@@ -55,45 +57,68 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .platformInfo, .discover: return []
         case .login:
-            return [("key", false, Schema.string(description: "A key's secret (give key or token).")),
-                    ("token", false, Schema.string(description: "A user token from auth.userToken."))]
+            return [
+                ("key", false, Schema.string(description: "A key's secret (give key or token).")),
+                ("token", false, Schema.string(description: "A user token from auth.userToken.")),
+            ]
         case .userToken:
             return [tenant, userId, (ParamBounds.tokenLifetime.name, false, ParamBounds.tokenLifetime.schema)]
         case .revokeToken:
-            return [tenant, ("token", false, Schema.string(description: "The token to revoke (give token or userId).")),
-                    ("userId", false, Schema.ref("UserId"))]
+            return [
+                tenant, ("token", false, Schema.string(description: "The token to revoke (give token or userId).")),
+                ("userId", false, Schema.ref("UserId")),
+            ]
         case .start:
-            return [tenant, userId, flow, ("user", false, Schema.ref("UserDetails")),
-                    ("locale", false, Schema.string(
+            return [
+                tenant, userId, flow, ("user", false, Schema.ref("UserDetails")),
+                (
+                    "locale", false,
+                    Schema.string(
                         description: "BCP 47 (es, es-MX): the language of the session's texts, kept with it; the nearest served one is used.",
-                        maxLength: ParamBounds.locale.maxLength, minLength: ParamBounds.locale.minLength))]
+                        maxLength: ParamBounds.locale.maxLength, minLength: ParamBounds.locale.minLength)
+                ),
+            ]
         case .get:
-            return [tenant, ("sessionId", false, Schema.string(description: "Give sessionId, or userId (and flow).")),
-                    ("userId", false, Schema.ref("UserId")), flow]
+            return [
+                tenant, ("sessionId", false, Schema.string(description: "Give sessionId, or userId (and flow).")),
+                ("userId", false, Schema.ref("UserId")), flow,
+            ]
         case .submit:
-            return [tenant, sessionId, ("stepId", true, Schema.string), revision,
-                    ("action", false, Schema.enumeration(SubmitAction.allCases.map(\.rawValue), description: "Default \"continue\".")),
-                    ("values", false, Schema.object(description: "Field id to value."))]
+            return [
+                tenant, sessionId, ("stepId", true, Schema.string), revision,
+                ("action", false, Schema.enumeration(SubmitAction.allCases.map(\.rawValue), description: "Default \"continue\".")),
+                ("values", false, Schema.object(description: "Field id to value.")),
+            ]
         case .back: return [tenant, sessionId, revision]
         case .goto: return [tenant, sessionId, ("stepId", true, Schema.string), revision]
         case .search:
-            return [tenant, sessionId, ("field", true, Schema.string),
-                    (ParamBounds.searchQuery.name, true, ParamBounds.searchQuery.schema),
-                    (ParamBounds.searchLimit.name, false, ParamBounds.searchLimit.schema)]
+            return [
+                tenant, sessionId, ("field", true, Schema.string),
+                (ParamBounds.searchQuery.name, true, ParamBounds.searchQuery.schema),
+                (ParamBounds.searchLimit.name, false, ParamBounds.searchLimit.schema),
+            ]
         case .describe: return [tenant, flow]
         case .profileGet: return [tenant, userId]
-        case .profileUpdate: return [tenant, userId, ("values", true, Schema.object(description: "Editable field id to value; null clears an optional field."))]
+        case .profileUpdate:
+            return [tenant, userId, ("values", true, Schema.object(description: "Editable field id to value; null clears an optional field."))]
         case .gateCheck:
-            return [tenant, userId, ("action", true, Schema.string),
-                    ("locale", false, Schema.string(
+            return [
+                tenant, userId, ("action", true, Schema.string),
+                (
+                    "locale", false,
+                    Schema.string(
                         description: "BCP 47: the language of the copy; default: the locale of the user's onboarding session.",
-                        maxLength: ParamBounds.locale.maxLength, minLength: ParamBounds.locale.minLength))]
+                        maxLength: ParamBounds.locale.maxLength, minLength: ParamBounds.locale.minLength)
+                ),
+            ]
         case .funnel:
             return [tenant, flow, ("since", false, Schema.timestamp), ("until", false, Schema.timestamp), ("version", false, Schema.string)]
         case .userExport, .userErase: return [tenant, userId]
         case .eventsList:
-            return [tenant, ("after", false, Schema.ref("EventCursor")),
-                    (ParamBounds.eventsLimit.name, false, ParamBounds.eventsLimit.schema)]
+            return [
+                tenant, ("after", false, Schema.ref("EventCursor")),
+                (ParamBounds.eventsLimit.name, false, ParamBounds.eventsLimit.schema),
+            ]
         }
     }
 

@@ -60,95 +60,124 @@ enum Schema {
         [
             "TenantId": ParamBounds.tenant.schema,
             "UserId": ParamBounds.userId.schema,
-            "UserDetails": object(Dictionary(uniqueKeysWithValues: UserDetails.members.map { ($0, string(maxLength: ParamBounds.userDetail.maxLength)) }), required: [], closed: false, description: "What the app knows of the person, all optional."),
+            "UserDetails": object(
+                Dictionary(uniqueKeysWithValues: UserDetails.members.map { ($0, string(maxLength: ParamBounds.userDetail.maxLength)) }), required: [],
+                closed: false, description: "What the app knows of the person, all optional."),
             "SessionStatus": enumeration(SessionStatus.allCases.map(\.rawValue)),
-            "SessionView": object([
-                "sessionId": string, "tenant": string, "userId": string, "flow": string, "flowVersion": string,
-                "locale": string(description: "The BCP 47 locale the view's texts are in."),
-                "status": ref("SessionStatus"), "revision": integer(minimum: 0),
-                "progress": ref("Progress"), "step": nullable(ref("StepView")),
-                "completion": nullable(ref("Completion")), "rejection": nullable(ref("Rejection")),
-            ], required: ["sessionId", "tenant", "userId", "flow", "flowVersion", "locale", "status", "revision", "progress", "step", "completion", "rejection"]),
-            "Progress": object([
-                "index": integer(minimum: 0), "total": integer(minimum: 0), "label": string,
-                "fraction": ["type": "number", "minimum": 0, "maximum": 1],
-            ], required: ["index", "total", "label", "fraction"]),
+            "SessionView": object(
+                [
+                    "sessionId": string, "tenant": string, "userId": string, "flow": string, "flowVersion": string,
+                    "locale": string(description: "The BCP 47 locale the view's texts are in."),
+                    "status": ref("SessionStatus"), "revision": integer(minimum: 0),
+                    "progress": ref("Progress"), "step": nullable(ref("StepView")),
+                    "completion": nullable(ref("Completion")), "rejection": nullable(ref("Rejection")),
+                ],
+                required: [
+                    "sessionId", "tenant", "userId", "flow", "flowVersion", "locale", "status", "revision", "progress", "step", "completion", "rejection",
+                ]),
+            "Progress": object(
+                [
+                    "index": integer(minimum: 0), "total": integer(minimum: 0), "label": string,
+                    "fraction": ["type": "number", "minimum": 0, "maximum": 1],
+                ], required: ["index", "total", "label", "fraction"]),
             "StepKind": enumeration(StepKind.allCases.map(\.rawValue)),
-            "StepView": object([
-                "id": string, "kind": ref("StepKind"), "title": string, "subtitle": string, "helper": string,
-                "fields": array(ref("FieldView")), "actions": array(ref("Action")),
-                "content": ["type": "object"], "errors": array(ref("FieldError")),
-            ], required: ["id", "kind", "title", "fields", "actions", "content", "errors"]),
+            "StepView": object(
+                [
+                    "id": string, "kind": ref("StepKind"), "title": string, "subtitle": string, "helper": string,
+                    "fields": array(ref("FieldView")), "actions": array(ref("Action")),
+                    "content": ["type": "object"], "errors": array(ref("FieldError")),
+                ], required: ["id", "kind", "title", "fields", "actions", "content", "errors"]),
             "Action": object(["id": string, "label": string], required: ["id", "label"]),
             "FieldType": enumeration(FieldType.allCases.map(\.rawValue)),
-            "FieldView": object([
-                "id": string, "type": ref("FieldType"), "label": string, "required": boolean,
-                "placeholder": string, "options": array(ref("Option")),
-                "min": numberOrString, "max": numberOrString, "step": number,
-                "minLength": integer(minimum: 0), "maxLength": integer(minimum: 0),
-                "minItems": integer(minimum: 0), "maxItems": integer(minimum: 0),
-                "default": anyValue, "value": anyValue, "visibleWhen": ref("VisibilityCondition"),
-                "allowCustom": boolean, "itemFields": array(ref("FieldView")), "pattern": string,
-            ], required: ["id", "type", "label", "required", "value"], closed: false,
-               description: "Members beyond these carry type-specific data (a slider's value bands)."),
-            "Option": object([
-                "value": string, "label": string, "detail": string, "locked": boolean, "badge": string, "link": string,
-            ], required: ["value", "label", "locked"]),
+            "FieldView": object(
+                [
+                    "id": string, "type": ref("FieldType"), "label": string, "required": boolean,
+                    "placeholder": string, "options": array(ref("Option")),
+                    "min": numberOrString, "max": numberOrString, "step": number,
+                    "minLength": integer(minimum: 0), "maxLength": integer(minimum: 0),
+                    "minItems": integer(minimum: 0), "maxItems": integer(minimum: 0),
+                    "default": anyValue, "value": anyValue, "visibleWhen": ref("VisibilityCondition"),
+                    "allowCustom": boolean, "itemFields": array(ref("FieldView")), "pattern": string,
+                ], required: ["id", "type", "label", "required", "value"], closed: false,
+                description: "Members beyond these carry type-specific data (a slider's value bands)."),
+            "Option": object(
+                [
+                    "value": string, "label": string, "detail": string, "locked": boolean, "badge": string, "link": string,
+                ], required: ["value", "label", "locked"]),
             "VisibilityCondition": object(["field": string, "equals": anyValue], required: ["field", "equals"]),
             "FieldErrorCode": enumeration(FieldErrorCode.allCases.map(\.rawValue)),
-            "FieldError": object([
-                "field": nullable(string), "code": ref("FieldErrorCode"), "message": string,
-            ], required: ["field", "code", "message"]),
-            "Completion": object([
-                "message": string, "records": array(string), "screen": ref("CompletionScreen"),
-            ], required: ["message", "records"]),
-            "CompletionScreen": object([
-                "title": string, "body": string, "summary": array(["type": "object"]), "actions": array(ref("Action")),
-            ], required: ["title", "body"]),
+            "FieldError": object(
+                [
+                    "field": nullable(string), "code": ref("FieldErrorCode"), "message": string,
+                ], required: ["field", "code", "message"]),
+            "Completion": object(
+                [
+                    "message": string, "records": array(string), "screen": ref("CompletionScreen"),
+                ], required: ["message", "records"]),
+            "CompletionScreen": object(
+                [
+                    "title": string, "body": string, "summary": array(["type": "object"]), "actions": array(ref("Action")),
+                ], required: ["title", "body"]),
             "Rejection": object(["code": string, "message": string], required: ["code", "message"]),
-            "Profile": object([
-                "tenant": string, "userId": string, "completedAt": timestamp,
-                "records": ["type": "object", "additionalProperties": ["type": "object"]],
-            ], required: ["tenant", "userId", "completedAt", "records"]),
+            "Profile": object(
+                [
+                    "tenant": string, "userId": string, "completedAt": timestamp,
+                    "records": ["type": "object", "additionalProperties": ["type": "object"]],
+                ], required: ["tenant", "userId", "completedAt", "records"]),
             "GateRequirement": object(["id": string, "label": string, "satisfied": boolean], required: ["id", "label", "satisfied"]),
-            "GateDecision": object([
-                "action": string, "allowed": boolean, "gate": string, "title": string, "message": string, "cta": string,
-                "requirements": array(ref("GateRequirement")),
-            ], required: ["action", "allowed", "requirements"]),
+            "GateDecision": object(
+                [
+                    "action": string, "allowed": boolean, "gate": string, "title": string, "message": string, "cta": string,
+                    "requirements": array(ref("GateRequirement")),
+                ], required: ["action", "allowed", "requirements"]),
             "SearchResult": object(["value": string, "label": string], required: ["value", "label"], closed: false),
             "SearchResults": object(["results": array(ref("SearchResult")), "message": string], required: ["results"]),
-            "FlowDescription": object([
-                "tenant": string, "flow": string,
-                "steps": array(object(["id": string, "kind": ref("StepKind"), "title": string, "fields": array(string)],
-                                      required: ["id", "kind", "title", "fields"])),
-                "edges": array(object(["from": string, "to": string, "when": string], required: ["from", "to"])),
-                "mermaid": string, "intro": anyValue, "version": string, "fingerprint": string,
-            ], required: ["steps", "edges", "mermaid", "version", "fingerprint"]),
-            "Funnel": object([
-                "started": integer(minimum: 0), "completed": integer(minimum: 0), "deferred": integer(minimum: 0),
-                "rejected": integer(minimum: 0), "completionRate": number,
-                "steps": array(object([
-                    "id": string, "reached": integer(minimum: 0), "left": integer(minimum: 0),
-                    "dropped": integer(minimum: 0), "medianSeconds": nullable(number),
-                ], required: ["id", "reached", "left", "dropped", "medianSeconds"])),
-                "branches": array(object([
-                    "from": string, "to": string, "count": integer(minimum: 0), "completed": integer(minimum: 0),
-                ], required: ["from", "to", "count", "completed"])),
-                "skips": array(object(["step": string, "count": integer(minimum: 0)], required: ["step", "count"])),
-                "versions": array(object([
-                    "version": string, "started": integer(minimum: 0), "completed": integer(minimum: 0),
-                ], required: ["version", "started", "completed"])),
-            ], required: ["started", "completed", "deferred", "rejected", "completionRate", "steps", "branches", "skips", "versions"]),
-            "PlatformInfo": object([
-                "name": string, "version": string, "protocol": integer(minimum: 1),
-                "tenants": array(object([
-                    "tenant": ref("TenantId"), "plugin": string, "version": string, "flows": array(string),
-                ], required: ["tenant", "plugin", "flows"])),
-            ], required: ["name", "version", "protocol", "tenants"]),
-            "Principal": object([
-                "kind": enumeration(Principal.Kind.allCases.map(\.rawValue)), "tenant": ref("TenantId"),
-                "userId": ref("UserId"), "expiresAt": timestamp,
-            ], required: ["kind"]),
+            "FlowDescription": object(
+                [
+                    "tenant": string, "flow": string,
+                    "steps": array(
+                        object(
+                            ["id": string, "kind": ref("StepKind"), "title": string, "fields": array(string)],
+                            required: ["id", "kind", "title", "fields"])),
+                    "edges": array(object(["from": string, "to": string, "when": string], required: ["from", "to"])),
+                    "mermaid": string, "intro": anyValue, "version": string, "fingerprint": string,
+                ], required: ["steps", "edges", "mermaid", "version", "fingerprint"]),
+            "Funnel": object(
+                [
+                    "started": integer(minimum: 0), "completed": integer(minimum: 0), "deferred": integer(minimum: 0),
+                    "rejected": integer(minimum: 0), "completionRate": number,
+                    "steps": array(
+                        object(
+                            [
+                                "id": string, "reached": integer(minimum: 0), "left": integer(minimum: 0),
+                                "dropped": integer(minimum: 0), "medianSeconds": nullable(number),
+                            ], required: ["id", "reached", "left", "dropped", "medianSeconds"])),
+                    "branches": array(
+                        object(
+                            [
+                                "from": string, "to": string, "count": integer(minimum: 0), "completed": integer(minimum: 0),
+                            ], required: ["from", "to", "count", "completed"])),
+                    "skips": array(object(["step": string, "count": integer(minimum: 0)], required: ["step", "count"])),
+                    "versions": array(
+                        object(
+                            [
+                                "version": string, "started": integer(minimum: 0), "completed": integer(minimum: 0),
+                            ], required: ["version", "started", "completed"])),
+                ], required: ["started", "completed", "deferred", "rejected", "completionRate", "steps", "branches", "skips", "versions"]),
+            "PlatformInfo": object(
+                [
+                    "name": string, "version": string, "protocol": integer(minimum: 1),
+                    "tenants": array(
+                        object(
+                            [
+                                "tenant": ref("TenantId"), "plugin": string, "version": string, "flows": array(string),
+                            ], required: ["tenant", "plugin", "flows"])),
+                ], required: ["name", "version", "protocol", "tenants"]),
+            "Principal": object(
+                [
+                    "kind": enumeration(Principal.Kind.allCases.map(\.rawValue)), "tenant": ref("TenantId"),
+                    "userId": ref("UserId"), "expiresAt": timestamp,
+                ], required: ["kind"]),
             "LoginResult": object(["principal": ref("Principal")], required: ["principal"]),
             "UserToken": object(["token": string, "expiresAt": timestamp], required: ["token", "expiresAt"]),
             "RevokedTokens": object(["revoked": integer(minimum: 0)], required: ["revoked"]),
@@ -156,42 +185,55 @@ enum Schema {
                 description: "An opaque position in a tenant's events: pass an events.list reply's next as after.",
                 maxLength: 40, minLength: 1),
             "EventType": enumeration(PlatformEventType.allCases.map(\.rawValue)),
-            "Event": object([
-                "id": string, "type": ref("EventType"), "tenant": ref("TenantId"), "userId": ref("UserId"),
-                "sessionId": string, "occurredAt": timestamp,
-                "data": object([
-                    "records": ["type": "object", "additionalProperties": ["type": "object"]], "code": string,
-                    "flowVersion": string, "step": nullable(string), "progress": ref("Progress"),
-                ], required: [], description: "{ records, flowVersion } for session.completed; { records } for profile.updated; { code } for session.rejected; { step, progress } for session.abandoned and session.expired; {} for user.erased."),
-            ], required: ["id", "type", "tenant", "userId", "occurredAt", "data"],
-               description: "A completion event, as webhooks receive it and events.list returns it."),
-            "UserExport": object([
-                "tenant": string, "userId": string, "exportedAt": timestamp,
-                "sessions": array(object([
-                    "sessionId": string, "flow": string, "flowVersion": string, "status": ref("SessionStatus"),
-                    "createdAt": timestamp, "updatedAt": timestamp, "user": ref("UserDetails"),
-                    "answers": ["type": "object", "additionalProperties": ["type": "object"]],
-                ], required: ["sessionId", "flow", "flowVersion", "status", "createdAt", "updatedAt", "user", "answers"])),
-                "profile": nullable(ref("Profile")),
-                "events": array(object(["type": string, "step": string, "at": timestamp], required: ["type", "at"])),
-            ], required: ["tenant", "userId", "exportedAt", "sessions", "profile", "events"]),
-            "UserErasure": object([
-                "erased": object([
-                    "sessions": integer(minimum: 0), "records": integer(minimum: 0), "events": integer(minimum: 0),
-                    "deliveries": integer(minimum: 0),
-                ], required: ["sessions", "records", "events", "deliveries"]),
-            ], required: ["erased"]),
+            "Event": object(
+                [
+                    "id": string, "type": ref("EventType"), "tenant": ref("TenantId"), "userId": ref("UserId"),
+                    "sessionId": string, "occurredAt": timestamp,
+                    "data": object(
+                        [
+                            "records": ["type": "object", "additionalProperties": ["type": "object"]], "code": string,
+                            "flowVersion": string, "step": nullable(string), "progress": ref("Progress"),
+                        ], required: [],
+                        description:
+                            "{ records, flowVersion } for session.completed; { records } for profile.updated; { code } for session.rejected; { step, progress } for session.abandoned and session.expired; {} for user.erased."
+                    ),
+                ], required: ["id", "type", "tenant", "userId", "occurredAt", "data"],
+                description: "A completion event, as webhooks receive it and events.list returns it."),
+            "UserExport": object(
+                [
+                    "tenant": string, "userId": string, "exportedAt": timestamp,
+                    "sessions": array(
+                        object(
+                            [
+                                "sessionId": string, "flow": string, "flowVersion": string, "status": ref("SessionStatus"),
+                                "createdAt": timestamp, "updatedAt": timestamp, "user": ref("UserDetails"),
+                                "answers": ["type": "object", "additionalProperties": ["type": "object"]],
+                            ], required: ["sessionId", "flow", "flowVersion", "status", "createdAt", "updatedAt", "user", "answers"])),
+                    "profile": nullable(ref("Profile")),
+                    "events": array(object(["type": string, "step": string, "at": timestamp], required: ["type", "at"])),
+                ], required: ["tenant", "userId", "exportedAt", "sessions", "profile", "events"]),
+            "UserErasure": object(
+                [
+                    "erased": object(
+                        [
+                            "sessions": integer(minimum: 0), "records": integer(minimum: 0), "events": integer(minimum: 0),
+                            "deliveries": integer(minimum: 0),
+                        ], required: ["sessions", "records", "events", "deliveries"])
+                ], required: ["erased"]),
             "EventsPage": object(["events": array(ref("Event")), "next": ref("EventCursor")], required: ["events", "next"]),
-            "OpenRPCDocument": object(["openrpc": string, "info": ["type": "object"], "methods": ["type": "array"]],
-                                      required: ["openrpc", "info", "methods"], closed: false),
-            "ErrorData": object([
-                "param": string, "errors": array(ref("FieldError")), "session": ref("SessionView"),
-                "retryAfterMs": integer(minimum: 0),
-                "tenants": array(ref("TenantId")),
-            ], required: [], closed: false, description: "The data of the contract's errors."),
-            "Error": object([
-                "code": ["type": "integer"], "message": string, "data": ref("ErrorData"),
-            ], required: ["code", "message"], description: "A JSON-RPC error object."),
+            "OpenRPCDocument": object(
+                ["openrpc": string, "info": ["type": "object"], "methods": ["type": "array"]],
+                required: ["openrpc", "info", "methods"], closed: false),
+            "ErrorData": object(
+                [
+                    "param": string, "errors": array(ref("FieldError")), "session": ref("SessionView"),
+                    "retryAfterMs": integer(minimum: 0),
+                    "tenants": array(ref("TenantId")),
+                ], required: [], closed: false, description: "The data of the contract's errors."),
+            "Error": object(
+                [
+                    "code": ["type": "integer"], "message": string, "data": ref("ErrorData"),
+                ], required: ["code", "message"], description: "A JSON-RPC error object."),
         ]
     }
 }

@@ -30,7 +30,8 @@ public struct UserDetails: Sendable, Hashable, Codable {
             return display
         }
         if let local = email?.trimmingWhitespace.split(separator: "@", omittingEmptySubsequences: false).first,
-           !local.isEmpty {
+            !local.isEmpty
+        {
             return String(local)
         }
         return fallback

@@ -1,6 +1,6 @@
+import Foundation
 import PlatformCore
 import PlatformStorage
-import Foundation
 
 // MARK: - flow versions
 
@@ -44,7 +44,8 @@ extension Platform {
         {
         case .newer:
             throw .unavailable(
-                "session \(state.id) runs on flow \(state.flow) version \(state.flowVersion) (\(state.flowFingerprint)), newer than this host serves: another host of a deploy in progress serves it")
+                "session \(state.id) runs on flow \(state.flow) version \(state.flowVersion) (\(state.flowFingerprint)), newer than this host serves: another host of a deploy in progress serves it"
+            )
         case .unknown:
             throw .unknownFlowVersion(tenant: state.tenant, flow: state.flow, version: state.flowVersion, fingerprint: state.flowFingerprint)
         case .older:

@@ -1,7 +1,7 @@
-import PlatformCore
-import PlatformStorage
 import Foundation
 import Logging
+import PlatformCore
+import PlatformStorage
 import Synchronization
 
 /// The imperative shell around the engine: finds the tenant's plugin, reads and writes the
@@ -92,7 +92,8 @@ public final class Platform: Sendable {
             precondition(Set(flows.map(\.id)).count == flows.count, "tenant \(entry.id) has two flows with one id")
             let context = StepContext(tenant: entry.id, displayName: plugin.defaultDisplayName, now: now)
             let older = plugin.olderFlows
-            let problems = (flows + older).flatMap { $0.definitionProblems(context) }
+            let problems =
+                (flows + older).flatMap { $0.definitionProblems(context) }
                 + older.compactMap { flow in
                     flows.contains { $0.id == flow.id } ? nil : "flow \(flow.id): an older version of a flow the plugin does not serve"
                 }
@@ -260,7 +261,8 @@ public final class Platform: Sendable {
                 let transition = engine.start(
                     placed?.state, tenant: tenant, userId: userId, user: user, locale: locale, now: now, newID: self.newID)
                 let moved = placed?.moved == true
-                let commit = transition.changed || moved
+                let commit =
+                    transition.changed || moved
                     ? SessionCommit(state: transition.state, events: (placed?.events ?? []) + transition.events) : nil
                 return (commit, (transition.state, engine, now, transition.logs))
             }
@@ -329,12 +331,17 @@ public final class Platform: Sendable {
                     switch submitted {
                     case .applied(let transition):
                         let outbox = transition.changed ? self.outbox(for: transition, of: registered, at: now) : []
-                        let commit = transition.changed || placed.moved
+                        let commit =
+                            transition.changed || placed.moved
                             ? SessionCommit(
                                 state: transition.state, events: placed.events + transition.events, profile: transition.profile,
                                 outbox: outbox)
                             : nil
-                        return (commit, .applied(transition.state, engine: engine, now: now, logs: transition.logs, queuedDeliveries: outbox.contains { !$0.webhooks.isEmpty }))
+                        return (
+                            commit,
+                            .applied(
+                                transition.state, engine: engine, now: now, logs: transition.logs, queuedDeliveries: outbox.contains { !$0.webhooks.isEmpty })
+                        )
                     case .needsWork(let work):
                         return (nil, .work(work))
                     }
@@ -415,7 +422,8 @@ public final class Platform: Sendable {
                 }
                 return (
                     SessionCommit(state: transition.state, events: placed.events + transition.events),
-                    .success((placed.engine.view(transition.state, now: now), transition.logs)))
+                    .success((placed.engine.view(transition.state, now: now), transition.logs))
+                )
             }
         }
         let (view, logs) = try outcome.get()
@@ -491,11 +499,14 @@ public final class Platform: Sendable {
                     throw FlowError.validationFailed(error.errors, session: nil)
                 }
                 // An update that changes nothing reports nothing.
-                let outbox = profile.records == before ? [] : [
-                    self.event(
-                        .profileUpdated, of: registered, userId: userId, sessionId: nil, at: now,
-                        data: ["records": .object(profile.records)]),
-                ]
+                let outbox =
+                    profile.records == before
+                    ? []
+                    : [
+                        self.event(
+                            .profileUpdated, of: registered, userId: userId, sessionId: nil, at: now,
+                            data: ["records": .object(profile.records)])
+                    ]
                 return (ProfileCommit(profile: profile, outbox: outbox), (profile, context.logLines, outbox.contains { !$0.webhooks.isEmpty }))
             }
         }
@@ -555,13 +566,15 @@ public final class Platform: Sendable {
         for happened in transition.events {
             switch happened.kind {
             case .completed:
-                outbox.append(event(
-                    .sessionCompleted, of: tenant, userId: state.userId, sessionId: state.id, at: now,
-                    data: ["records": .object(transition.profile?.records ?? [:]), "flowVersion": .string(state.flowVersion)]))
+                outbox.append(
+                    event(
+                        .sessionCompleted, of: tenant, userId: state.userId, sessionId: state.id, at: now,
+                        data: ["records": .object(transition.profile?.records ?? [:]), "flowVersion": .string(state.flowVersion)]))
             case .rejected:
-                outbox.append(event(
-                    .sessionRejected, of: tenant, userId: state.userId, sessionId: state.id, at: now,
-                    data: ["code": .string(state.rejection?.code ?? "rejected")]))
+                outbox.append(
+                    event(
+                        .sessionRejected, of: tenant, userId: state.userId, sessionId: state.id, at: now,
+                        data: ["code": .string(state.rejection?.code ?? "rejected")]))
             default:
                 break
             }

@@ -1,6 +1,6 @@
+import Foundation
 import PlatformCore
 import PlatformStorage
-import Foundation
 
 /// What one sweep did, per tenant.
 public struct SweepReport: Sendable, Hashable {
@@ -48,7 +48,8 @@ extension Platform {
             let policy = entry.dataPolicy
             var done = SweepReport.Tenant(tenant: entry.id)
             if let days = policy.expireAfterDays {
-                done.expired = try await sweepSessions(registered, .idle, before: now.addingTimeInterval(-days * 86_400), now: now, counted: .expired) { state, engine in
+                done.expired = try await sweepSessions(registered, .idle, before: now.addingTimeInterval(-days * 86_400), now: now, counted: .expired) {
+                    state, engine in
                     guard !state.status.isFinal, state.updatedAt <= now.addingTimeInterval(-days * 86_400) else { return nil }
                     let at = self.standing(state, engine)
                     var expired = state
@@ -67,15 +68,21 @@ extension Platform {
                     guard !state.status.isFinal, state.updatedAt <= cutoff, state.abandonedAt.map({ $0 < state.updatedAt }) ?? true else { return nil }
                     var told = state
                     told.abandonedAt = now
-                    return (told, [self.event(.sessionAbandoned, of: registered, userId: state.userId, sessionId: state.id, at: now,
-                                              data: self.standing(state, engine))])
+                    return (
+                        told,
+                        [
+                            self.event(
+                                .sessionAbandoned, of: registered, userId: state.userId, sessionId: state.id, at: now,
+                                data: self.standing(state, engine))
+                        ]
+                    )
                 }
             }
             if let days = policy.keepCompletedAnswersDays {
                 let cutoff = now.addingTimeInterval(-days * 86_400)
                 done.pruned = try await sweepSessions(registered, .completedBefore, before: cutoff, now: now) { state, _ in
                     guard state.status == .completed, state.updatedAt <= cutoff,
-                          state.user != .empty || !state.answers.isEmpty || !state.computed.isEmpty || state.completion?.personal == true
+                        state.user != .empty || !state.answers.isEmpty || !state.computed.isEmpty || state.completion?.personal == true
                     else { return nil }
                     var pruned = state
                     pruned.user = .empty
@@ -107,8 +114,10 @@ extension Platform {
         let progress = engine.progress(state)
         return [
             "step": state.currentStep.map(JSONValue.string) ?? .null,
-            "progress": ["index": .int(Int64(progress.index)), "total": .int(Int64(progress.total)), "label": .string(progress.label),
-                         "fraction": .double(progress.fraction)],
+            "progress": [
+                "index": .int(Int64(progress.index)), "total": .int(Int64(progress.total)), "label": .string(progress.label),
+                "fraction": .double(progress.fraction),
+            ],
         ]
     }
 

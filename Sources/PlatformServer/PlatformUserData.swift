@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformCore
 import Foundation
+import PlatformCore
+import PlatformStorage
 
 /// The person's data (contract version 3, "The user's data"): everything held about one user of a
 /// tenant as one document, and its erasure on request.
@@ -35,10 +35,12 @@ extension Platform {
         let report = event(.userErased, of: registered, userId: userId, sessionId: nil, at: now, data: [:])
         let counts = try await storing { try await store.eraseUser(tenant: tenant, userId: userId, report: report) }
         if !report.webhooks.isEmpty { outboxSignal.wake() }
-        logger.notice("user erased", metadata: [
-            "tenant": "\(tenant)", "user": "\(userId)", "sessions": "\(counts.sessions)", "records": "\(counts.records)",
-            "events": "\(counts.events)", "deliveries": "\(counts.deliveries)",
-        ])
+        logger.notice(
+            "user erased",
+            metadata: [
+                "tenant": "\(tenant)", "user": "\(userId)", "sessions": "\(counts.sessions)", "records": "\(counts.records)",
+                "events": "\(counts.events)", "deliveries": "\(counts.deliveries)",
+            ])
         return UserErasure(erased: counts)
     }
 }

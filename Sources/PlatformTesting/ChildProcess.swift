@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A child process started with `posix_spawn`, for the tests' servers, scripts and tools.
@@ -129,7 +129,8 @@ public final class ChildProcess: Sendable {
         while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
         // WIFSIGNALED/WTERMSIG/WEXITSTATUS are macros Swift does not import.
         let signal = raw & 0x7f
-        let exit = signal != 0 && signal != 0x7f
+        let exit =
+            signal != 0 && signal != 0x7f
             ? Exit(status: signal, signaled: true) : Exit(status: (raw >> 8) & 0xff, signaled: false)
         let waiters = state.withLock { state in
             state.exit = exit

@@ -1,8 +1,8 @@
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 import Testing
 
 /// Expects a JSON-RPC error reply line's JSON with `code` and `id` (null unless given), and no result.
@@ -52,8 +52,9 @@ public func expectView(
     if let status {
         #expect(view.status == status, "expected status \(status.rawValue): \(view)", sourceLocation: sourceLocation)
     }
-    #expect(view.stepErrors.map(\.field).map { $0 ?? "<none>" }.sorted() == errors.map { $0 ?? "<none>" }.sorted(),
-            "step errors: \(view.stepErrors)", sourceLocation: sourceLocation)
+    #expect(
+        view.stepErrors.map(\.field).map { $0 ?? "<none>" }.sorted() == errors.map { $0 ?? "<none>" }.sorted(),
+        "step errors: \(view.stepErrors)", sourceLocation: sourceLocation)
 }
 
 extension FlowDriver {

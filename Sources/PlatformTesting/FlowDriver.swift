@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 import Synchronization
 
 /// A clock tests move by hand, so timings in events and ages are exact.
@@ -178,9 +178,12 @@ public struct FlowDriver: Sendable {
     }
 
     public func goto(_ view: SessionView, _ stepId: String) async throws -> SessionView {
-        try SessionView(try await call("flow.goto", [
-            "sessionId": .string(view.sessionId), "stepId": .string(stepId), "revision": .int(Int64(view.revision)),
-        ]))
+        try SessionView(
+            try await call(
+                "flow.goto",
+                [
+                    "sessionId": .string(view.sessionId), "stepId": .string(stepId), "revision": .int(Int64(view.revision)),
+                ]))
     }
 
     public func profile(_ userId: String) async throws -> JSONValue {

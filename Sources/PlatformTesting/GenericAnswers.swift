@@ -1,5 +1,6 @@
 import Foundation
 import PlatformCore
+
 // Moved to the client library (the load generator answers steps with it too); re-exported so
 // tests that walk flows keep finding it here.
 @_exported import struct PlatformClient.GenericAnswers
@@ -49,17 +50,21 @@ extension PlatformdProcess {
             let sessionId = view["sessionId"] ?? .null
             let values = try await answers.values(for: step["fields"]?.arrayValue ?? []) { field in
                 for query in ["Lon", "New", "San", "a"] {
-                    let found = try await self.call("flow.search", [
-                        "tenant": .string(tenant), "sessionId": sessionId, "field": .string(field), "query": .string(query),
-                    ])
+                    let found = try await self.call(
+                        "flow.search",
+                        [
+                            "tenant": .string(tenant), "sessionId": sessionId, "field": .string(field), "query": .string(query),
+                        ])
                     if let first = found["result"]?["results"]?.arrayValue?.first?["value"] { return first }
                 }
                 return nil
             }
-            let reply = try await call("flow.submit", [
-                "tenant": .string(tenant), "sessionId": sessionId, "stepId": step["id"] ?? .null,
-                "revision": view["revision"] ?? .null, "values": .object(values),
-            ])
+            let reply = try await call(
+                "flow.submit",
+                [
+                    "tenant": .string(tenant), "sessionId": sessionId, "stepId": step["id"] ?? .null,
+                    "revision": view["revision"] ?? .null, "values": .object(values),
+                ])
             if let error = reply["error"] {
                 guard error["code"] == -32004, answers.retry(after: error["data"]?["errors"]?.arrayValue ?? []) else {
                     throw WalkFailure(tenant: tenant, reason: "\(step["id"]?.stringValue ?? "?") refused: \(reply.serialized())")

@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformServer
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 
 /// Random byte streams for the line framer's tests, and the framing rules written the plain way,
 /// to compare the framer against.

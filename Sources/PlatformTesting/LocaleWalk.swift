@@ -1,8 +1,8 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 
 /// Walks one flow twice side by side, once in the plugin's base language and once in another
 /// locale, with the same answers, and reports where the two differ in anything but words, and

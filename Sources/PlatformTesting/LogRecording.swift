@@ -38,9 +38,10 @@ public struct RecordingLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let own = event.metadata ?? [:]
-        record(LoggedLine(
-            label: label, level: event.level, message: event.message.description, source: event.source,
-            metadata: own, allMetadata: metadata.merging(own) { $1 }))
+        record(
+            LoggedLine(
+                label: label, level: event.level, message: event.message.description, source: event.source,
+                metadata: own, allMetadata: metadata.merging(own) { $1 }))
     }
 }
 

@@ -2,15 +2,15 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
-private let socketStream = Int32(SOCK_STREAM.rawValue)
-private let sendFlags = Int32(MSG_NOSIGNAL)
-private func closeDescriptor(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
+    import Glibc
+    private let socketStream = Int32(SOCK_STREAM.rawValue)
+    private let sendFlags = Int32(MSG_NOSIGNAL)
+    private func closeDescriptor(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
 #else
-import Darwin
-private let socketStream = SOCK_STREAM
-private let sendFlags: Int32 = 0
-private func closeDescriptor(_ descriptor: Int32) { _ = Darwin.close(descriptor) }
+    import Darwin
+    private let socketStream = SOCK_STREAM
+    private let sendFlags: Int32 = 0
+    private func closeDescriptor(_ descriptor: Int32) { _ = Darwin.close(descriptor) }
 #endif
 
 /// An HTTP/1.1 server on 127.0.0.1 for tests (a webhook receiver, a stand-in for a remote API):
@@ -102,7 +102,8 @@ public final class LoopbackHTTPServer: Sendable {
             var byte: UInt8 = 0
             while recv(connection, &byte, 1, 0) > 0 {}
         case .answer(let status, let reason, let headers, let body):
-            let lines = ["HTTP/1.1 \(status) \(reason)"] + headers.map { "\($0.0): \($0.1)" }
+            let lines =
+                ["HTTP/1.1 \(status) \(reason)"] + headers.map { "\($0.0): \($0.1)" }
                 + ["Content-Length: \(body.count)", "Connection: close"]
             let bytes = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body
             var sent = 0

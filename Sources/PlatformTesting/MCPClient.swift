@@ -1,7 +1,7 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import Testing
 
 /// An MCP client over a `platformd mcp` process (`PlatformdProcess`), as an MCP host drives it:
@@ -45,9 +45,11 @@ public final class MCPClient {
     }
 
     public func initialize(version: String = "2025-06-18") async throws -> JSONValue {
-        let result = try await self.result("initialize", [
-            "protocolVersion": .string(version), "capabilities": [:], "clientInfo": ["name": "PlatformTesting", "version": "1"],
-        ])
+        let result = try await self.result(
+            "initialize",
+            [
+                "protocolVersion": .string(version), "capabilities": [:], "clientInfo": ["name": "PlatformTesting", "version": "1"],
+            ])
         try server.send(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
         return result
     }

@@ -1,14 +1,14 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A running `platformd` child process driven over its stdin/stdout, for integration tests.
@@ -183,7 +183,8 @@ public final class PlatformdProcess: Sendable {
     /// The server's resident memory in KiB (Linux), for tests that bound its growth.
     public var residentKiB: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
         return line.split(separator: " ").compactMap { Int($0) }.first
     }
 

@@ -1,8 +1,8 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 
 /// Python 3 as an independent checker of what the real binary serves (jsonschema, the official
 /// MCP SDK). Tests that need it declare it (`.enabled { await Python.has(…) }`), so a run

@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformServer
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 
 /// Checks JSON values against the JSON Schemas of `rpc.discover` (the draft-7 keywords the
 /// document uses: type, enum, properties, required, additionalProperties, items, oneOf, $ref,
@@ -80,8 +80,11 @@ public struct SchemaValidator: Sendable {
                 if let property = properties[name] {
                     found += problems(member, property, at: "\(path).\(name)")
                 } else if let extra = schema["additionalProperties"] {
-                    if extra == false { found.append("\(path): unexpected member \(name)") }
-                    else if extra.objectValue != nil { found += problems(member, extra, at: "\(path).\(name)") }
+                    if extra == false {
+                        found.append("\(path): unexpected member \(name)")
+                    } else if extra.objectValue != nil {
+                        found += problems(member, extra, at: "\(path).\(name)")
+                    }
                 }
             }
         }

@@ -1,13 +1,13 @@
-import PlatformServer
-import SQLiteStore
-import PlatformStorage
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A blocking line client for the socket transports, with a receive timeout so no test hangs.

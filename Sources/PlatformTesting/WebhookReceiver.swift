@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Crypto
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 import Synchronization
 
 /// A webhook receiver on 127.0.0.1 for tests (a `LoopbackHTTPServer`): every request recorded

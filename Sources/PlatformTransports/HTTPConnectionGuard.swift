@@ -1,11 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import PlatformCore
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
+import PlatformCore
+import PlatformServer
+import PlatformStorage
 
 /// What bounds an HTTP connection before it has logged in (the contract's "Ids, doors and
 /// limits"): how long a request head may take, how long a connection may go without a whole

@@ -1,8 +1,8 @@
-import PlatformStorage
-import PlatformServer
-import PlatformCore
 import Logging
 import NIOCore
+import PlatformCore
+import PlatformServer
+import PlatformStorage
 import Synchronization
 
 /// The HTTP connections open at once (`--max-connections`). A new connection past the limit is

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import PlatformCore
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import PlatformCore
+import PlatformServer
+import PlatformStorage
 
 /// A request's context with its connection, so a route that accepts a bearer can mark the
 /// connection logged in (`HTTPConnectionTable`): connections that never log in are the first to

@@ -1,5 +1,3 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -8,6 +6,8 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import Prometheus
 import ServiceLifecycle
 import Synchronization
@@ -18,7 +18,11 @@ import Synchronization
 /// connection of the line protocol, a message per text frame; `POST /mcp` is the MCP server for
 /// assistants elsewhere; `/health/live`, `/health/ready` and `/metrics` are for operators.
 package struct HTTPTransport: Service {
-    package init(server: RPCServer, mcp: MCPHTTPSessions, platform: Platform, store: any PlatformStore, preview: Bool, readiness: Readiness, metrics: PrometheusCollectorRegistry, host: String, port: Int, requireLogin: Bool, maxBodyBytes: Int, idleTimeout: TimeAmount = .seconds(300), headerTimeout: TimeAmount = .seconds(10), connections: HTTPConnectionTable, budget: PartialLineBudget, tracing: Bool = false, logger: Logger) {
+    package init(
+        server: RPCServer, mcp: MCPHTTPSessions, platform: Platform, store: any PlatformStore, preview: Bool, readiness: Readiness,
+        metrics: PrometheusCollectorRegistry, host: String, port: Int, requireLogin: Bool, maxBodyBytes: Int, idleTimeout: TimeAmount = .seconds(300),
+        headerTimeout: TimeAmount = .seconds(10), connections: HTTPConnectionTable, budget: PartialLineBudget, tracing: Bool = false, logger: Logger
+    ) {
         self.server = server
         self.mcp = mcp
         self.platform = platform
@@ -142,7 +146,8 @@ package struct HTTPTransport: Service {
 
     func rpc(_ request: Request, channel: any Channel) async throws -> Response {
         guard Self.isJSON(request.headers[.contentType]) else {
-            return Self.json(.unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
+            return Self.json(
+                .unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
         }
         let label = "http"
         // The bearer is checked before a byte of the body is read: a wrong one costs the server
@@ -282,14 +287,14 @@ package struct HTTPTransport: Service {
         let wanted = LocaleTag.accepted(header)
         let methods: Set<String> = [PlatformMethod.start.rawValue, PlatformMethod.gateCheck.rawValue]
         guard !wanted.isEmpty,
-              methods.contains(where: { body.readableBytesView.firstRange(of: Array($0.utf8)) != nil }),
-              let message = try? JSONValue.parse(Array(body.readableBytesView))
+            methods.contains(where: { body.readableBytesView.firstRange(of: Array($0.utf8)) != nil }),
+            let message = try? JSONValue.parse(Array(body.readableBytesView))
         else { return body }
         func localized(_ request: JSONValue) -> JSONValue {
             guard let method = request["method"]?.stringValue, methods.contains(method), var params = request["params"]?.objectValue,
-                  params["locale"] == nil || params["locale"] == .null,
-                  let locale = platform.copy(for: params["tenant"]?.stringValue ?? "").preferred(wanted),
-                  var object = request.objectValue
+                params["locale"] == nil || params["locale"] == .null,
+                let locale = platform.copy(for: params["tenant"]?.stringValue ?? "").preferred(wanted),
+                var object = request.objectValue
             else { return request }
             params["locale"] = .string(locale)
             object["params"] = .object(params)
@@ -328,9 +333,12 @@ package struct HTTPTransport: Service {
     }
 
     static func upgradeRequired() -> Response {
-        var response = json(.upgradeRequired, RPCErrorBody.line(
-            code: .invalidRequest,
-            message: "Upgrade Required: GET /rpc opens a WebSocket (send Connection: Upgrade and Upgrade: websocket); POST /rpc takes one request or a batch"))
+        var response = json(
+            .upgradeRequired,
+            RPCErrorBody.line(
+                code: .invalidRequest,
+                message:
+                    "Upgrade Required: GET /rpc opens a WebSocket (send Connection: Upgrade and Upgrade: websocket); POST /rpc takes one request or a batch"))
         response.headers[.upgrade] = "websocket"
         response.headers[.connection] = "Upgrade"
         response.headers[.allow] = "GET, POST"
@@ -338,7 +346,9 @@ package struct HTTPTransport: Service {
     }
 
     static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> Response {
-        var response = json(.methodNotAllowed, RPCErrorBody.line(code: .invalidRequest, message: "Method Not Allowed: use \(allowed.map(\.rawValue).joined(separator: " or "))"))
+        var response = json(
+            .methodNotAllowed, RPCErrorBody.line(code: .invalidRequest, message: "Method Not Allowed: use \(allowed.map(\.rawValue).joined(separator: " or "))")
+        )
         response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
         return response
     }

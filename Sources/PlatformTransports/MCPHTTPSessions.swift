@@ -1,11 +1,11 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import Synchronization
 
 /// `POST /mcp`: the MCP server over Streamable HTTP (JSON responses, no server-sent stream),
@@ -71,7 +71,8 @@ package final class MCPHTTPSessions: Sendable {
     func post(_ request: Request, channel: (any Channel)? = nil) async throws -> Response {
         if let refusal = crossOrigin(request) { return refusal }
         guard HTTPTransport.isJSON(request.headers[.contentType]) else {
-            return HTTPTransport.json(.unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
+            return HTTPTransport.json(
+                .unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
         }
         // The bearer before the body: nothing is read, nor held, for a client that cannot log in.
         guard let bearer = HTTPTransport.bearer(request.headers) else {
@@ -95,9 +96,11 @@ package final class MCPHTTPSessions: Sendable {
         }
         let id = HTTPTransport.requestID(body)
         if let version = request.headers[Self.versionHeader], !MCPServer.supportedVersions.contains(version) {
-            return HTTPTransport.json(.badRequest, RPCErrorBody.line(
-                code: .invalidRequest,
-                message: "Unsupported MCP-Protocol-Version \(version) (supported: \(MCPServer.supportedVersions.joined(separator: ", ")))", id: id))
+            return HTTPTransport.json(
+                .badRequest,
+                RPCErrorBody.line(
+                    code: .invalidRequest,
+                    message: "Unsupported MCP-Protocol-Version \(version) (supported: \(MCPServer.supportedVersions.joined(separator: ", ")))", id: id))
         }
 
         if Self.isInitialize(body) {
@@ -121,20 +124,26 @@ package final class MCPHTTPSessions: Sendable {
                 return Self.rateLimited(String(decoding: reply, as: UTF8.self), wait: refusal["data"]?["retryAfterMs"]?.intValue ?? 1000)
             }
             guard open(session, id: sessionID) else {
-                return Self.rateLimited(RPCErrorBody.line(
-                    code: .rateLimited, message: "Too many MCP sessions for this tenant (\(Self.perTenant)): end one, or retry once idle ones expire", id: id), wait: 60_000)
+                return Self.rateLimited(
+                    RPCErrorBody.line(
+                        code: .rateLimited, message: "Too many MCP sessions for this tenant (\(Self.perTenant)): end one, or retry once idle ones expire",
+                        id: id), wait: 60_000)
             }
             logger.info("MCP session opened over HTTP", metadata: ["tenant": "\(tenant)", "user": "\(userId)", "flow": "\(flow)"])
             return await respond(reply, session: session, opened: sessionID)
         } else {
             guard let named = request.headers[Self.sessionHeader] else {
-                return HTTPTransport.json(.badRequest, RPCErrorBody.line(
-                    code: .invalidRequest, message: "Bad Request: send initialize first, then the Mcp-Session-Id it answered with", id: id))
+                return HTTPTransport.json(
+                    .badRequest,
+                    RPCErrorBody.line(
+                        code: .invalidRequest, message: "Bad Request: send initialize first, then the Mcp-Session-Id it answered with", id: id))
             }
             // Another user's session is not found, as if it did not exist.
             guard let found = use(named), IDBytes.equal(found.tenant, tenant), IDBytes.equal(found.userId, userId) else {
-                return HTTPTransport.json(.notFound, RPCErrorBody.line(
-                    code: .notFound, message: "Not found: no MCP session \(named) for this user (it ended or expired): initialize again", id: id))
+                return HTTPTransport.json(
+                    .notFound,
+                    RPCErrorBody.line(
+                        code: .notFound, message: "Not found: no MCP session \(named) for this user (it ended or expired): initialize again", id: id))
             }
             let reply = await found.rpc.replyBytes(to: body.readableBytesView, connection: .trusted("mcp", transport: "mcp"))
             return await respond(reply, session: found, opened: nil)
@@ -159,8 +168,8 @@ package final class MCPHTTPSessions: Sendable {
     /// `DELETE /mcp`: the client ends its session.
     func delete(_ request: Request) async -> Response {
         guard let bearer = HTTPTransport.bearer(request.headers),
-              case .success(let login) = await server.login(bearer: bearer, connection: ConnectionState(nil, label: "mcp", transport: "mcp")),
-              login.principal.kind == .user
+            case .success(let login) = await server.login(bearer: bearer, connection: ConnectionState(nil, label: "mcp", transport: "mcp")),
+            login.principal.kind == .user
         else {
             PlatformMetrics.refused(transport: "mcp", outcome: .unauthorized)
             return HTTPTransport.unauthorized("the MCP endpoint needs Authorization: Bearer with a user token", id: .null)
@@ -169,11 +178,14 @@ package final class MCPHTTPSessions: Sendable {
             return HTTPTransport.json(.badRequest, RPCErrorBody.line(code: .invalidRequest, message: "Bad Request: name the session in Mcp-Session-Id"))
         }
         let removed = sessions.withLock { sessions -> Bool in
-            guard let found = sessions[named], IDBytes.equal(found.tenant, login.principal.tenant), IDBytes.equal(found.userId, login.principal.userId) else { return false }
+            guard let found = sessions[named], IDBytes.equal(found.tenant, login.principal.tenant), IDBytes.equal(found.userId, login.principal.userId) else {
+                return false
+            }
             sessions.removeValue(forKey: named)
             return true
         }
-        return removed ? Response(status: .noContent) : HTTPTransport.json(.notFound, RPCErrorBody.line(code: .notFound, message: "Not found: no MCP session \(named)"))
+        return removed
+            ? Response(status: .noContent) : HTTPTransport.json(.notFound, RPCErrorBody.line(code: .notFound, message: "Not found: no MCP session \(named)"))
     }
 
     /// Keeps a new session; false when its tenant holds as many as it may. A person past their
@@ -236,7 +248,8 @@ package final class MCPHTTPSessions: Sendable {
         let given = Self.origin(origin)
         guard !allowedOrigins.contains(given), !listenerOrigins.withLock({ $0.contains(given) }) else { return nil }
         logger.info("refused an MCP request from origin \(origin.prefix(200))")
-        return HTTPTransport.json(.forbidden, RPCErrorBody.line(code: .invalidRequest, message: "Forbidden: requests from this origin are refused (see --allowed-origin)"))
+        return HTTPTransport.json(
+            .forbidden, RPCErrorBody.line(code: .invalidRequest, message: "Forbidden: requests from this origin are refused (see --allowed-origin)"))
     }
 
     /// An origin as compared: lowercased, without a trailing slash.

@@ -1,8 +1,8 @@
-import PlatformStorage
-import PlatformServer
-import PlatformCore
 import Logging
 import NIOCore
+import PlatformCore
+import PlatformServer
+import PlatformStorage
 import Synchronization
 
 /// The bytes the server holds for lines not yet whole, over every connection together

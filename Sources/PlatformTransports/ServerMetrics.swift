@@ -1,8 +1,8 @@
-import PlatformStorage
-import PlatformServer
 import Logging
 import Metrics
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import Prometheus
 
 /// The process's metrics backend for `serve --http`: swift-metrics bootstrapped with a
@@ -30,7 +30,8 @@ package enum ServerMetrics {
     /// What each family counts, for its `# HELP` line (swift-metrics' factory creates the
     /// families without one).
     static let help: [String: String] = [
-        PlatformMetrics.requests: "JSON-RPC requests answered (and HTTP requests refused at the door), by transport, method and outcome (ok or the error code).",
+        PlatformMetrics.requests:
+            "JSON-RPC requests answered (and HTTP requests refused at the door), by transport, method and outcome (ok or the error code).",
         PlatformMetrics.requestDuration: "Time to answer a request, by method.",
         PlatformMetrics.sessions: "Sessions started, completed, rejected, abandoned, expired and migrated, by tenant and flow.",
         PlatformMetrics.stepArrivals: "Arrivals on each step of each flow.",

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import PlatformCore
 import Foundation
 import Logging
 import OTel
+import PlatformCore
+import PlatformServer
+import PlatformStorage
 import ServiceLifecycle
 
 /// Exporting the request spans: when the environment names an OTLP endpoint

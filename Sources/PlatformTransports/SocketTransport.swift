@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
 import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import ServiceLifecycle
 import Synchronization
 

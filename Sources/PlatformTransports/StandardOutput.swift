@@ -1,9 +1,9 @@
 import Dispatch
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// stdout, written directly: the protocol channel on stdio, and the result of the one-shot

@@ -1,21 +1,24 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import ServiceLifecycle
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Requests on stdin, replies on stdout, handled one at a time so replies keep request order.
 /// Returns at EOF on stdin; a graceful shutdown (a signal) makes it answer what was already sent
 /// on stdin, then return.
 package struct StdioTransport: Service {
-    package init(server: RPCServer, maxLineBytes: Int, requireLogin: Bool = false, logger: Logger, notifications: (@Sendable () async -> [[UInt8]])? = nil, transport: String = "stdio") {
+    package init(
+        server: RPCServer, maxLineBytes: Int, requireLogin: Bool = false, logger: Logger, notifications: (@Sendable () async -> [[UInt8]])? = nil,
+        transport: String = "stdio"
+    ) {
         self.server = server
         self.maxLineBytes = maxLineBytes
         self.requireLogin = requireLogin

@@ -1,16 +1,16 @@
-import PlatformStorage
-import PlatformServer
 import AsyncHTTPClient
 import Logging
 import NIOCore
 import NIOHTTP1
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import ServiceLifecycle
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Webhook POSTs over AsyncHTTPClient: HTTP/1.1 and HTTP/2, TLS for https URLs (the system's

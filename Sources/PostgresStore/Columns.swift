@@ -1,5 +1,5 @@
-import PlatformStorage
 import NIOCore
+import PlatformStorage
 import PostgresNIO
 
 /// Rows a statement takes as one array parameter per column, read back with `unnest`.

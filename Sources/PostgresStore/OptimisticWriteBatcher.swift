@@ -54,7 +54,10 @@ final class OptimisticWriteBatcher: Sendable {
     private func drain(_ send: Send) async {
         while let batch = nextBatch() {
             let outcomes = await send(batch.map(\.write))
-            counts.withLock { $0.statements += 1; $0.writes += batch.count }
+            counts.withLock {
+                $0.statements += 1
+                $0.writes += batch.count
+            }
             for (index, pending) in batch.enumerated() {
                 pending.continuation.resume(with: index < outcomes.count ? outcomes[index] : .failure(MissingOutcome()))
             }

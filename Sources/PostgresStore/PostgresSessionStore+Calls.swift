@@ -1,6 +1,6 @@
-import PlatformStorage
 import Foundation
 import NIOSSL
+import PlatformStorage
 import PostgresNIO
 import Synchronization
 
@@ -86,7 +86,7 @@ extension PostgresSessionStore {
         if let error = error as? PSQLError {
             switch error.code {
             case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
-                 .queryCancelled, .sslUnsupported, .failedToAddSSLHandler:
+                .queryCancelled, .sslUnsupported, .failedToAddSSLHandler:
                 return describe(error)
             case .server:
                 let state = error.serverInfo?[.sqlState] ?? ""

@@ -1,35 +1,40 @@
-import PlatformStorage
 import Foundation
 import PlatformCore
+import PlatformStorage
 import PostgresNIO
 
 extension PostgresSessionStore {
     /// Revocable tokens and dashboard sign-ins: a token remembers the key that minted it (and
     /// dies with it), may be revoked itself, and its start link works once.
-    static let revocations: (version: String, sql: [String]) = ("v5-revocations", [
-        "ALTER TABLE user_tokens ADD COLUMN key_id TEXT",
-        "ALTER TABLE user_tokens ADD COLUMN revoked_at DOUBLE PRECISION",
-        "ALTER TABLE user_tokens ADD COLUMN start_used_at DOUBLE PRECISION",
-        "CREATE INDEX user_tokens_by_user ON user_tokens (tenant, user_id)",
-        """
-        CREATE TABLE web_signins (
-            secret_hash TEXT PRIMARY KEY,
-            key_id TEXT NOT NULL,
-            created_at DOUBLE PRECISION NOT NULL,
-            expires_at DOUBLE PRECISION NOT NULL,
-            revoked_at DOUBLE PRECISION
-        )
-        """,
-    ])
+    static let revocations: (version: String, sql: [String]) = (
+        "v5-revocations",
+        [
+            "ALTER TABLE user_tokens ADD COLUMN key_id TEXT",
+            "ALTER TABLE user_tokens ADD COLUMN revoked_at DOUBLE PRECISION",
+            "ALTER TABLE user_tokens ADD COLUMN start_used_at DOUBLE PRECISION",
+            "CREATE INDEX user_tokens_by_user ON user_tokens (tenant, user_id)",
+            """
+            CREATE TABLE web_signins (
+                secret_hash TEXT PRIMARY KEY,
+                key_id TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL,
+                revoked_at DOUBLE PRECISION
+            )
+            """,
+        ]
+    )
 
     // MARK: - keys and tokens
 
     public func insertKey(_ key: StoredKey, secretHash: String) async throws {
         try await connection { connection in
-            _ = try await connection.query("""
+            _ = try await connection.query(
+                """
                 INSERT INTO api_keys (id, tenant, name, secret_hash, created_at)
                 VALUES (\(key.id), \(key.tenant), \(key.name), \(secretHash), \(key.createdAt.timeIntervalSince1970))
-                """, logger: self.logger).collect()
+                """, logger: self.logger
+            ).collect()
         }
     }
 
@@ -56,16 +61,19 @@ extension PostgresSessionStore {
 
     public func revokeKey(id: String, at date: Date) async throws -> Bool {
         try await connection { connection in
-            return try await connection.query("""
+            return try await connection.query(
+                """
                 UPDATE api_keys SET revoked_at = \(date.timeIntervalSince1970) WHERE id = \(id) AND revoked_at IS NULL RETURNING 1
-                """, logger: self.logger).collect().count == 1
+                """, logger: self.logger
+            ).collect().count == 1
         }
     }
 
     public func useKey(secretHash: String, at date: Date) async throws -> StoredKey? {
         try await connection { connection in
             // Records the use of an active key and returns it; a revoked one is returned as it is.
-            for try await row in try await connection.query("""
+            for try await row in try await connection.query(
+                """
                 UPDATE api_keys SET last_used_at = \(date.timeIntervalSince1970)
                 WHERE secret_hash = \(secretHash) AND revoked_at IS NULL RETURNING \(unescaped: Self.keyColumns)
                 """, logger: self.logger
@@ -95,17 +103,20 @@ extension PostgresSessionStore {
             _ = try await connection.query(
                 "DELETE FROM user_tokens WHERE expires_at < \(createdAt.timeIntervalSince1970)", logger: self.logger
             ).collect()
-            _ = try await connection.query("""
+            _ = try await connection.query(
+                """
                 INSERT INTO user_tokens (secret_hash, tenant, user_id, created_at, expires_at, key_id)
                 VALUES (\(secretHash), \(token.tenant), \(token.userId), \(createdAt.timeIntervalSince1970),
                     \(token.expiresAt.timeIntervalSince1970), \(token.keyID))
-                """, logger: self.logger).collect()
+                """, logger: self.logger
+            ).collect()
         }
     }
 
     public func token(secretHash: String) async throws -> StoredToken? {
         try await connection { connection in
-            for try await (tenant, userId, expires, keyID, revoked) in try await connection.query("""
+            for try await (tenant, userId, expires, keyID, revoked) in try await connection.query(
+                """
                 SELECT t.tenant, t.user_id, t.expires_at, t.key_id,
                        t.revoked_at IS NOT NULL OR (t.key_id IS NOT NULL AND (k.id IS NULL OR k.revoked_at IS NOT NULL))
                 FROM user_tokens t LEFT JOIN api_keys k ON k.id = t.key_id WHERE t.secret_hash = \(secretHash)
@@ -119,22 +130,26 @@ extension PostgresSessionStore {
 
     public func revokeTokens(tenant: String, secretHash: String?, userId: String?, at date: Date) async throws -> Int {
         try await connection { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE user_tokens SET revoked_at = \(date.timeIntervalSince1970)
                 WHERE tenant = \(tenant) AND revoked_at IS NULL AND expires_at > \(date.timeIntervalSince1970)
                 AND (\(secretHash)::text IS NULL OR secret_hash = \(secretHash))
                 AND (\(userId)::text IS NULL OR user_id = \(userId))
                 RETURNING 1
-                """, logger: self.logger).collect().count
+                """, logger: self.logger
+            ).collect().count
         }
     }
 
     public func useStartLink(secretHash: String, at date: Date) async throws -> Bool {
         try await connection { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE user_tokens SET start_used_at = \(date.timeIntervalSince1970)
                 WHERE secret_hash = \(secretHash) AND start_used_at IS NULL RETURNING 1
-                """, logger: self.logger).collect().count == 1
+                """, logger: self.logger
+            ).collect().count == 1
         }
     }
 
@@ -143,16 +158,19 @@ extension PostgresSessionStore {
             _ = try await connection.query(
                 "DELETE FROM web_signins WHERE expires_at < \(createdAt.timeIntervalSince1970)", logger: self.logger
             ).collect()
-            _ = try await connection.query("""
+            _ = try await connection.query(
+                """
                 INSERT INTO web_signins (secret_hash, key_id, created_at, expires_at)
                 VALUES (\(secretHash), \(signIn.keyID), \(createdAt.timeIntervalSince1970), \(signIn.expiresAt.timeIntervalSince1970))
-                """, logger: self.logger).collect()
+                """, logger: self.logger
+            ).collect()
         }
     }
 
     public func signIn(secretHash: String) async throws -> StoredSignIn? {
         try await connection { connection in
-            for try await (keyID, expires, revoked) in try await connection.query("""
+            for try await (keyID, expires, revoked) in try await connection.query(
+                """
                 SELECT s.key_id, s.expires_at, s.revoked_at IS NOT NULL OR k.id IS NULL OR k.revoked_at IS NOT NULL
                 FROM web_signins s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.secret_hash = \(secretHash)
                 """, logger: self.logger
@@ -165,10 +183,12 @@ extension PostgresSessionStore {
 
     public func endSignIn(secretHash: String, at date: Date) async throws {
         try await connection { connection in
-            _ = try await connection.query("""
+            _ = try await connection.query(
+                """
                 UPDATE web_signins SET revoked_at = \(date.timeIntervalSince1970)
                 WHERE secret_hash = \(secretHash) AND revoked_at IS NULL
-                """, logger: self.logger).collect()
+                """, logger: self.logger
+            ).collect()
         }
     }
 

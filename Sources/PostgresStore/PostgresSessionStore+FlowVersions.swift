@@ -1,5 +1,5 @@
-import PlatformStorage
 import PlatformCore
+import PlatformStorage
 import PostgresNIO
 
 /// Flow versions registered at start and the sessions still on each.
@@ -7,11 +7,13 @@ extension PostgresSessionStore {
     public func registerFlowVersions(_ records: [FlowVersionRecord]) async throws -> [FlowVersionRecord] {
         try await connection { connection in
             for record in records {
-                _ = try await connection.query("""
+                _ = try await connection.query(
+                    """
                     INSERT INTO flow_versions (tenant, flow, version, fingerprint)
                     VALUES (\(record.tenant), \(record.flow), \(record.version), \(record.fingerprint))
                     ON CONFLICT DO NOTHING
-                    """, logger: self.logger).collect()
+                    """, logger: self.logger
+                ).collect()
             }
             let tenants = Set(records.map(\.tenant))
             var known: [FlowVersionRecord] = []
@@ -27,7 +29,8 @@ extension PostgresSessionStore {
     public func versionsInFlight(tenant: String, flow: String) async throws -> [(version: String, fingerprint: String, sessions: Int)] {
         try await connection { connection in
             var counts: [(version: String, fingerprint: String, sessions: Int)] = []
-            for try await (version, fingerprint, count) in try await connection.query("""
+            for try await (version, fingerprint, count) in try await connection.query(
+                """
                 SELECT flow_version, flow_fingerprint, COUNT(*) FROM sessions
                 WHERE tenant = \(tenant) AND flow = \(flow) AND status IN ('active', 'deferred') GROUP BY flow_version, flow_fingerprint
                 """, logger: self.logger
@@ -44,7 +47,8 @@ extension PostgresSessionStore {
         let count = Int64(limit)
         return try await connection { connection in
             var ids: [String] = []
-            for try await id in try await connection.query("""
+            for try await id in try await connection.query(
+                """
                 SELECT id FROM sessions WHERE tenant = \(tenant) AND flow = \(flow) AND status IN ('active', 'deferred')
                     AND flow_version = \(version) AND flow_fingerprint = \(fingerprint) AND id COLLATE "C" > \(after)
                 ORDER BY id COLLATE "C" LIMIT \(count)

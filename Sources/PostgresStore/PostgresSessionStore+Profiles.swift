@@ -1,6 +1,6 @@
-import PlatformStorage
 import Foundation
 import PlatformCore
+import PlatformStorage
 import PostgresNIO
 
 /// Profiles, and the events read back for listings and funnels.
@@ -41,23 +41,27 @@ extension PostgresSessionStore {
     }
 
     func save(_ connection: PostgresConnection, _ profile: Profile, keepingOtherRecords: Bool, at time: Date) async throws {
-        _ = try await connection.query("""
+        _ = try await connection.query(
+            """
             INSERT INTO profiles (tenant, user_id, completed_at)
             VALUES (\(profile.tenant), \(profile.userId), \(profile.completedAt.timeIntervalSince1970))
             ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
-            """, logger: logger).collect()
+            """, logger: logger
+        ).collect()
         if !keepingOtherRecords {
             _ = try await connection.query(
                 "DELETE FROM records WHERE tenant = \(profile.tenant) AND user_id = \(profile.userId)", logger: logger
             ).collect()
         }
         for (name, body) in profile.records.sorted(by: { $0.key < $1.key }) {
-            _ = try await connection.query("""
+            _ = try await connection.query(
+                """
                 INSERT INTO records (tenant, user_id, name, body_json, updated_at)
                 VALUES (\(profile.tenant), \(profile.userId), \(name), \(body.serialized()), \(time.timeIntervalSince1970))
                 ON CONFLICT (tenant, user_id, name) DO UPDATE SET
                     body_json = excluded.body_json, updated_at = excluded.updated_at
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
         }
     }
 
@@ -68,18 +72,20 @@ extension PostgresSessionStore {
         let untilTime = until?.timeIntervalSince1970
         return try await connection { connection in
             var events: [StoredEvent] = []
-            for try await (sessionId, eventFlow, kind, step, action, toStep, seconds, at) in try await connection.query("""
+            for try await (sessionId, eventFlow, kind, step, action, toStep, seconds, at) in try await connection.query(
+                """
                 SELECT session_id, flow, kind, step, action, to_step, seconds, at FROM events
                 WHERE tenant = \(tenant) AND (\(flow)::text IS NULL OR flow = \(flow))
                   AND (\(sinceTime)::float8 IS NULL OR at >= \(sinceTime)) AND (\(untilTime)::float8 IS NULL OR at < \(untilTime))
                 ORDER BY id
                 """, logger: self.logger
             ).decode((String, String, String, String?, String?, String?, Double?, Double).self) {
-                events.append(StoredEvent(
-                    sessionId: sessionId, flow: eventFlow,
-                    event: FlowEvent(
-                        FlowEvent.Kind(rawValue: kind) ?? .arrived, step: step, action: action, toStep: toStep,
-                        seconds: seconds, at: Date(timeIntervalSince1970: at))))
+                events.append(
+                    StoredEvent(
+                        sessionId: sessionId, flow: eventFlow,
+                        event: FlowEvent(
+                            FlowEvent.Kind(rawValue: kind) ?? .arrived, step: step, action: action, toStep: toStep,
+                            seconds: seconds, at: Date(timeIntervalSince1970: at))))
             }
             return events
         }
@@ -92,7 +98,8 @@ extension PostgresSessionStore {
     ) async throws -> FunnelFigures {
         try await connection { connection in
             var folder = FunnelFolder(since: since, until: until, version: version, renamedSteps: renamedSteps)
-            for try await (id, sessionId, kind, step, action, toStep, seconds, at, flowVersion) in try await connection.query("""
+            for try await (id, sessionId, kind, step, action, toStep, seconds, at, flowVersion) in try await connection.query(
+                """
                 SELECT id, session_id, kind, step, action, to_step, seconds, at, flow_version FROM events
                 WHERE tenant = \(tenant) AND flow = \(flow) ORDER BY session_id COLLATE "C", id
                 """, logger: self.logger

@@ -1,6 +1,6 @@
-import PlatformStorage
 import Foundation
 import PlatformCore
+import PlatformStorage
 import PostgresNIO
 
 /// Sessions: the optimistic path for a session this host knows, the locked path otherwise.
@@ -55,7 +55,7 @@ extension PostgresSessionStore {
         let result: Result
         do {
             (commit, result) = try body(read.state)
-        } catch where remembered != nil {
+        } catch  where remembered != nil {
             // Refused on a remembered state, which may be stale: the locked path decides.
             return nil
         }
@@ -359,16 +359,19 @@ extension PostgresSessionStore {
             _ = try await connection.query("DELETE FROM sessions WHERE tenant = \(state.tenant) AND id = \(old.id)", logger: logger).collect()
         }
         if old == nil || old?.id != state.id {
-            _ = try await connection.query("""
+            _ = try await connection.query(
+                """
                 INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
                     progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at,
                     flow_version, flow_fingerprint)
                 VALUES (\(state.id), \(state.tenant), \(state.userId), \(state.flow), \(state.status.rawValue), \(revision),
                     \(userJSON), \(pathJSON), \(progressJSON), \(arrived), \(state.lastSubmitDigest), \(completionJSON),
                     \(rejectionJSON), \(created), \(updated), \(state.flowVersion), \(state.flowFingerprint))
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
         } else {
-            let changed = try await connection.query("""
+            let changed = try await connection.query(
+                """
                 UPDATE sessions SET status = \(state.status.rawValue), revision = \(revision), user_json = \(userJSON),
                     path_json = \(pathJSON), progress_json = \(progressJSON), arrived_at = \(arrived),
                     last_submit_digest = \(state.lastSubmitDigest), completion_json = \(completionJSON),
@@ -376,7 +379,8 @@ extension PostgresSessionStore {
                     flow_version = \(state.flowVersion), flow_fingerprint = \(state.flowFingerprint),
                     abandoned_at = \(state.abandonedAt?.timeIntervalSince1970), writes = writes + 1
                 WHERE tenant = \(state.tenant) AND id = \(state.id) RETURNING 1
-                """, logger: logger).collect().count
+                """, logger: logger
+            ).collect().count
             guard changed == 1 else { throw StoreDefect("session \(state.id) is not in tenant \(state.tenant)") }
         }
         let answers = AnswerRowChanges(state, replacing: old?.id == state.id ? old : nil)
@@ -387,20 +391,24 @@ extension PostgresSessionStore {
             ).collect()
         }
         for row in answers.upserted {
-            _ = try await connection.query("""
+            _ = try await connection.query(
+                """
                 INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json)
                 VALUES (\(state.id), \(state.tenant), \(row.step), \(row.values), \(row.computed))
                 ON CONFLICT (session_id, step_id) DO UPDATE SET
                     values_json = excluded.values_json, computed_json = excluded.computed_json
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
         }
     }
 
     func insert(_ connection: PostgresConnection, _ event: FlowEvent, of state: SessionState) async throws {
-        _ = try await connection.query("""
+        _ = try await connection.query(
+            """
             INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
             VALUES (\(state.tenant), \(state.flow), \(state.id), \(event.kind.rawValue), \(event.step), \(event.action),
                 \(event.toStep), \(event.seconds), \(event.at.timeIntervalSince1970), \(state.flowVersion))
-            """, logger: logger).collect()
+            """, logger: logger
+        ).collect()
     }
 }

@@ -1,6 +1,6 @@
-import PlatformStorage
 import Foundation
 import PlatformCore
+import PlatformStorage
 import PostgresNIO
 
 /// The person's data on PostgreSQL: the same reads and the same one-transaction erasure as
@@ -20,14 +20,18 @@ extension PostgresSessionStore {
                 if let state = try await self.fetchSession(connection, tenant: tenant, key: .id(id), lock: false) { sessions.append(state) }
                 // With the flow and the index's collation, along the (tenant, flow, session_id, id) index.
                 let flowOfSession = sessions.last?.id == id ? sessions.last?.flow ?? "" : ""
-                for try await (flow, kind, step, action, toStep, seconds, at) in try await connection.query("""
+                for try await (flow, kind, step, action, toStep, seconds, at) in try await connection.query(
+                    """
                     SELECT flow, kind, step, action, to_step, seconds, at FROM events
                     WHERE tenant = \(tenant) AND flow = \(flowOfSession) AND session_id COLLATE "C" = \(id) ORDER BY id
                     """, logger: self.logger
                 ).decode((String, String, String?, String?, String?, Double?, Double).self) {
-                    events.append(StoredEvent(sessionId: id, flow: flow, event: FlowEvent(
-                        FlowEvent.Kind(rawValue: kind) ?? .arrived, step: step, action: action, toStep: toStep, seconds: seconds,
-                        at: Date(timeIntervalSince1970: at))))
+                    events.append(
+                        StoredEvent(
+                            sessionId: id, flow: flow,
+                            event: FlowEvent(
+                                FlowEvent.Kind(rawValue: kind) ?? .arrived, step: step, action: action, toStep: toStep, seconds: seconds,
+                                at: Date(timeIntervalSince1970: at))))
                 }
             }
             var outbox: [PlatformEvent] = []
@@ -62,20 +66,24 @@ extension PostgresSessionStore {
             // finished just before cannot put its state back: tombstones).
             self.recent.forget(gone.map(\.id))
             for session in gone {
-                counts.events += try await count("""
+                counts.events += try await count(
+                    """
                     WITH gone AS (DELETE FROM events WHERE tenant = \(tenant) AND flow = \(session.flow)
                         AND session_id COLLATE "C" = \(session.id) RETURNING 1) SELECT COUNT(*) FROM gone
                     """)
             }
             counts.records = try await count("SELECT COUNT(*) FROM records WHERE tenant = \(tenant) AND user_id = \(userId)")
             var held = counts.sessions + counts.events
-            held += try await count("WITH gone AS (DELETE FROM profiles WHERE tenant = \(tenant) AND user_id = \(userId) RETURNING 1) SELECT COUNT(*) FROM gone")
-            counts.deliveries = try await count("""
+            held += try await count(
+                "WITH gone AS (DELETE FROM profiles WHERE tenant = \(tenant) AND user_id = \(userId) RETURNING 1) SELECT COUNT(*) FROM gone")
+            counts.deliveries = try await count(
+                """
                 SELECT COUNT(*) FROM deliveries JOIN outbox ON deliveries.event_sequence = outbox.sequence
                 WHERE outbox.tenant = \(tenant) AND outbox.user_id = \(userId) AND outbox.type <> 'user.erased' AND deliveries.state = 'pending'
                 """)
             // An earlier user.erased stays: it holds nothing of the person and is the erasure's record.
-            held += try await count("""
+            held += try await count(
+                """
                 WITH gone AS (DELETE FROM outbox WHERE tenant = \(tenant) AND user_id = \(userId) AND type <> 'user.erased' RETURNING 1)
                 SELECT COUNT(*) FROM gone
                 """)
@@ -94,21 +102,22 @@ extension PostgresSessionStore {
         let cutoff = before.timeIntervalSince1970
         let count = Int64(limit)
         return try await connection { connection in
-            let query: PostgresQuery = switch kind {
-            case .idle:
-                "SELECT id FROM sessions WHERE tenant = \(tenant) AND status IN ('active', 'deferred') AND updated_at <= \(cutoff) LIMIT \(count)"
-            case .idleNotTold:
-                """
-                SELECT id FROM sessions WHERE tenant = \(tenant) AND status IN ('active', 'deferred') AND updated_at <= \(cutoff)
-                    AND (abandoned_at IS NULL OR abandoned_at < updated_at) LIMIT \(count)
-                """
-            case .completedBefore:
-                """
-                SELECT id FROM sessions WHERE tenant = \(tenant) AND status = 'completed' AND updated_at <= \(cutoff)
-                    AND (user_json NOT IN ('{}', '') OR EXISTS (SELECT 1 FROM answers WHERE answers.session_id = sessions.id)
-                    OR (completion_json IS NOT NULL AND completion_json NOT LIKE '%"message":""%')) LIMIT \(count)
-                """
-            }
+            let query: PostgresQuery =
+                switch kind {
+                case .idle:
+                    "SELECT id FROM sessions WHERE tenant = \(tenant) AND status IN ('active', 'deferred') AND updated_at <= \(cutoff) LIMIT \(count)"
+                case .idleNotTold:
+                    """
+                    SELECT id FROM sessions WHERE tenant = \(tenant) AND status IN ('active', 'deferred') AND updated_at <= \(cutoff)
+                        AND (abandoned_at IS NULL OR abandoned_at < updated_at) LIMIT \(count)
+                    """
+                case .completedBefore:
+                    """
+                    SELECT id FROM sessions WHERE tenant = \(tenant) AND status = 'completed' AND updated_at <= \(cutoff)
+                        AND (user_json NOT IN ('{}', '') OR EXISTS (SELECT 1 FROM answers WHERE answers.session_id = sessions.id)
+                        OR (completion_json IS NOT NULL AND completion_json NOT LIKE '%"message":""%')) LIMIT \(count)
+                    """
+                }
             var ids: [String] = []
             for try await id in try await connection.query(query, logger: self.logger).decode(String.self) { ids.append(id) }
             var sessions: [SessionState] = []
@@ -130,13 +139,15 @@ extension PostgresSessionStore {
             }
             var events = 0
             for flow in flows {
-                events += try await deleted("""
+                events += try await deleted(
+                    """
                     WITH gone AS (DELETE FROM events WHERE id IN (
                         SELECT id FROM events WHERE tenant = \(tenant) AND flow = \(flow) AND at < \(cutoff) LIMIT \(count))
                         RETURNING 1) SELECT COUNT(*) FROM gone
                     """)
             }
-            let outbox = try await deleted("""
+            let outbox = try await deleted(
+                """
                 WITH gone AS (DELETE FROM outbox WHERE sequence IN (
                     SELECT sequence FROM outbox WHERE tenant = \(tenant) AND occurred_at < \(cutoff)
                         AND NOT EXISTS (SELECT 1 FROM deliveries WHERE deliveries.event_sequence = outbox.sequence AND deliveries.state = 'pending')
@@ -153,7 +164,8 @@ extension PostgresSessionStore {
         let at = now.timeIntervalSince1970
         return try await connection { connection in
             var claimed = 0
-            for try await _ in try await connection.query("""
+            for try await _ in try await connection.query(
+                """
                 INSERT INTO sweeps (name, holder, until) VALUES ('sessions', \(host), \(until))
                 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
                 WHERE sweeps.until < \(at) OR sweeps.holder = excluded.holder

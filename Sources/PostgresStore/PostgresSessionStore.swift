@@ -1,8 +1,8 @@
-import PlatformStorage
 import Foundation
 import Logging
-import PlatformCore
 import NIOSSL
+import PlatformCore
+import PlatformStorage
 import PostgresNIO
 import Synchronization
 
@@ -196,7 +196,8 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
             host: configuration.host ?? "localhost", port: configuration.port ?? 5432,
             username: configuration.username, password: configuration.password,
             database: configuration.database, tls: try tls.connection())
-        direct.options.connectTimeout = .nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
+        direct.options.connectTimeout = .nanoseconds(
+            Int64(connectTimeout.components.seconds) * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
         direct.options.additionalStartupParameters = configuration.options.additionalStartupParameters
         return direct
     }

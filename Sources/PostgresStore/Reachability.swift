@@ -1,7 +1,6 @@
 import PlatformStorage
 import Synchronization
 
-
 /// A session start that found no session and then lost the insert to another host's start: it is
 /// decided again on the row that host inserted.
 struct StartRaced: Error {}

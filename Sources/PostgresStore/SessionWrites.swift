@@ -1,7 +1,7 @@
-import PlatformStorage
 import Foundation
 import Logging
 import PlatformCore
+import PlatformStorage
 import PostgresNIO
 
 /// One command's write of an existing session: the session as the command left it, the write

@@ -1,6 +1,6 @@
+import GRDB
 import PlatformCore
 import PlatformStorage
-import GRDB
 import Synchronization
 
 /// Group commit: writes that arrive while a transaction is committing wait for the next one, and
@@ -69,7 +69,10 @@ final class GroupCommitter: Sendable {
                 try batch.map { job in try Self.inSavepoint(db, job) }
             }
             StoreMetrics.commit(duration: .now - started, batchSize: batch.count)
-            counts.withLock { $0.transactions += 1; $0.writes += batch.count }
+            counts.withLock {
+                $0.transactions += 1
+                $0.writes += batch.count
+            }
             // Durable now: answer everyone, in arrival order.
             for (job, outcome) in zip(batch, outcomes) {
                 switch outcome {

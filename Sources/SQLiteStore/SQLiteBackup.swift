@@ -1,7 +1,7 @@
-import PlatformCore
-import PlatformStorage
 import Foundation
 import GRDB
+import PlatformCore
+import PlatformStorage
 
 /// A consistent copy of a SQLite database while a server keeps writing to it (`platformd
 /// backup`): `VACUUM INTO` on a connection of its own reads one snapshot (every transaction

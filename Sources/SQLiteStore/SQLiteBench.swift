@@ -1,7 +1,7 @@
-import PlatformCore
-import PlatformStorage
 import Foundation
 import GRDB
+import PlatformCore
+import PlatformStorage
 
 /// Measurements `platformd bench` takes of SQLite itself, beside the server it drives.
 public enum SQLiteBench {
@@ -43,14 +43,16 @@ extension SQLiteSessionStore {
     public func preloadCompletedSessions(count: Int, tenant: String, flow: String, at date: Date) async throws {
         try await writer.write { db in
             let time = date.timeIntervalSince1970
-            let session = try db.makeStatement(sql: """
-                INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
-                    progress_json, arrived_at, completion_json, created_at, updated_at)
-                VALUES (?, ?, ?, ?, 'completed', 12, '{}', '[]', '{}', ?, '{"message":"","records":[]}', ?, ?)
-                """)
-            let event = try db.makeStatement(sql: """
-                INSERT INTO events (tenant, flow, session_id, kind, at) VALUES (?, ?, ?, ?, ?)
-                """)
+            let session = try db.makeStatement(
+                sql: """
+                    INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
+                        progress_json, arrived_at, completion_json, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, 'completed', 12, '{}', '[]', '{}', ?, '{"message":"","records":[]}', ?, ?)
+                    """)
+            let event = try db.makeStatement(
+                sql: """
+                    INSERT INTO events (tenant, flow, session_id, kind, at) VALUES (?, ?, ?, ?, ?)
+                    """)
             for index in 0..<count {
                 let id = "preload-\(index)"
                 try session.execute(arguments: [id, tenant, "preload-user-\(index)", flow, time, time, time])

@@ -1,30 +1,31 @@
-import PlatformCore
-import PlatformStorage
 import Foundation
 import GRDB
+import PlatformCore
+import PlatformStorage
 
 extension SQLiteSessionStore: CredentialStore {
     static func registerCredentialTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v2-credentials") { db in
-            try db.execute(sql: """
-                CREATE TABLE api_keys (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    tenant TEXT,
-                    name TEXT NOT NULL,
-                    secret_hash TEXT NOT NULL UNIQUE,
-                    created_at REAL NOT NULL,
-                    last_used_at REAL,
-                    revoked_at REAL
-                );
-                CREATE TABLE user_tokens (
-                    secret_hash TEXT PRIMARY KEY NOT NULL,
-                    tenant TEXT NOT NULL,
-                    user_id TEXT NOT NULL,
-                    created_at REAL NOT NULL,
-                    expires_at REAL NOT NULL
-                );
-                CREATE INDEX user_tokens_by_expiry ON user_tokens (expires_at);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE api_keys (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        tenant TEXT,
+                        name TEXT NOT NULL,
+                        secret_hash TEXT NOT NULL UNIQUE,
+                        created_at REAL NOT NULL,
+                        last_used_at REAL,
+                        revoked_at REAL
+                    );
+                    CREATE TABLE user_tokens (
+                        secret_hash TEXT PRIMARY KEY NOT NULL,
+                        tenant TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        expires_at REAL NOT NULL
+                    );
+                    CREATE INDEX user_tokens_by_expiry ON user_tokens (expires_at);
+                    """)
         }
     }
 
@@ -32,19 +33,20 @@ extension SQLiteSessionStore: CredentialStore {
     /// with it), may be revoked itself, and its start link works once.
     static func registerRevocationTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v8-revocations") { db in
-            try db.execute(sql: """
-                ALTER TABLE user_tokens ADD COLUMN key_id TEXT;
-                ALTER TABLE user_tokens ADD COLUMN revoked_at REAL;
-                ALTER TABLE user_tokens ADD COLUMN start_used_at REAL;
-                CREATE INDEX user_tokens_by_user ON user_tokens (tenant, user_id);
-                CREATE TABLE web_signins (
-                    secret_hash TEXT PRIMARY KEY NOT NULL,
-                    key_id TEXT NOT NULL,
-                    created_at REAL NOT NULL,
-                    expires_at REAL NOT NULL,
-                    revoked_at REAL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE user_tokens ADD COLUMN key_id TEXT;
+                    ALTER TABLE user_tokens ADD COLUMN revoked_at REAL;
+                    ALTER TABLE user_tokens ADD COLUMN start_used_at REAL;
+                    CREATE INDEX user_tokens_by_user ON user_tokens (tenant, user_id);
+                    CREATE TABLE web_signins (
+                        secret_hash TEXT PRIMARY KEY NOT NULL,
+                        key_id TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        expires_at REAL NOT NULL,
+                        revoked_at REAL
+                    );
+                    """)
         }
     }
 
@@ -107,11 +109,12 @@ extension SQLiteSessionStore: CredentialStore {
     public func token(secretHash: String) async throws -> StoredToken? {
         try await writer.read { db in
             // Every request of a token's login asks (revocation holds from the next request): cached.
-            let statement = try db.cachedStatement(sql: """
-                SELECT t.tenant, t.user_id, t.expires_at, t.key_id,
-                       t.revoked_at IS NOT NULL OR (t.key_id IS NOT NULL AND (k.id IS NULL OR k.revoked_at IS NOT NULL)) AS revoked
-                FROM user_tokens t LEFT JOIN api_keys k ON k.id = t.key_id WHERE t.secret_hash = ?
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT t.tenant, t.user_id, t.expires_at, t.key_id,
+                           t.revoked_at IS NOT NULL OR (t.key_id IS NOT NULL AND (k.id IS NULL OR k.revoked_at IS NOT NULL)) AS revoked
+                    FROM user_tokens t LEFT JOIN api_keys k ON k.id = t.key_id WHERE t.secret_hash = ?
+                    """)
             return try Row.fetchOne(statement, arguments: [secretHash]).map { row in
                 StoredToken(
                     tenant: row["tenant"], userId: row["user_id"], expiresAt: Date(timeIntervalSince1970: row["expires_at"]),
@@ -152,10 +155,13 @@ extension SQLiteSessionStore: CredentialStore {
 
     public func signIn(secretHash: String) async throws -> StoredSignIn? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT s.key_id, s.expires_at, s.revoked_at IS NOT NULL OR k.id IS NULL OR k.revoked_at IS NOT NULL AS revoked
-                FROM web_signins s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.secret_hash = ?
-                """, arguments: [secretHash]).map { row in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT s.key_id, s.expires_at, s.revoked_at IS NOT NULL OR k.id IS NULL OR k.revoked_at IS NOT NULL AS revoked
+                    FROM web_signins s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.secret_hash = ?
+                    """, arguments: [secretHash]
+            ).map { row in
                 StoredSignIn(keyID: row["key_id"], expiresAt: Date(timeIntervalSince1970: row["expires_at"]), revoked: row["revoked"])
             }
         }

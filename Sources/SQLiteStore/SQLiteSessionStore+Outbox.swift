@@ -1,7 +1,7 @@
-import PlatformCore
-import PlatformStorage
 import Foundation
 import GRDB
+import PlatformCore
+import PlatformStorage
 
 /// The outbox: completion events written in the transaction of the change they report, and one
 /// delivery row per (event, webhook) that carries its attempts, its next attempt's time and its
@@ -9,35 +9,36 @@ import GRDB
 extension SQLiteSessionStore: DeliveryStore {
     static func registerOutboxTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v3-outbox") { db in
-            try db.execute(sql: """
-                CREATE TABLE outbox (
-                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-                    id TEXT NOT NULL UNIQUE,
-                    tenant TEXT NOT NULL,
-                    type TEXT NOT NULL,
-                    user_id TEXT NOT NULL,
-                    session_id TEXT,
-                    occurred_at REAL NOT NULL,
-                    body_json TEXT NOT NULL
-                );
-                CREATE INDEX outbox_by_tenant ON outbox (tenant, sequence);
-                CREATE TABLE deliveries (
-                    event_sequence INTEGER NOT NULL REFERENCES outbox(sequence) ON DELETE CASCADE,
-                    webhook_url TEXT NOT NULL,
-                    tenant TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    attempts INTEGER NOT NULL,
-                    next_attempt_at REAL NOT NULL,
-                    expires_at REAL NOT NULL,
-                    claimed_until REAL,
-                    claimed_by TEXT,
-                    last_status INTEGER,
-                    last_error TEXT,
-                    finished_at REAL,
-                    PRIMARY KEY (event_sequence, webhook_url)
-                );
-                CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE outbox (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        id TEXT NOT NULL UNIQUE,
+                        tenant TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        session_id TEXT,
+                        occurred_at REAL NOT NULL,
+                        body_json TEXT NOT NULL
+                    );
+                    CREATE INDEX outbox_by_tenant ON outbox (tenant, sequence);
+                    CREATE TABLE deliveries (
+                        event_sequence INTEGER NOT NULL REFERENCES outbox(sequence) ON DELETE CASCADE,
+                        webhook_url TEXT NOT NULL,
+                        tenant TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        attempts INTEGER NOT NULL,
+                        next_attempt_at REAL NOT NULL,
+                        expires_at REAL NOT NULL,
+                        claimed_until REAL,
+                        claimed_by TEXT,
+                        last_status INTEGER,
+                        last_error TEXT,
+                        finished_at REAL,
+                        PRIMARY KEY (event_sequence, webhook_url)
+                    );
+                    CREATE INDEX deliveries_due ON deliveries (state, next_attempt_at);
+                    """)
         }
     }
 
@@ -47,30 +48,36 @@ extension SQLiteSessionStore: DeliveryStore {
         let event = item.event
         // Cached: every completion writes one (a statement prepared per call went through
         // SQLite's parser and GRDB's authorizer each time).
-        try db.cachedStatement(sql: """
-            INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                event.id, event.tenant, event.type.rawValue, event.userId, event.sessionId,
-                event.occurredAt.timeIntervalSince1970, body,
-            ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO outbox (id, tenant, type, user_id, session_id, occurred_at, body_json)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            event.id, event.tenant, event.type.rawValue, event.userId, event.sessionId,
+            event.occurredAt.timeIntervalSince1970, body,
+        ])
         let sequence = db.lastInsertedRowID
         for url in item.webhooks {
-            try db.cachedStatement(sql: """
-                INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
-                VALUES (?, ?, ?, 'pending', 0, ?, ?)
-                """).execute(arguments: [
-                    sequence, url, event.tenant, item.deliverFrom.timeIntervalSince1970,
-                    item.deliverUntil.timeIntervalSince1970,
-                ])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO deliveries (event_sequence, webhook_url, tenant, state, attempts, next_attempt_at, expires_at)
+                    VALUES (?, ?, ?, 'pending', 0, ?, ?)
+                    """
+            ).execute(arguments: [
+                sequence, url, event.tenant, item.deliverFrom.timeIntervalSince1970,
+                item.deliverUntil.timeIntervalSince1970,
+            ])
         }
     }
 
     public func outbox(tenant: String, after: Int64, limit: Int) async throws -> [OutboxEntry] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT sequence, body_json FROM outbox WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?
-                """, arguments: [tenant, after, limit]
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT sequence, body_json FROM outbox WHERE tenant = ? AND sequence > ? ORDER BY sequence LIMIT ?
+                    """, arguments: [tenant, after, limit]
             ).map(Self.entry(from:))
         }
     }
@@ -86,11 +93,13 @@ extension SQLiteSessionStore: DeliveryStore {
         // Looked for with a read, so an idle poll never takes the write lock; the statements are
         // cached, as a poll runs every second.
         let candidates = try await writer.read { db in
-            try Row.fetchAll(try db.cachedStatement(sql: """
-                SELECT event_sequence, webhook_url FROM deliveries
-                WHERE state = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
-                ORDER BY next_attempt_at, event_sequence LIMIT ?
-                """), arguments: [time, time, max(0, limit)]
+            try Row.fetchAll(
+                try db.cachedStatement(
+                    sql: """
+                        SELECT event_sequence, webhook_url FROM deliveries
+                        WHERE state = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+                        ORDER BY next_attempt_at, event_sequence LIMIT ?
+                        """), arguments: [time, time, max(0, limit)]
             ).map { (sequence: $0["event_sequence"] as Int64, webhook: $0["webhook_url"] as String) }
         }
         var claims: [DeliveryClaim] = []
@@ -100,21 +109,27 @@ extension SQLiteSessionStore: DeliveryStore {
                 for candidate in candidates {
                     // The claim itself: a conditional UPDATE only one host can win, whatever the
                     // database (in PostgreSQL the same statement, row-locked).
-                    try db.execute(sql: """
-                        UPDATE deliveries SET claimed_until = ?, claimed_by = ?
-                        WHERE event_sequence = ? AND webhook_url = ? AND state = 'pending'
-                          AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
-                        """, arguments: [time + lease, host, candidate.sequence, candidate.webhook, time, time])
+                    try db.execute(
+                        sql: """
+                            UPDATE deliveries SET claimed_until = ?, claimed_by = ?
+                            WHERE event_sequence = ? AND webhook_url = ? AND state = 'pending'
+                              AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+                            """, arguments: [time + lease, host, candidate.sequence, candidate.webhook, time, time])
                     guard db.changesCount == 1 else { continue }
-                    guard let row = try Row.fetchOne(db, sql: """
-                        SELECT d.event_sequence, d.webhook_url, d.tenant, d.attempts, d.expires_at, o.id, o.body_json
-                        FROM deliveries d JOIN outbox o ON o.sequence = d.event_sequence
-                        WHERE d.event_sequence = ? AND d.webhook_url = ?
-                        """, arguments: [candidate.sequence, candidate.webhook]) else { continue }
-                    claimed.append(DeliveryClaim(
-                        sequence: row["event_sequence"], eventId: row["id"], tenant: row["tenant"],
-                        webhook: row["webhook_url"], body: Array((row["body_json"] as String).utf8),
-                        attempts: row["attempts"], expiresAt: Date(timeIntervalSince1970: row["expires_at"])))
+                    guard
+                        let row = try Row.fetchOne(
+                            db,
+                            sql: """
+                                SELECT d.event_sequence, d.webhook_url, d.tenant, d.attempts, d.expires_at, o.id, o.body_json
+                                FROM deliveries d JOIN outbox o ON o.sequence = d.event_sequence
+                                WHERE d.event_sequence = ? AND d.webhook_url = ?
+                                """, arguments: [candidate.sequence, candidate.webhook])
+                    else { continue }
+                    claimed.append(
+                        DeliveryClaim(
+                            sequence: row["event_sequence"], eventId: row["id"], tenant: row["tenant"],
+                            webhook: row["webhook_url"], body: Array((row["body_json"] as String).utf8),
+                            attempts: row["attempts"], expiresAt: Date(timeIntervalSince1970: row["expires_at"])))
                 }
                 return claimed
             }
@@ -122,10 +137,12 @@ extension SQLiteSessionStore: DeliveryStore {
         // The next delivery to fall due that this host does not hold: its next attempt, or the
         // end of another host's lease on it.
         let nextDue = try await writer.read { db in
-            try Double.fetchOne(try db.cachedStatement(sql: """
-                SELECT MIN(MAX(next_attempt_at, COALESCE(claimed_until, 0))) FROM deliveries
-                WHERE state = 'pending' AND NOT (claimed_by IS ? AND claimed_until > ?)
-                """), arguments: [host, time])
+            try Double.fetchOne(
+                try db.cachedStatement(
+                    sql: """
+                        SELECT MIN(MAX(next_attempt_at, COALESCE(claimed_until, 0))) FROM deliveries
+                        WHERE state = 'pending' AND NOT (claimed_by IS ? AND claimed_until > ?)
+                        """), arguments: [host, time])
         }
         return ClaimedDeliveries(claims: claims, nextDue: nextDue.map(Date.init(timeIntervalSince1970:)))
     }
@@ -135,11 +152,13 @@ extension SQLiteSessionStore: DeliveryStore {
         let row = attempt.row
         let (state, next, status, error, finished) = (row.state, row.nextAttempt, row.lastStatus, row.lastError, row.finishedAt)
         return try await writer.write { db in
-            try db.execute(sql: """
-                UPDATE deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_status = ?,
-                    last_error = ?, finished_at = ?, claimed_until = NULL, claimed_by = NULL
-                WHERE event_sequence = ? AND webhook_url = ? AND claimed_by = ? AND state = 'pending'
-                """, arguments: [
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_status = ?,
+                        last_error = ?, finished_at = ?, claimed_until = NULL, claimed_by = NULL
+                    WHERE event_sequence = ? AND webhook_url = ? AND claimed_by = ? AND state = 'pending'
+                    """,
+                arguments: [
                     state.rawValue, next.timeIntervalSince1970, status, error, finished?.timeIntervalSince1970,
                     claim.sequence, claim.webhook, host,
                 ])
@@ -149,10 +168,11 @@ extension SQLiteSessionStore: DeliveryStore {
 
     public func releaseClaim(_ claim: DeliveryClaim, host: String) async throws {
         try await writer.write { db in
-            try db.execute(sql: """
-                UPDATE deliveries SET claimed_until = NULL, claimed_by = NULL
-                WHERE event_sequence = ? AND webhook_url = ? AND claimed_by = ?
-                """, arguments: [claim.sequence, claim.webhook, host])
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET claimed_until = NULL, claimed_by = NULL
+                    WHERE event_sequence = ? AND webhook_url = ? AND claimed_by = ?
+                    """, arguments: [claim.sequence, claim.webhook, host])
         }
     }
 
@@ -160,16 +180,20 @@ extension SQLiteSessionStore: DeliveryStore {
 
     public func recentEvents(tenant: String, limit: Int, failedOnly: Bool) async throws -> [EventDeliveries] {
         try await writer.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT sequence, body_json FROM outbox
-                WHERE tenant = ? AND (? = 0 OR sequence IN (SELECT event_sequence FROM deliveries WHERE tenant = ?1 AND state = 'failed'))
-                ORDER BY sequence DESC LIMIT ?
-                """, arguments: [tenant, failedOnly ? 1 : 0, limit])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT sequence, body_json FROM outbox
+                    WHERE tenant = ? AND (? = 0 OR sequence IN (SELECT event_sequence FROM deliveries WHERE tenant = ?1 AND state = 'failed'))
+                    ORDER BY sequence DESC LIMIT ?
+                    """, arguments: [tenant, failedOnly ? 1 : 0, limit])
             return try rows.reversed().map { row in
                 let entry = try Self.entry(from: row)
-                let deliveries = try Row.fetchAll(db, sql: """
-                    SELECT * FROM deliveries WHERE event_sequence = ? ORDER BY webhook_url
-                    """, arguments: [entry.sequence]
+                let deliveries = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM deliveries WHERE event_sequence = ? ORDER BY webhook_url
+                        """, arguments: [entry.sequence]
                 ).map { delivery in
                     let state = DeliveryState(rawValue: delivery["state"]) ?? .pending
                     return DeliveryStatus(
@@ -185,11 +209,12 @@ extension SQLiteSessionStore: DeliveryStore {
 
     public func requeueFailed(eventId: String, now: Date, deliverUntil: Date) async throws -> Int {
         try await writer.write { db in
-            try db.execute(sql: """
-                UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, expires_at = ?,
-                    finished_at = NULL, claimed_until = NULL, claimed_by = NULL
-                WHERE state = 'failed' AND event_sequence = (SELECT sequence FROM outbox WHERE id = ?)
-                """, arguments: [now.timeIntervalSince1970, deliverUntil.timeIntervalSince1970, eventId])
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, expires_at = ?,
+                        finished_at = NULL, claimed_until = NULL, claimed_by = NULL
+                    WHERE state = 'failed' AND event_sequence = (SELECT sequence FROM outbox WHERE id = ?)
+                    """, arguments: [now.timeIntervalSince1970, deliverUntil.timeIntervalSince1970, eventId])
             return db.changesCount
         }
     }

@@ -1,7 +1,7 @@
-import PlatformCore
-import PlatformStorage
 import Foundation
 import GRDB
+import PlatformCore
+import PlatformStorage
 
 /// The person's data: `user.export` reads it all, `user.erase` deletes it all in one transaction.
 extension SQLiteSessionStore {
@@ -14,13 +14,17 @@ extension SQLiteSessionStore {
             for session in sessions {
                 let id = session.id
                 // With the flow, along events_by_flow_session (tenant, flow, session_id, id).
-                events += try Row.fetchAll(db, sql: """
-                    SELECT flow, kind, step, action, to_step, seconds, at FROM events WHERE tenant = ? AND flow = ? AND session_id = ? ORDER BY id
-                    """, arguments: [tenant, session.flow, id]
+                events += try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT flow, kind, step, action, to_step, seconds, at FROM events WHERE tenant = ? AND flow = ? AND session_id = ? ORDER BY id
+                        """, arguments: [tenant, session.flow, id]
                 ).map { row in
-                    StoredEvent(sessionId: id, flow: row[0], event: FlowEvent(
-                        FlowEvent.Kind(rawValue: row[1]) ?? .arrived, step: row[2], action: row[3], toStep: row[4], seconds: row[5],
-                        at: Date(timeIntervalSince1970: row[6])))
+                    StoredEvent(
+                        sessionId: id, flow: row[0],
+                        event: FlowEvent(
+                            FlowEvent.Kind(rawValue: row[1]) ?? .arrived, step: row[2], action: row[3], toStep: row[4], seconds: row[5],
+                            at: Date(timeIntervalSince1970: row[6])))
                 }
             }
             let outbox = try Row.fetchAll(
@@ -46,14 +50,18 @@ extension SQLiteSessionStore {
             // Answers go with their sessions (ON DELETE CASCADE), records with their profile.
             try db.execute(sql: "DELETE FROM sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             counts.sessions = db.changesCount
-            counts.records = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM records WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId]) ?? 0
+            counts.records =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM records WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId]) ?? 0
             try db.execute(sql: "DELETE FROM profiles WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             var held = counts.sessions + counts.events + db.changesCount
-            counts.deliveries = try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM deliveries JOIN outbox ON deliveries.event_sequence = outbox.sequence
-                WHERE outbox.tenant = ? AND outbox.user_id = ? AND outbox.type <> 'user.erased' AND deliveries.state = 'pending'
-                """, arguments: [tenant, userId]) ?? 0
+            counts.deliveries =
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*) FROM deliveries JOIN outbox ON deliveries.event_sequence = outbox.sequence
+                        WHERE outbox.tenant = ? AND outbox.user_id = ? AND outbox.type <> 'user.erased' AND deliveries.state = 'pending'
+                        """, arguments: [tenant, userId]) ?? 0
             // Their payloads hold the person's records: the events go, deliveries with them. An
             // earlier user.erased stays: it holds nothing of the person and is the erasure's record.
             try db.execute(sql: "DELETE FROM outbox WHERE tenant = ? AND user_id = ? AND type <> 'user.erased'", arguments: [tenant, userId])
@@ -72,21 +80,22 @@ extension SQLiteSessionStore {
 /// What the sweeper reads and deletes (`Platform.sweep`).
 extension SQLiteSessionStore {
     public func sweepCandidates(tenant: String, kind: SweepCandidates, before: Date, limit: Int) async throws -> [SessionState] {
-        let sql = switch kind {
-        case .idle:
-            "SELECT id FROM sessions WHERE tenant = ? AND status IN ('active', 'deferred') AND updated_at <= ? LIMIT ?"
-        case .idleNotTold:
-            """
-            SELECT id FROM sessions WHERE tenant = ? AND status IN ('active', 'deferred') AND updated_at <= ?
-                AND (abandoned_at IS NULL OR abandoned_at < updated_at) LIMIT ?
-            """
-        case .completedBefore:
-            """
-            SELECT id FROM sessions WHERE tenant = ? AND status = 'completed' AND updated_at <= ?
-                AND (user_json NOT IN ('{}', '') OR EXISTS (SELECT 1 FROM answers WHERE answers.session_id = sessions.id)
-                    OR (completion_json IS NOT NULL AND completion_json NOT LIKE '%"message":""%')) LIMIT ?
-            """
-        }
+        let sql =
+            switch kind {
+            case .idle:
+                "SELECT id FROM sessions WHERE tenant = ? AND status IN ('active', 'deferred') AND updated_at <= ? LIMIT ?"
+            case .idleNotTold:
+                """
+                SELECT id FROM sessions WHERE tenant = ? AND status IN ('active', 'deferred') AND updated_at <= ?
+                    AND (abandoned_at IS NULL OR abandoned_at < updated_at) LIMIT ?
+                """
+            case .completedBefore:
+                """
+                SELECT id FROM sessions WHERE tenant = ? AND status = 'completed' AND updated_at <= ?
+                    AND (user_json NOT IN ('{}', '') OR EXISTS (SELECT 1 FROM answers WHERE answers.session_id = sessions.id)
+                        OR (completion_json IS NOT NULL AND completion_json NOT LIKE '%"message":""%')) LIMIT ?
+                """
+            }
         return try await writer.read { db in
             try String.fetchAll(db, sql: sql, arguments: [tenant, before.timeIntervalSince1970, limit])
                 .compactMap { try Self.fetchStoredSession(db, tenant: tenant, key: .id($0))?.state }
@@ -97,17 +106,19 @@ extension SQLiteSessionStore {
         let pruned = try await committer.write { db -> (events: Int, completionEvents: Int) in
             var events = 0
             for flow in flows {
-                try db.execute(sql: """
-                    DELETE FROM events WHERE id IN (SELECT id FROM events WHERE tenant = ? AND flow = ? AND at < ? LIMIT ?)
-                    """, arguments: [tenant, flow, before.timeIntervalSince1970, limit])
+                try db.execute(
+                    sql: """
+                        DELETE FROM events WHERE id IN (SELECT id FROM events WHERE tenant = ? AND flow = ? AND at < ? LIMIT ?)
+                        """, arguments: [tenant, flow, before.timeIntervalSince1970, limit])
                 events += db.changesCount
             }
-            try db.execute(sql: """
-                DELETE FROM outbox WHERE sequence IN (
-                    SELECT sequence FROM outbox WHERE tenant = ? AND occurred_at < ?
-                        AND NOT EXISTS (SELECT 1 FROM deliveries WHERE deliveries.event_sequence = outbox.sequence AND deliveries.state = 'pending')
-                    LIMIT ?)
-                """, arguments: [tenant, before.timeIntervalSince1970, limit])
+            try db.execute(
+                sql: """
+                    DELETE FROM outbox WHERE sequence IN (
+                        SELECT sequence FROM outbox WHERE tenant = ? AND occurred_at < ?
+                            AND NOT EXISTS (SELECT 1 FROM deliveries WHERE deliveries.event_sequence = outbox.sequence AND deliveries.state = 'pending')
+                        LIMIT ?)
+                    """, arguments: [tenant, before.timeIntervalSince1970, limit])
             return (events, db.changesCount)
         }
         // Completion events' payloads hold records: their old pages leave the WAL too.
@@ -117,11 +128,12 @@ extension SQLiteSessionStore {
 
     public func claimSweep(host: String, now: Date, lease: TimeInterval) async throws -> Bool {
         try await committer.write { db in
-            try db.execute(sql: """
-                INSERT INTO sweeps (name, holder, until) VALUES ('sessions', ?, ?)
-                ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
-                WHERE sweeps.until < ? OR sweeps.holder = excluded.holder
-                """, arguments: [host, now.timeIntervalSince1970 + lease, now.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT INTO sweeps (name, holder, until) VALUES ('sessions', ?, ?)
+                    ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
+                    WHERE sweeps.until < ? OR sweeps.holder = excluded.holder
+                    """, arguments: [host, now.timeIntervalSince1970 + lease, now.timeIntervalSince1970])
             return db.changesCount == 1
         }
     }

@@ -1,8 +1,8 @@
-import PlatformCore
-import PlatformStorage
 import Foundation
 import GRDB
 import Logging
+import PlatformCore
+import PlatformStorage
 import Synchronization
 
 /// The embedded default store: SQLite through GRDB, WAL with `synchronous=FULL` for files,
@@ -153,63 +153,64 @@ public final class SQLiteSessionStore: SessionStore {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE sessions (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    tenant TEXT NOT NULL,
-                    user_id TEXT NOT NULL,
-                    flow TEXT NOT NULL,
-                    status TEXT NOT NULL,
-                    revision INTEGER NOT NULL,
-                    user_json TEXT NOT NULL,
-                    path_json TEXT NOT NULL,
-                    progress_json TEXT NOT NULL,
-                    arrived_at REAL NOT NULL,
-                    last_submit_digest TEXT,
-                    completion_json TEXT,
-                    rejection_json TEXT,
-                    created_at REAL NOT NULL,
-                    updated_at REAL NOT NULL,
-                    UNIQUE (tenant, user_id, flow)
-                );
-                CREATE TABLE answers (
-                    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-                    tenant TEXT NOT NULL,
-                    step_id TEXT NOT NULL,
-                    values_json TEXT NOT NULL,
-                    computed_json TEXT,
-                    PRIMARY KEY (session_id, step_id)
-                );
-                CREATE TABLE profiles (
-                    tenant TEXT NOT NULL,
-                    user_id TEXT NOT NULL,
-                    completed_at REAL NOT NULL,
-                    PRIMARY KEY (tenant, user_id)
-                );
-                CREATE TABLE records (
-                    tenant TEXT NOT NULL,
-                    user_id TEXT NOT NULL,
-                    name TEXT NOT NULL,
-                    body_json TEXT NOT NULL,
-                    updated_at REAL NOT NULL,
-                    PRIMARY KEY (tenant, user_id, name),
-                    FOREIGN KEY (tenant, user_id) REFERENCES profiles(tenant, user_id) ON DELETE CASCADE
-                );
-                CREATE TABLE events (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    tenant TEXT NOT NULL,
-                    flow TEXT NOT NULL,
-                    session_id TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    step TEXT,
-                    action TEXT,
-                    to_step TEXT,
-                    seconds REAL,
-                    at REAL NOT NULL
-                );
-                CREATE INDEX events_by_tenant ON events (tenant, flow, at);
-                CREATE INDEX events_by_session ON events (session_id, id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE sessions (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        tenant TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        flow TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        revision INTEGER NOT NULL,
+                        user_json TEXT NOT NULL,
+                        path_json TEXT NOT NULL,
+                        progress_json TEXT NOT NULL,
+                        arrived_at REAL NOT NULL,
+                        last_submit_digest TEXT,
+                        completion_json TEXT,
+                        rejection_json TEXT,
+                        created_at REAL NOT NULL,
+                        updated_at REAL NOT NULL,
+                        UNIQUE (tenant, user_id, flow)
+                    );
+                    CREATE TABLE answers (
+                        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                        tenant TEXT NOT NULL,
+                        step_id TEXT NOT NULL,
+                        values_json TEXT NOT NULL,
+                        computed_json TEXT,
+                        PRIMARY KEY (session_id, step_id)
+                    );
+                    CREATE TABLE profiles (
+                        tenant TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        completed_at REAL NOT NULL,
+                        PRIMARY KEY (tenant, user_id)
+                    );
+                    CREATE TABLE records (
+                        tenant TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        body_json TEXT NOT NULL,
+                        updated_at REAL NOT NULL,
+                        PRIMARY KEY (tenant, user_id, name),
+                        FOREIGN KEY (tenant, user_id) REFERENCES profiles(tenant, user_id) ON DELETE CASCADE
+                    );
+                    CREATE TABLE events (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        tenant TEXT NOT NULL,
+                        flow TEXT NOT NULL,
+                        session_id TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        step TEXT,
+                        action TEXT,
+                        to_step TEXT,
+                        seconds REAL,
+                        at REAL NOT NULL
+                    );
+                    CREATE INDEX events_by_tenant ON events (tenant, flow, at);
+                    CREATE INDEX events_by_session ON events (session_id, id);
+                    """)
         }
         registerCredentialTables(&migrator)
         migrator.registerMigration("v3-funnel-index") { db in
@@ -233,27 +234,29 @@ public final class SQLiteSessionStore: SessionStore {
             // version each event happened on (the funnel by version), and the order in which
             // this database's hosts first served each version (a rolling deploy never moves a
             // session back onto an older one).
-            try db.execute(sql: """
-                ALTER TABLE sessions ADD COLUMN flow_version TEXT NOT NULL DEFAULT '';
-                ALTER TABLE sessions ADD COLUMN flow_fingerprint TEXT NOT NULL DEFAULT '';
-                ALTER TABLE events ADD COLUMN flow_version TEXT;
-                CREATE TABLE flow_versions (
-                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-                    tenant TEXT NOT NULL,
-                    flow TEXT NOT NULL,
-                    version TEXT NOT NULL,
-                    fingerprint TEXT NOT NULL,
-                    UNIQUE (tenant, flow, version, fingerprint)
-                );
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE sessions ADD COLUMN flow_version TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE sessions ADD COLUMN flow_fingerprint TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE events ADD COLUMN flow_version TEXT;
+                    CREATE TABLE flow_versions (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        tenant TEXT NOT NULL,
+                        flow TEXT NOT NULL,
+                        version TEXT NOT NULL,
+                        fingerprint TEXT NOT NULL,
+                        UNIQUE (tenant, flow, version, fingerprint)
+                    );
+                    """)
         }
         migrator.registerMigration("v7-sweeps") { db in
             // When session.abandoned was last raised for a session, and the lease that lets one
             // host at a time sweep a shared database.
-            try db.execute(sql: """
-                ALTER TABLE sessions ADD COLUMN abandoned_at REAL;
-                CREATE TABLE sweeps (name TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, until REAL NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE sessions ADD COLUMN abandoned_at REAL;
+                    CREATE TABLE sweeps (name TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, until REAL NOT NULL);
+                    """)
         }
         registerRevocationTables(&migrator)
         return migrator
@@ -306,7 +309,7 @@ public final class SQLiteSessionStore: SessionStore {
         let ran: (commit: SessionCommit?, result: Result)
         do {
             ran = try body(snapshot?.state)
-        } catch where remembered != nil {
+        } catch  where remembered != nil {
             return nil
         }
         guard let commit = ran.commit else { return remembered == nil ? (ran.result, false) : nil }
@@ -478,18 +481,20 @@ public final class SQLiteSessionStore: SessionStore {
         let (userJSON, pathJSON, progressJSON) = (text.user, text.path, text.progress)
         let (completionJSON, rejectionJSON) = (text.completion, text.rejection)
         if let writeCount = prepared.replacedWriteCount, prepared.replacedID == nil {
-            try db.cachedStatement(sql: """
-                UPDATE sessions SET write_count = write_count + 1, status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
-                    arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?,
-                    flow_version = ?, flow_fingerprint = ?, abandoned_at = ?
-                WHERE tenant = ? AND id = ? AND write_count = ?
-                """).execute(arguments: [
-                    state.status.rawValue, state.revision, userJSON, pathJSON, progressJSON,
-                    state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
-                    rejectionJSON, state.updatedAt.timeIntervalSince1970, state.flowVersion, state.flowFingerprint,
-                    state.abandonedAt?.timeIntervalSince1970,
-                    state.tenant, state.id, writeCount,
-                ])
+            try db.cachedStatement(
+                sql: """
+                    UPDATE sessions SET write_count = write_count + 1, status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
+                        arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?,
+                        flow_version = ?, flow_fingerprint = ?, abandoned_at = ?
+                    WHERE tenant = ? AND id = ? AND write_count = ?
+                    """
+            ).execute(arguments: [
+                state.status.rawValue, state.revision, userJSON, pathJSON, progressJSON,
+                state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
+                rejectionJSON, state.updatedAt.timeIntervalSince1970, state.flowVersion, state.flowFingerprint,
+                state.abandonedAt?.timeIntervalSince1970,
+                state.tenant, state.id, writeCount,
+            ])
             guard db.changesCount == 1 else { return false }
         } else {
             if let replaced = prepared.replacedID, let writeCount = prepared.replacedWriteCount {
@@ -499,12 +504,14 @@ public final class SQLiteSessionStore: SessionStore {
                 guard db.changesCount == 1 else { return false }
             }
             do {
-                try db.cachedStatement(sql: """
-                INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
-                    progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at,
-                    flow_version, flow_fingerprint)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
+                            progress_json, arrived_at, last_submit_digest, completion_json, rejection_json, created_at, updated_at,
+                            flow_version, flow_fingerprint)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """
+                ).execute(arguments: [
                     state.id, state.tenant, state.userId, state.flow, state.status.rawValue, state.revision,
                     userJSON, pathJSON, progressJSON, state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest,
                     completionJSON, rejectionJSON, state.createdAt.timeIntervalSince1970, state.updatedAt.timeIntervalSince1970,
@@ -517,26 +524,31 @@ public final class SQLiteSessionStore: SessionStore {
 
         for step in prepared.answers.removed {
             try db.cachedStatement(
-                sql: "DELETE FROM answers WHERE tenant = ? AND session_id = ? AND step_id = ?").execute(arguments: [state.tenant, state.id, step])
+                sql: "DELETE FROM answers WHERE tenant = ? AND session_id = ? AND step_id = ?"
+            ).execute(arguments: [state.tenant, state.id, step])
         }
         for row in prepared.answers.upserted {
-            try db.cachedStatement(sql: """
-                INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (session_id, step_id) DO UPDATE SET
-                    values_json = excluded.values_json, computed_json = excluded.computed_json
-                """).execute(arguments: [state.id, state.tenant, row.step, row.values, row.computed])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (session_id, step_id) DO UPDATE SET
+                        values_json = excluded.values_json, computed_json = excluded.computed_json
+                    """
+            ).execute(arguments: [state.id, state.tenant, row.step, row.values, row.computed])
         }
         return true
     }
 
     static func insert(_ db: Database, _ event: FlowEvent, of state: SessionState) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                state.tenant, state.flow, state.id, event.kind.rawValue, event.step, event.action,
-                event.toStep, event.seconds, event.at.timeIntervalSince1970, state.flowVersion,
-            ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            state.tenant, state.flow, state.id, event.kind.rawValue, event.step, event.action,
+            event.toStep, event.seconds, event.at.timeIntervalSince1970, state.flowVersion,
+        ])
     }
 
     // MARK: - profiles
@@ -565,8 +577,9 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     static func fetchProfile(_ db: Database, tenant: String, userId: String) throws -> Profile? {
-        guard let row = try Row.fetchOne(
-            try db.cachedStatement(sql: "SELECT completed_at FROM profiles WHERE tenant = ? AND user_id = ?"), arguments: [tenant, userId])
+        guard
+            let row = try Row.fetchOne(
+                try db.cachedStatement(sql: "SELECT completed_at FROM profiles WHERE tenant = ? AND user_id = ?"), arguments: [tenant, userId])
         else { return nil }
         var records: [String: JSONValue] = [:]
         for record in try Row.fetchAll(
@@ -582,20 +595,25 @@ public final class SQLiteSessionStore: SessionStore {
     /// an update replaces the whole set, so a record it drops is deleted. `time` is the records'
     /// `updated_at`.
     static func save(_ db: Database, _ profile: Profile, keepingOtherRecords: Bool, at time: Date) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO profiles (tenant, user_id, completed_at) VALUES (?, ?, ?)
-            ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
-            """).execute(arguments: [profile.tenant, profile.userId, profile.completedAt.timeIntervalSince1970])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO profiles (tenant, user_id, completed_at) VALUES (?, ?, ?)
+                ON CONFLICT (tenant, user_id) DO UPDATE SET completed_at = excluded.completed_at
+                """
+        ).execute(arguments: [profile.tenant, profile.userId, profile.completedAt.timeIntervalSince1970])
         if !keepingOtherRecords {
             try db.cachedStatement(
-                sql: "DELETE FROM records WHERE tenant = ? AND user_id = ?").execute(arguments: [profile.tenant, profile.userId])
+                sql: "DELETE FROM records WHERE tenant = ? AND user_id = ?"
+            ).execute(arguments: [profile.tenant, profile.userId])
         }
         for (name, body) in profile.records.sorted(by: { $0.key < $1.key }) {
-            try db.cachedStatement(sql: """
-                INSERT INTO records (tenant, user_id, name, body_json, updated_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (tenant, user_id, name) DO UPDATE SET
-                    body_json = excluded.body_json, updated_at = excluded.updated_at
-                """).execute(arguments: [profile.tenant, profile.userId, name, body.serialized(), time.timeIntervalSince1970])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO records (tenant, user_id, name, body_json, updated_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (tenant, user_id, name) DO UPDATE SET
+                        body_json = excluded.body_json, updated_at = excluded.updated_at
+                    """
+            ).execute(arguments: [profile.tenant, profile.userId, name, body.serialized(), time.timeIntervalSince1970])
         }
     }
 
@@ -603,11 +621,14 @@ public final class SQLiteSessionStore: SessionStore {
 
     public func events(tenant: String, flow: String?, since: Date?, until: Date?) async throws -> [StoredEvent] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT * FROM events
-                WHERE tenant = ? AND (? IS NULL OR flow = ?) AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?)
-                ORDER BY id
-                """, arguments: [
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM events
+                    WHERE tenant = ? AND (? IS NULL OR flow = ?) AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?)
+                    ORDER BY id
+                    """,
+                arguments: [
                     tenant, flow, flow, since?.timeIntervalSince1970, since?.timeIntervalSince1970,
                     until?.timeIntervalSince1970, until?.timeIntervalSince1970,
                 ]
@@ -632,10 +653,12 @@ public final class SQLiteSessionStore: SessionStore {
     ) async throws -> FunnelFigures {
         try await writer.read { db in
             var folder = FunnelFolder(since: since, until: until, version: version, renamedSteps: renamedSteps)
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT id, session_id, kind, step, action, to_step, seconds, at, flow_version FROM events
-                WHERE tenant = ? AND flow = ? ORDER BY session_id, id
-                """, arguments: [tenant, flow])
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT id, session_id, kind, step, action, to_step, seconds, at, flow_version FROM events
+                    WHERE tenant = ? AND flow = ? ORDER BY session_id, id
+                    """, arguments: [tenant, flow])
             // Columns by position (the SELECT's order): a lookup by name, for 8 columns of
             // millions of rows, was a good part of the funnel's CPU.
             while let row = try rows.next() {

@@ -1,7 +1,7 @@
-import PlatformStorage
-import PlatformCore
 import GRDB
 import Logging
+import PlatformCore
+import PlatformStorage
 import Synchronization
 
 /// Copies committed pages from the WAL back into the database file on a connection of its own,
@@ -42,7 +42,7 @@ final class WALCheckpointer: Sendable {
                         checkpointed = now
                         if failing { logger.info("WAL checkpoints run again") }
                         failing = false
-                    } catch where Task.isCancelled || error is CancellationError {
+                    } catch  where Task.isCancelled || error is CancellationError {
                         // Stopping (the store closes): not a failure; close() truncates the WAL.
                         return
                     } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {

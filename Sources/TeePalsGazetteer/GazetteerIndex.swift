@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The gazetteer as it ships (`gazetteer.bin`): built once by the `teepals-gazetteer` tool,
@@ -127,7 +127,8 @@ package struct GazetteerIndex: Sendable {
             throw FormatError("format version \(words[1]); this build reads version \(Self.formatVersion): rebuild the index")
         }
         guard words[2] == NameFolding.version else {
-            throw FormatError("names folded by NameFolding version \(words[2]); this build folds queries with version \(NameFolding.version): rebuild the index")
+            throw FormatError(
+                "names folded by NameFolding version \(words[2]); this build folds queries with version \(NameFolding.version): rebuild the index")
         }
         guard Int(words[14]) == data.count else {
             throw FormatError("the file has \(data.count) bytes; its header says \(words[14])")
@@ -138,7 +139,8 @@ package struct GazetteerIndex: Sendable {
         blockCount = Int(words[6])
         placesPerNameOffset = Int(words[7])
         guard namesPerBlock > 0, placesPerNameOffset > 0,
-              blockCount == (nameCount + namesPerBlock - 1) / namesPerBlock else {
+            blockCount == (nameCount + namesPerBlock - 1) / namesPerBlock
+        else {
             throw FormatError("inconsistent counts in the header")
         }
         let offsets = words[8...13].map { Int($0) } + [data.count]

@@ -57,7 +57,8 @@ package enum GazetteerIndexWriter {
             let country = Array(place.countryCode.utf8)
             let state = Array(place.usState.utf8)
             guard country.count == 2, country.allSatisfy({ $0 > 0 && $0 < 0x80 }),
-                  state.isEmpty || (state.count == 2 && state.allSatisfy { $0 > 0 && $0 < 0x80 }) else {
+                state.isEmpty || (state.count == 2 && state.allSatisfy { $0 > 0 && $0 < 0x80 })
+            else {
                 throw Failure("\(what): a country code and a state code are two ASCII characters")
             }
             let name = Array(place.name.utf8)

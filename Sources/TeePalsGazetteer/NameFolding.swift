@@ -123,12 +123,12 @@ package enum NameFolding {
     static func dropsMarks(_ base: Unicode.Scalar) -> Bool {
         switch base.value {
         case 0..<0x0780,  // Latin to Syriac and Arabic supplement
-             0x0860..<0x0900,  // Syriac supplement, Arabic extended
-             0x1C80..<0x1C90,  // Cyrillic extended C
-             0x1D00..<0x2000,  // phonetic extensions, Latin extended additional, Greek extended
-             0x2C60..<0x2C80, 0x2DE0..<0x2E00, 0xA640..<0xA6A0, 0xA720..<0xA800, 0xAB30..<0xAB70,
-             0xFB00..<0xFE00,  // alphabetic and Arabic presentation forms
-             0xFE70..<0xFF00:
+            0x0860..<0x0900,  // Syriac supplement, Arabic extended
+            0x1C80..<0x1C90,  // Cyrillic extended C
+            0x1D00..<0x2000,  // phonetic extensions, Latin extended additional, Greek extended
+            0x2C60..<0x2C80, 0x2DE0..<0x2E00, 0xA640..<0xA6A0, 0xA720..<0xA800, 0xAB30..<0xAB70,
+            0xFB00..<0xFE00,  // alphabetic and Arabic presentation forms
+            0xFE70..<0xFF00:
             true
         default:
             false
@@ -138,7 +138,8 @@ package enum NameFolding {
     static func isLetterOrNumber(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-             .decimalNumber, .letterNumber, .otherNumber: true
+            .decimalNumber, .letterNumber, .otherNumber:
+            true
         default: false
         }
     }

@@ -1,11 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import PlatformTransports
-import SQLiteStore
 import ArgumentParser
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
 import PostgresStore
+import SQLiteStore
 
 /// `platformd backup`: a consistent copy of a SQLite database while `serve` keeps serving it.
 struct Backup: AsyncParsableCommand {

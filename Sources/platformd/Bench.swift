@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `platformd bench`: the load generator is a binary of its own, `platformd-bench`, built beside
@@ -19,7 +19,8 @@ struct Bench: ParsableCommand {
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let bench = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("platformd-bench").path
         guard FileManager.default.isExecutableFile(atPath: bench) else {
-            throw CommandRefusal.exit("bench runs platformd-bench, which is not beside this binary (\(bench)); build it with `swift build --product platformd-bench`")
+            throw CommandRefusal.exit(
+                "bench runs platformd-bench, which is not beside this binary (\(bench)); build it with `swift build --product platformd-bench`")
         }
         let argv = ([bench] + arguments).map { strdup($0) } + [nil]
         execv(bench, argv)

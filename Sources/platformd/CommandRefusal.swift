@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import PlatformTransports
-import SQLiteStore
-import PlatformCore
 import ArgumentParser
 import Foundation
+import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 
 /// A command that cannot do what it was asked with what it was given (a tenant that is not
 /// defined or hosted, no active key with that id, no failed delivery of that event, a flow the

@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
-import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 
 /// `platformd copy`: the texts flows show and their translations.
 struct Copy: AsyncParsableCommand {
@@ -57,10 +57,11 @@ struct Copy: AsyncParsableCommand {
             for key in book.keys {
                 let placeholders = key.format.placeholders.enumerated().map { Self.specifier($0.offset, $0.element) }
                 let locales = served.filter { book.translation(ofKey: key.key, in: $0) != nil }
-                StandardOutput.writeLine([
-                    key.key, key.base, placeholders.isEmpty ? "-" : placeholders.joined(separator: " "), key.origin,
-                    locales.isEmpty ? "-" : locales.joined(separator: " "),
-                ].joined(separator: "\t"))
+                StandardOutput.writeLine(
+                    [
+                        key.key, key.base, placeholders.isEmpty ? "-" : placeholders.joined(separator: " "), key.origin,
+                        locales.isEmpty ? "-" : locales.joined(separator: " "),
+                    ].joined(separator: "\t"))
             }
         }
 
@@ -110,7 +111,8 @@ struct Copy: AsyncParsableCommand {
             let coreLocales = Set(CopyBook.coreCatalog.shippedLocales)
             for catalog in catalogs.dropFirst() {
                 for locale in catalog.shippedLocales where !LocaleTag.fallbacks(locale).contains(where: coreLocales.contains) {
-                    problems.append("\(catalog.name): ships \(locale), which the core's catalog does not: its buttons and generic messages would stay in English")
+                    problems.append(
+                        "\(catalog.name): ships \(locale), which the core's catalog does not: its buttons and generic messages would stay in English")
                 }
             }
             for line in coverage { StandardOutput.writeLine(line) }
@@ -122,7 +124,8 @@ struct Copy: AsyncParsableCommand {
             let keys = catalogs.reduce(0) { $0 + $1.keys.count }
             let locales = Set(catalogs.flatMap(\.shippedLocales)).sorted()
             StandardOutput.writeLine(
-                "copy check: \(catalogs.count) catalogs (\(catalogs.map(\.name).joined(separator: ", "))), \(keys) keys, locales \(locales.joined(separator: ", ")): ok")
+                "copy check: \(catalogs.count) catalogs (\(catalogs.map(\.name).joined(separator: ", "))), \(keys) keys, locales \(locales.joined(separator: ", ")): ok"
+            )
         }
 
         /// One line per locale a plugin ships: how many of its texts (its catalogs' keys and the

@@ -1,10 +1,10 @@
-import SQLiteStore
-import PlatformStorage
-import PlatformServer
-import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 
 /// `platformd events TENANT [--failed]` and `platformd events retry ID`: the completion events in
 /// the database and the state of their webhook deliveries, for operators.

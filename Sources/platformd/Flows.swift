@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
-import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 
 /// `platformd flows`: what a deploy of this binary's flows does to the sessions in flight.
 struct Flows: AsyncParsableCommand {

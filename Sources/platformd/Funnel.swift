@@ -1,10 +1,10 @@
-import PlatformServer
-import SQLiteStore
-import PlatformStorage
-import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 
 struct Funnel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -59,14 +59,18 @@ struct FunnelTable {
         lines += Self.table(
             ["step", "reached", "left", "dropped", "median s"],
             funnel.steps.map { step in
-                [step.id, String(step.reached), String(step.left), String(step.dropped),
-                 step.medianSeconds.map { String(format: "%.1f", $0) } ?? "-"]
+                [
+                    step.id, String(step.reached), String(step.left), String(step.dropped),
+                    step.medianSeconds.map { String(format: "%.1f", $0) } ?? "-",
+                ]
             })
         if !funnel.branches.isEmpty {
             lines.append("")
-            lines += Self.table(["branch", "sessions", "completed"], funnel.branches.map { branch in
-                ["\(branch.from) -> \(branch.to)", String(branch.count), String(branch.completed)]
-            })
+            lines += Self.table(
+                ["branch", "sessions", "completed"],
+                funnel.branches.map { branch in
+                    ["\(branch.from) -> \(branch.to)", String(branch.count), String(branch.completed)]
+                })
         }
         if !funnel.skips.isEmpty {
             lines.append("")
@@ -74,9 +78,11 @@ struct FunnelTable {
         }
         if let versions = funnel.versions, !versions.isEmpty {
             lines.append("")
-            lines += Self.table(["started on version", "started", "completed"], versions.map { version in
-                [version.version.isEmpty ? "(none)" : version.version, String(version.started), String(version.completed)]
-            })
+            lines += Self.table(
+                ["started on version", "started", "completed"],
+                versions.map { version in
+                    [version.version.isEmpty ? "(none)" : version.version, String(version.started), String(version.completed)]
+                })
         }
         return lines.joined(separator: "\n")
     }

@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import PlatformTransports
-import SQLiteStore
 import ArgumentParser
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 
 struct Info: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the tenants and their flows.")

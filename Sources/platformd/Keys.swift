@@ -1,10 +1,10 @@
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
-import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 
 /// `platformd keys create|list|revoke`: the keys in the database. Secrets are printed once, at
 /// creation, and stored only as hashes.
@@ -54,8 +54,10 @@ struct Keys: AsyncParsableCommand {
             let keys = try await Credentials(store: database).keys()
             try await database.close()
             let rows = keys.map { key in
-                [key.id, key.tenant ?? "admin", key.name, Timestamp.string(key.createdAt),
-                 key.lastUsedAt.map(Timestamp.string) ?? "-", key.revokedAt.map { "revoked " + Timestamp.string($0) } ?? "active"]
+                [
+                    key.id, key.tenant ?? "admin", key.name, Timestamp.string(key.createdAt),
+                    key.lastUsedAt.map(Timestamp.string) ?? "-", key.revokedAt.map { "revoked " + Timestamp.string($0) } ?? "active",
+                ]
             }
             for line in FunnelTable.table(["id", "tenant", "name", "created", "last used", "state"], rows) {
                 StandardOutput.writeLine(line)

@@ -1,17 +1,17 @@
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
-import PlatformTransports
 import ArgumentParser
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 import UnixSignals
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `platformd mcp`: one user's onboarding as a Model Context Protocol server on stdio, for an AI
@@ -57,14 +57,17 @@ struct MCP: AsyncParsableCommand {
     @Option(help: "The user's display name.")
     var displayName: String?
 
-    @Option(help: ArgumentHelp(
-        "The language of a session the assistant starts (BCP 47: es, es-MX), as flow.start's locale; the nearest one the tenant serves is used.",
-        valueName: "tag"))
+    @Option(
+        help: ArgumentHelp(
+            "The language of a session the assistant starts (BCP 47: es, es-MX), as flow.start's locale; the nearest one the tenant serves is used.",
+            valueName: "tag"))
     var locale: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "required: \(MCP.tokenVariable) must hold a valid user token for --tenant and --user-id; none (the default): no login, as `serve` on stdio.",
-        valueName: "required|none"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "required: \(MCP.tokenVariable) must hold a valid user token for --tenant and --user-id; none (the default): no login, as `serve` on stdio.",
+            valueName: "required|none"))
     var auth: Serve.AuthMode = .none
 
     @Option(help: "Longest accepted line in bytes; a longer line gets error -32006 and is skipped.")

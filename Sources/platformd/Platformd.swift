@@ -1,14 +1,14 @@
-import PlatformTransports
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import ArgumentParser
 import Foundation
 import Logging
 import NIOCore
 import NIOPosix
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
 import PostgresStore
+import SQLiteStore
 
 @main
 struct Platformd: AsyncParsableCommand {

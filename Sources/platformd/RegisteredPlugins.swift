@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
 import AFLFantasy
-import Foundation
 import AirFit
+import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import StatLocker
 import TeePals
 

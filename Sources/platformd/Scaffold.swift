@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
 
 /// `platformd scaffold plugin NAME`: a new app's plugin module, its registration line, a test
 /// target and a docs page, copied from the package's example plugin (`Examples/Tailwag`, which
@@ -59,13 +59,13 @@ struct Scaffold: ParsableCommand {
             // Added last, so the hosted tenants keep their order (platform.info, the README's
             // sample output) and the new app comes after them.
             guard let list = manifestText.range(of: "let plugins = ["),
-                  let listEnd = manifestText[list.upperBound...].firstIndex(of: "]"),
-                  !manifestText[list.upperBound..<listEnd].contains("\n")
+                let listEnd = manifestText[list.upperBound...].firstIndex(of: "]"),
+                !manifestText[list.upperBound..<listEnd].contains("\n")
             else {
                 throw CommandRefusal.exit("Package.swift has no one-line `let plugins = [...]` to add \(name) to")
             }
             guard let registrations = registryText.range(of: "static let registrations: [PluginRegistration] = [\n"),
-                  let registrationsEnd = registryText[registrations.upperBound...].range(of: "\n    ]")
+                let registrationsEnd = registryText[registrations.upperBound...].range(of: "\n    ]")
             else {
                 throw CommandRefusal.exit("RegisteredPlugins.swift has no registrations list to add \(name) to")
             }

@@ -1,17 +1,17 @@
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
-import PlatformTransports
 import ArgumentParser
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 import ServiceLifecycle
 import UnixSignals
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 struct Serve: AsyncParsableCommand {
@@ -41,21 +41,29 @@ struct Serve: AsyncParsableCommand {
         case required, none
     }
 
-    @Option(name: .long, help: ArgumentHelp(
-        "required: every method but auth.login and rpc.discover needs a login; none: connections start as admin. Default: none on stdio and Unix sockets (mode 0600), required on TCP and HTTP.",
-        valueName: "required|none"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "required: every method but auth.login and rpc.discover needs a login; none: connections start as admin. Default: none on stdio and Unix sockets (mode 0600), required on TCP and HTTP.",
+            valueName: "required|none"))
     var auth: AuthMode?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Most connections open at once per listener. On a socket more are closed at once; on HTTP the oldest connections that have not logged in are closed to make room.",
-        valueName: "count"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Most connections open at once per listener. On a socket more are closed at once; on HTTP the oldest connections that have not logged in are closed to make room.",
+            valueName: "count"))
     var maxConnections: Int = 1024
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A socket connection that sends nothing, or an HTTP connection without a whole request, for this long is closed.", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A socket connection that sends nothing, or an HTTP connection without a whole request, for this long is closed.", valueName: "seconds"))
     var idleTimeout: Int = 300
 
-    @Option(name: .long, help: ArgumentHelp("An HTTP request head must arrive within this long of its first byte, else the connection is closed.", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("An HTTP request head must arrive within this long of its first byte, else the connection is closed.", valueName: "seconds"))
     var headerTimeout: Int = 10
 
     @Option(name: .long, help: ArgumentHelp("A socket connection still sending one line after this long is closed.", valueName: "seconds"))
@@ -70,31 +78,41 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Serve on TCP; HOST defaults to 127.0.0.1, port 0 picks a free one.", valueName: "[host:]port"))
     var tcp: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Serve HTTP on HOST:PORT (HOST defaults to 127.0.0.1, port 0 picks a free one), alone or beside --unix or --tcp.",
-        valueName: "[host:]port"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Serve HTTP on HOST:PORT (HOST defaults to 127.0.0.1, port 0 picks a free one), alone or beside --unix or --tcp.",
+            valueName: "[host:]port"))
     var http: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "An origin (scheme://host[:port]) whose browser pages may call POST /mcp, as the public name a proxy serves this under; repeatable. The listener's own address is always allowed; Origin: null never.",
-        valueName: "origin"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "An origin (scheme://host[:port]) whose browser pages may call POST /mcp, as the public name a proxy serves this under; repeatable. The listener's own address is always allowed; Origin: null never.",
+            valueName: "origin"))
     var allowedOrigin: [String] = []
 
-    @Flag(name: .long, help: ArgumentHelp(
-        "With --http on a loopback address: /preview/TENANT/ opens the tenant's flow in the browser for a new throwaway user, no token to mint; for plugin authors looking at a flow."))
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "With --http on a loopback address: /preview/TENANT/ opens the tenant's flow in the browser for a new throwaway user, no token to mint; for plugin authors looking at a flow."
+        ))
     var preview = false
 
-    @Option(name: .long, help: ArgumentHelp(
-        "With --http, on SIGTERM: seconds /health/ready answers 503 while every request is still served, so a load balancer stops routing here before the listeners close; a second signal ends it. 0: no drain. SIGINT never drains.",
-        valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --http, on SIGTERM: seconds /health/ready answers 503 while every request is still served, so a load balancer stops routing here before the listeners close; a second signal ends it. 0: no drain. SIGINT never drains.",
+            valueName: "seconds"))
     var drainSeconds: Int = 5
 
     @Option(name: .long, help: "Longest accepted line in bytes; a longer line gets error -32006 and is skipped.")
     var maxLineBytes: Int = 1 << 20
 
-    @Option(help: ArgumentHelp(
-        "Most bytes held for lines not yet whole and HTTP bodies being read, over all connections together; past it the connections holding the most are closed first. 67108864 is 64 MiB.",
-        valueName: "bytes"))
+    @Option(
+        help: ArgumentHelp(
+            "Most bytes held for lines not yet whole and HTTP bodies being read, over all connections together; past it the connections holding the most are closed first. 67108864 is 64 MiB.",
+            valueName: "bytes"))
     var maxBufferedBytes: Int = PartialLineBudget.defaultLimit
 
     func validate() throws {
@@ -125,7 +143,8 @@ struct Serve: AsyncParsableCommand {
         guard lineTimeout > 0 else { throw ValidationError("--line-timeout must be positive") }
         for (flag, value) in [("--tcp", tcp), ("--http", http)] {
             if auth == AuthMode.none, let value, case .tcp(let host, _)? = SocketEndpoint.tcp(value), !LoopbackHost.contains(host) {
-                throw ValidationError("--auth none with \(flag) on \(host) would let anyone who reaches the port act as admin; use a loopback address or --auth required")
+                throw ValidationError(
+                    "--auth none with \(flag) on \(host) would let anyone who reaches the port act as admin; use a loopback address or --auth required")
             }
         }
     }
@@ -142,11 +161,11 @@ struct Serve: AsyncParsableCommand {
         // A client that goes away must not kill the server: writes fail with EPIPE instead.
         signal(SIGPIPE, SIG_IGN)
         #if canImport(Glibc)
-        // Line buffers above 256 KiB (a partial line of up to --max-line-bytes) are mapped and
-        // given back to the system when freed. glibc's default threshold moves up after the first
-        // such free, after which freed buffers of closed connections stayed in the heap and the
-        // resident size kept them.
-        GlibcMalloc.mallopt(GlibcMalloc.mmapThreshold, 256 * 1024)
+            // Line buffers above 256 KiB (a partial line of up to --max-line-bytes) are mapped and
+            // given back to the system when freed. glibc's default threshold moves up after the first
+            // such free, after which freed buffers of closed connections stayed in the heap and the
+            // resident size kept them.
+            GlibcMalloc.mallopt(GlibcMalloc.mmapThreshold, 256 * 1024)
         #endif
         // The service group traps SIGTERM and SIGINT only once `run()` starts. Trapped here first
         // thing, a signal during start-up (opening and migrating the database) neither kills the
@@ -176,14 +195,17 @@ struct Serve: AsyncParsableCommand {
             let mcpSessions = MCPHTTPSessions(
                 platform: platform, server: server, maxBodyBytes: maxLineBytes, allowedOrigins: Set(allowedOrigin.map(MCPHTTPSessions.origin)),
                 connections: connections, logger: logger)
-            transports.append((HTTPTransport(
-                server: server, mcp: mcpSessions, platform: platform, store: database, preview: preview,
-                readiness: readiness, metrics: registry, host: host, port: port,
-                requireLogin: httpAuthMode == .required, maxBodyBytes: maxLineBytes, idleTimeout: .seconds(Int64(idleTimeout)),
-                headerTimeout: .seconds(Int64(headerTimeout)),
-                connections: connections,
-                budget: budget, tracing: tracer != nil, logger: logger),
-                "http \(host):\(port)"))
+            transports.append(
+                (
+                    HTTPTransport(
+                        server: server, mcp: mcpSessions, platform: platform, store: database, preview: preview,
+                        readiness: readiness, metrics: registry, host: host, port: port,
+                        requireLogin: httpAuthMode == .required, maxBodyBytes: maxLineBytes, idleTimeout: .seconds(Int64(idleTimeout)),
+                        headerTimeout: .seconds(Int64(headerTimeout)),
+                        connections: connections,
+                        budget: budget, tracing: tracer != nil, logger: logger),
+                    "http \(host):\(port)"
+                ))
             ServerMetrics.prepare(
                 platform: platform, server: server,
                 lineTransports: ["http", "websocket"] + (unix != nil ? ["unix"] : []) + (tcp != nil ? ["tcp"] : []), logger: logger)
@@ -193,9 +215,12 @@ struct Serve: AsyncParsableCommand {
             let limits = SocketTransport.Limits(
                 maxLineBytes: maxLineBytes, maxConnections: FileDescriptorBudget.connections(wanted: maxConnections, logger: logger),
                 idleTimeout: .seconds(Int64(idleTimeout)), lineTimeout: .seconds(Int64(lineTimeout)))
-            transports.append((SocketTransport(
-                server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, budget: budget, logger: logger),
-                endpoint.description))
+            transports.append(
+                (
+                    SocketTransport(
+                        server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, budget: budget, logger: logger),
+                    endpoint.description
+                ))
         } else if http == nil {
             logger.info("serving \(tenants) on stdio, database \(store.databaseName), auth \(mode.rawValue)")
             transports.append((StdioTransport(server: server, maxLineBytes: maxLineBytes, requireLogin: mode == .required, logger: logger), "stdio"))
@@ -208,7 +233,7 @@ struct Serve: AsyncParsableCommand {
                 store: database, tenants: hosted, transport: webhooks, signal: platform.outboxSignal, logger: logger),
             transport: webhooks)
         var before: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: delivery, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "webhook delivery"),
+            .init(service: delivery, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "webhook delivery")
         ]
         if let tracer {
             before.append(.init(service: tracer, successTerminationBehavior: .ignore, serviceName: "trace export"))
@@ -240,9 +265,10 @@ struct Serve: AsyncParsableCommand {
         // The signals are this function's to handle (the group's own handling would stop at once).
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: before + transports.map { transport, name in
-                    .init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name)
-                },
+                services: before
+                    + transports.map { transport, name in
+                        .init(service: transport, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: name)
+                    },
                 gracefulShutdownSignals: [],
                 logger: logger))
         do {
@@ -254,7 +280,8 @@ struct Serve: AsyncParsableCommand {
                         readiness?.stop()
                         if let drain, signal == .sigterm, drained == nil {
                             logger.notice(
-                                "received \(signal): draining for \(drain.components.seconds) s (/health/ready answers 503, requests are still served), then stopping; a second signal stops at once")
+                                "received \(signal): draining for \(drain.components.seconds) s (/health/ready answers 503, requests are still served), then stopping; a second signal stops at once"
+                            )
                             drained = Task {
                                 try? await Task.sleep(for: drain)
                                 guard !Task.isCancelled else { return }
@@ -310,17 +337,17 @@ enum FileDescriptorBudget {
 }
 
 #if canImport(Glibc)
-/// glibc's `mallopt`, which Swift's Glibc module does not export (malloc.h is not in it): looked
-/// up once and called with the C calling convention.
-enum GlibcMalloc {
-    /// `M_MMAP_THRESHOLD` in malloc.h.
-    static let mmapThreshold: Int32 = -3
+    /// glibc's `mallopt`, which Swift's Glibc module does not export (malloc.h is not in it): looked
+    /// up once and called with the C calling convention.
+    enum GlibcMalloc {
+        /// `M_MMAP_THRESHOLD` in malloc.h.
+        static let mmapThreshold: Int32 = -3
 
-    @discardableResult
-    static func mallopt(_ parameter: Int32, _ value: Int32) -> Int32 {
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return 0 }
-        return unsafeBitCast(symbol, to: Mallopt.self)(parameter, value)
+        @discardableResult
+        static func mallopt(_ parameter: Int32, _ value: Int32) -> Int32 {
+            typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return 0 }
+            return unsafeBitCast(symbol, to: Mallopt.self)(parameter, value)
+        }
     }
-}
 #endif

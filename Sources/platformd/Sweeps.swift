@@ -1,11 +1,11 @@
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
-import PlatformTransports
 import ArgumentParser
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 import ServiceLifecycle
 
 /// The sweeper as a service of `serve`: every five minutes, while it holds the database's sweep lease

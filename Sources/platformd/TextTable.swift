@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformServer
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 
 /// The CLI's tables: a header, a rule of dashes, the rows; columns two spaces apart, no
 /// trailing spaces.

@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
-import PlatformTransports
 import ArgumentParser
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTransports
+import SQLiteStore
 
 /// `platformd users`: a person's data from the command line (`user.export` and `user.erase`).
 struct Users: AsyncParsableCommand {

@@ -1,8 +1,8 @@
-import PlatformStorage
+import PlatformCore
 import PlatformServer
+import PlatformStorage
 import PlatformTransports
 import SQLiteStore
-import PlatformCore
 import Yams
 
 /// A YAML tenants file read into the values a JSON one holds, so one checker (with its messages
@@ -23,8 +23,9 @@ enum YAMLDocument {
             .appending(try! Resolver.Rule(.null, "^(?:~|null|Null|NULL|)$"))
             .appending(try! Resolver.Rule(.bool, "^(?:true|True|TRUE|false|False|FALSE)$"))
             .appending(try! Resolver.Rule(.int, "^[-+]?[0-9]+$"))
-            .appending(try! Resolver.Rule(
-                .float, "^(?:[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$"))
+            .appending(
+                try! Resolver.Rule(
+                    .float, "^(?:[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$"))
         // swiftlint:enable force_try
     }()
 

@@ -28,13 +28,15 @@ for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: tru
     if line.hasPrefix("#") { continue }
     let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
     guard fields.count == 8, let id = Int(fields[0]), let latitude = Double(fields[2]), let longitude = Double(fields[3]),
-          let population = Int(fields[6]) else {
+        let population = Int(fields[6])
+    else {
         fail("\(input):\(number + 1): expected 8 fields (id, name, latitude, longitude, country, state, population, alternates)")
     }
-    places.append(GazetteerIndexWriter.SourcePlace(
-        geonameId: id, name: fields[1], latitude: latitude, longitude: longitude, countryCode: fields[4],
-        usState: fields[5], population: population,
-        alternateNames: fields[7].split(separator: "|").map(String.init)))
+    places.append(
+        GazetteerIndexWriter.SourcePlace(
+            geonameId: id, name: fields[1], latitude: latitude, longitude: longitude, countryCode: fields[4],
+            usState: fields[5], population: population,
+            alternateNames: fields[7].split(separator: "|").map(String.init)))
 }
 
 let data: Data
@@ -53,16 +55,18 @@ do {
 }
 for (position, place) in places.enumerated() {
     guard let record = index.place(at: position), record.geonameId == place.geonameId,
-          record.latitude == place.latitude, record.longitude == place.longitude,
-          record.population == place.population, record.countryCode == place.countryCode,
-          record.usState == place.usState, index.name(at: position) == place.name,
-          index.placeIndex(ofId: place.geonameId) == position else {
+        record.latitude == place.latitude, record.longitude == place.longitude,
+        record.population == place.population, record.countryCode == place.countryCode,
+        record.usState == place.usState, index.name(at: position) == place.name,
+        index.placeIndex(ofId: place.geonameId) == position
+    else {
         fail("place \(place.geonameId) does not read back as written")
     }
 }
 let names = index.allNames()
 guard names.count == index.nameCount,
-      zip(names, names.dropFirst()).allSatisfy({ !$1.key.lexicographicallyPrecedes($0.key) }) else {
+    zip(names, names.dropFirst()).allSatisfy({ !$1.key.lexicographicallyPrecedes($0.key) })
+else {
     fail("the names do not read back in order")
 }
 
@@ -73,8 +77,10 @@ do {
 }
 let alternates = names.count { $0.isAlternate }
 // The result is the file; the summary goes to stderr, like the tool's other messages.
-FileHandle.standardError.write(Data("""
-    teepals-gazetteer: \(places.count) places, \(names.count) names (\(alternates) alternate), \(data.count) bytes -> \(output) \
-    in \(ContinuousClock.now - started)
+FileHandle.standardError.write(
+    Data(
+        """
+        teepals-gazetteer: \(places.count) places, \(names.count) names (\(alternates) alternate), \(data.count) bytes -> \(output) \
+        in \(ContinuousClock.now - started)
 
-    """.utf8))
+        """.utf8))

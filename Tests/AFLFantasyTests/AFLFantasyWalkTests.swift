@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// The AFL Fantasy create-team path through the real binary, one JSON line at a time, as an iOS
@@ -22,13 +22,16 @@ struct AFLFantasyWalkTests {
         _ server: PlatformdProcess, id: Int, session: String, step: String, revision: Int, values: String = "{}",
         action: String = "continue"
     ) async throws -> JSONValue {
-        let line = #"{"jsonrpc":"2.0","id":\#(id),"method":"flow.submit","params":{"tenant":"aflfantasy","sessionId":"\#(session)","stepId":"\#(step)","revision":\#(revision),"action":"\#(action)","values":\#(values)}}"#
+        let line =
+            #"{"jsonrpc":"2.0","id":\#(id),"method":"flow.submit","params":{"tenant":"aflfantasy","sessionId":"\#(session)","stepId":"\#(step)","revision":\#(revision),"action":"\#(action)","values":\#(values)}}"#
         return try await result(server, line, id: id)
     }
 
     @Test func createTeamPathCompletesWithTheCompleteScreenAndAProfile() async throws {
         try await PlatformdProcess.withServer { server in
-            var view = try await Self.result(server, #"""
+            var view = try await Self.result(
+                server,
+                #"""
                 {"jsonrpc":"2.0","id":1,"method":"flow.start","params":{"tenant":"aflfantasy","userId":"ios-42","user":{"email":"riley@example.com"}}}
                 """#, id: 1)
             let session = try #require(view["sessionId"]?.stringValue)
@@ -49,7 +52,8 @@ struct AFLFantasyWalkTests {
             #expect(view["progress"]?["label"] == "Step 3 of 6")
 
             // Three of five is refused with the items still to do; nothing moves.
-            let refused = try await server.request(#"""
+            let refused = try await server.request(
+                #"""
                 {"jsonrpc":"2.0","id":5,"method":"flow.submit","params":{"tenant":"aflfantasy","sessionId":"\#(session)","stepId":"create_team_guide","revision":3,"values":{"completedItems":["visit_website","sign_in","pick_squad"]}}}
                 """#)
             expectError(refused, code: -32004, id: 5)
@@ -88,7 +92,9 @@ struct AFLFantasyWalkTests {
             #expect(screen["summary"]?.arrayValue?.count == 3)
             #expect(screen["actions"] == [["id": "open_dashboard", "label": "Go to My Team"]])
 
-            let profile = try await Self.result(server, #"""
+            let profile = try await Self.result(
+                server,
+                #"""
                 {"jsonrpc":"2.0","id":10,"method":"profile.get","params":{"tenant":"aflfantasy","userId":"ios-42"}}
                 """#, id: 10)
             #expect(profile["tenant"] == "aflfantasy")

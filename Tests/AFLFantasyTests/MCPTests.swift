@@ -9,11 +9,13 @@ import Testing
 struct MCPTests {
     @Test(.enabled("needs python3 with the jsonschema package (pip install jsonschema)") { await Python.has("jsonschema") })
     func answerSchemasAcceptAWalk() async throws {
-        let (status, output) = try await Python.checkMCPAnswerSchemas(["aflfantasy": [
-            [:], [:], ["hasExistingTeam": false],
-            ["completedItems": ["visit_website", "sign_in", "pick_squad", "save_team", "find_team_id"]],
-            ["firstName": "Riley", "email": "riley@example.com"], ["teamId": "4815162342", "teamName": "Riley's Roos"], [:],
-        ]])
+        let (status, output) = try await Python.checkMCPAnswerSchemas([
+            "aflfantasy": [
+                [:], [:], ["hasExistingTeam": false],
+                ["completedItems": ["visit_website", "sign_in", "pick_squad", "save_team", "find_team_id"]],
+                ["firstName": "Riley", "email": "riley@example.com"], ["teamId": "4815162342", "teamName": "Riley's Roos"], [:],
+            ]
+        ])
         #expect(status == 0, "\(output)")
         #expect(output.hasSuffix(" passed, 0 failed\n"), "\(output)")
     }

@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AFLFantasy
 
 /// The seed's two flows end to end, the skips, back along the path taken, and progress.
@@ -34,22 +35,26 @@ import Testing
         #expect(done.step == nil)
         #expect(done.completion?["message"] == "Welcome to AFL Fantasy, Jordan!")
         #expect(done.completion?["records"] == ["account"])
-        #expect(done.completion?["screen"] == [
-            "title": "You're All Set, Jordan!",
-            "body": "Bont's Bandits is connected. Your trade insights, captain advice and cash cow alerts are ready.",
-            "summary": [
-                ["label": "Coach", "value": "Jordan"],
-                ["label": "Team", "value": "Bont's Bandits"],
-                ["label": "Team ID", "value": "123456"],
-            ],
-            "actions": [["id": "open_dashboard", "label": "Go to My Team"]],
-        ])
+        #expect(
+            done.completion?["screen"] == [
+                "title": "You're All Set, Jordan!",
+                "body": "Bont's Bandits is connected. Your trade insights, captain advice and cash cow alerts are ready.",
+                "summary": [
+                    ["label": "Coach", "value": "Jordan"],
+                    ["label": "Team", "value": "Bont's Bandits"],
+                    ["label": "Team ID", "value": "123456"],
+                ],
+                "actions": [["id": "open_dashboard", "label": "Go to My Team"]],
+            ])
         let profile = try await d.profile("u1")
-        #expect(profile["records"] == ["account": [
-            "firstName": "Jordan Lee", "email": "jordan@example.com.au", "teamId": "123456",
-            "teamName": "Bont's Bandits", "hasExistingTeam": true, "teamChoiceSkipped": false,
-            "path": "existing", "teamValidation": "passed",
-        ]])
+        #expect(
+            profile["records"] == [
+                "account": [
+                    "firstName": "Jordan Lee", "email": "jordan@example.com.au", "teamId": "123456",
+                    "teamName": "Bont's Bandits", "hasExistingTeam": true, "teamChoiceSkipped": false,
+                    "path": "existing", "teamValidation": "passed",
+                ]
+            ])
         #expect(profile["completedAt"]?.stringValue.flatMap(Timestamp.date) == clock.now)
     }
 
@@ -70,17 +75,19 @@ import Testing
         #expect(view.stepId == "validation")
         let done = try await d.submit(view)
         #expect(done.status == .completed)
-        #expect(done.completion?["screen"]?["body"]
-            == "Your new team, Team 98765, is connected. Your trade insights, captain advice and cash cow alerts are ready.")
+        #expect(
+            done.completion?["screen"]?["body"]
+                == "Your new team, Team 98765, is connected. Your trade insights, captain advice and cash cow alerts are ready.")
         let account = try await d.profile("u1")["records"]?["account"]
-        #expect(account == [
-            "firstName": "Jordan Lee", "email": "jordan@example.com.au", "teamId": "98765", "teamName": .null,
-            "hasExistingTeam": false, "teamChoiceSkipped": false, "path": "created", "teamValidation": "passed",
-            "guide": [
-                "completedItems": ["visit_website", "sign_in", "pick_squad", "find_team_id"],
-                "skipped": false, "secondsSpent": 95,
-            ],
-        ])
+        #expect(
+            account == [
+                "firstName": "Jordan Lee", "email": "jordan@example.com.au", "teamId": "98765", "teamName": .null,
+                "hasExistingTeam": false, "teamChoiceSkipped": false, "path": "created", "teamValidation": "passed",
+                "guide": [
+                    "completedItems": ["visit_website", "sign_in", "pick_squad", "find_team_id"],
+                    "skipped": false, "secondsSpent": 95,
+                ],
+            ])
     }
 
     @Test func skipOnTeamChoiceTakesTheOriginalFlowAsAnExistingTeam() async throws {
@@ -181,9 +188,10 @@ import Testing
         #expect(view.status == .completed)
         let account = try await d.profile("u1")["records"]?["account"]
         #expect(account?["path"] == "existing")
-        #expect(account?["guide"] == [
-            "completedItems": Answers.fourItems["completedItems"] ?? .null, "skipped": false, "secondsSpent": 35,
-        ])
+        #expect(
+            account?["guide"] == [
+                "completedItems": Answers.fourItems["completedItems"] ?? .null, "skipped": false, "secondsSpent": 35,
+            ])
     }
 
     @Test func aGuideNeverShownIsNotRecorded() async throws {

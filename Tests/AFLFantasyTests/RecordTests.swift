@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AFLFantasy
 
 /// The typed `account` record (`Account`) reads and writes exactly the JSON a real completion
@@ -23,9 +24,11 @@ import Testing
         let view = try await d.walk(try await atTeamChoice(d), [Answers.existingTeam, Answers.personal, Answers.credentials, [:]])
         #expect(view.status == .completed)
         let wire = try await d.profile("u1")["records"]?["account"]
-        #expect(try roundTrip(Account.self, wire) == Account(
-            firstName: "Jordan Lee", email: "jordan@example.com.au", teamId: "123456", teamName: "Bont's Bandits",
-            hasExistingTeam: true, teamChoiceSkipped: false, path: .existing, teamValidation: .passed))
+        #expect(
+            try roundTrip(Account.self, wire)
+                == Account(
+                    firstName: "Jordan Lee", email: "jordan@example.com.au", teamId: "123456", teamName: "Bont's Bandits",
+                    hasExistingTeam: true, teamChoiceSkipped: false, path: .existing, teamValidation: .passed))
         #expect(wire?.objectValue?["guide"] == nil)
     }
 
@@ -42,8 +45,10 @@ import Testing
         #expect(wire?.objectValue?["teamName"] == .null)
         #expect(account.path == .created)
         #expect(account.teamValidation == .fallback)
-        #expect(account.guide == Account.Guide(
-            completedItems: ["visit_website", "sign_in", "pick_squad", "save_team", "find_team_id"],
-            skipped: false, secondsSpent: 42.5))
+        #expect(
+            account.guide
+                == Account.Guide(
+                    completedItems: ["visit_website", "sign_in", "pick_squad", "save_team", "find_team_id"],
+                    skipped: false, secondsSpent: 42.5))
     }
 }

@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AFLFantasy
 
 /// What each step shows and accepts: team choice's pathways and carousel, the guide's checklist
@@ -47,8 +48,11 @@ import Testing
         let view = try await atTeamChoice(d)
         let missing = await d.refuse(view)
         #expect(missing?.code == -32004)
-        #expect(missing?.fieldErrors == [FieldError(
-            field: "hasExistingTeam", code: .required, message: "Choose Connect Existing Team or I Need to Create One.")])
+        #expect(
+            missing?.fieldErrors == [
+                FieldError(
+                    field: "hasExistingTeam", code: .required, message: "Choose Connect Existing Team or I Need to Create One.")
+            ])
         let wrongType = await d.refuse(view, ["hasExistingTeam": "yes"])
         #expect(wrongType?.fieldErrors.first?.code == .invalidType)
         // Nothing moved.
@@ -81,24 +85,31 @@ import Testing
 
         let three = await d.refuse(view, ["completedItems": ["visit_website", "sign_in", "find_team_id"]])
         #expect(three?.code == -32004)
-        #expect(three?.fieldErrors == [FieldError(
-            field: "completedItems", code: .count,
-            message: "Complete at least 4 of the 5 steps to continue (you've ticked 3). "
-                + "Still to do: Pick your squad and Name and save your team.")])
+        #expect(
+            three?.fieldErrors == [
+                FieldError(
+                    field: "completedItems", code: .count,
+                    message: "Complete at least 4 of the 5 steps to continue (you've ticked 3). "
+                        + "Still to do: Pick your squad and Name and save your team.")
+            ])
 
         let one = await d.refuse(view, ["completedItems": ["pick_squad"]])
         #expect(one?.fieldErrors.first?.code == .count)
-        #expect(one?.fieldErrors.first?.message == "Complete at least 4 of the 5 steps to continue (you've ticked 1). "
-            + "Still to do: Visit fantasy.afl.com.au, Sign in or register, Name and save your team and Find your Team ID.")
+        #expect(
+            one?.fieldErrors.first?.message == "Complete at least 4 of the 5 steps to continue (you've ticked 1). "
+                + "Still to do: Visit fantasy.afl.com.au, Sign in or register, Name and save your team and Find your Team ID.")
 
         // Nothing ticked is the core's `required`, with the same message naming all five.
         for values: [String: JSONValue] in [[:], ["completedItems": []]] {
             let none = await d.refuse(view, values)
-            #expect(none?.fieldErrors == [FieldError(
-                field: "completedItems", code: .required,
-                message: "Complete at least 4 of the 5 steps to continue (you haven't ticked any yet). "
-                    + "Still to do: Visit fantasy.afl.com.au, Sign in or register, Pick your squad, "
-                    + "Name and save your team and Find your Team ID.")])
+            #expect(
+                none?.fieldErrors == [
+                    FieldError(
+                        field: "completedItems", code: .required,
+                        message: "Complete at least 4 of the 5 steps to continue (you haven't ticked any yet). "
+                            + "Still to do: Visit fantasy.afl.com.au, Sign in or register, Pick your squad, "
+                            + "Name and save your team and Find your Team ID.")
+                ])
         }
 
         let unknown = await d.refuse(view, ["completedItems": ["visit_website", "sign_in", "pick_squad", "bribe_umpire"]])
@@ -156,10 +167,11 @@ import Testing
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.existingTeam)
         let error = await d.refuse(view, ["firstName": "   "])
-        #expect(error?.fieldErrors == [
-            FieldError(field: "firstName", code: .required, message: "Please enter your first name."),
-            FieldError(field: "email", code: .required, message: "Please enter your email address."),
-        ])
+        #expect(
+            error?.fieldErrors == [
+                FieldError(field: "firstName", code: .required, message: "Please enter your first name."),
+                FieldError(field: "email", code: .required, message: "Please enter your email address."),
+            ])
         let long = await d.refuse(view, ["firstName": .string(String(repeating: "x", count: 51)), "email": "a@b.co"])
         #expect(long?.fieldErrors.first?.code == .tooLong)
         let tooLongEmail = await d.refuse(view, ["firstName": "Jo", "email": .string(String(repeating: "a", count: 250) + "@b.com")])
@@ -172,9 +184,12 @@ import Testing
         var view = try await atTeamChoice(d)
         view = try await d.walk(view, [Answers.existingTeam, Answers.personal])
         let error = await d.refuse(view, ["teamId": .string(teamId)])
-        #expect(error?.fieldErrors == [FieldError(
-            field: "teamId", code: .invalidFormat,
-            message: "Your Team ID is 4 to 10 digits. You'll find it on your team page at fantasy.afl.com.au.")])
+        #expect(
+            error?.fieldErrors == [
+                FieldError(
+                    field: "teamId", code: .invalidFormat,
+                    message: "Your Team ID is 4 to 10 digits. You'll find it on your team page at fantasy.afl.com.au.")
+            ])
     }
 
     @Test func teamIdRulesAndOptionalTeamName() async throws {
@@ -184,8 +199,10 @@ import Testing
         #expect(view.field("teamId")?["minLength"] == 4)
         #expect(view.field("teamId")?["maxLength"] == 10)
         #expect(view.field("teamName")?["required"] == false)
-        #expect(await d.refuse(view)?.fieldErrors.first == FieldError(
-            field: "teamId", code: .required, message: "Enter your Team ID to connect your team."))
+        #expect(
+            await d.refuse(view)?.fieldErrors.first
+                == FieldError(
+                    field: "teamId", code: .required, message: "Enter your Team ID to connect your team."))
         #expect(await d.refuse(view, ["teamId": 123456])?.fieldErrors.first?.code == .invalidType)
         let longName = await d.refuse(view, ["teamId": "1234", "teamName": .string(String(repeating: "n", count: 51))])
         #expect(longName?.fieldErrors.map(\.code) == [.tooLong])
@@ -213,22 +230,25 @@ import Testing
     @Test func describeDrawsBothPathsAndTheWayBackFromValidation() async throws {
         let d = try FlowDriver(plugin: AFLFantasyPlugin())
         let described = try await d.call("flow.describe", [:])
-        #expect(described["steps"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [
-            "splash", "welcome", "team_choice", "create_team_guide", "personal_info", "credentials", "validation",
-        ])
-        #expect(described["steps"]?.arrayValue?.compactMap { $0["kind"]?.stringValue } == [
-            "content", "content", "question", "checklist", "question", "question", "processing",
-        ])
-        #expect(described["edges"] == [
-            ["from": "splash", "to": "welcome"],
-            ["from": "welcome", "to": "team_choice"],
-            ["from": "team_choice", "to": "create_team_guide", "when": "hasExistingTeam = false"],
-            ["from": "team_choice", "to": "personal_info", "when": "otherwise"],
-            ["from": "create_team_guide", "to": "personal_info"],
-            ["from": "personal_info", "to": "credentials"],
-            ["from": "credentials", "to": "validation"],
-            ["from": "validation", "to": "credentials", "when": "team refused by the validator"],
-        ])
+        #expect(
+            described["steps"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [
+                "splash", "welcome", "team_choice", "create_team_guide", "personal_info", "credentials", "validation",
+            ])
+        #expect(
+            described["steps"]?.arrayValue?.compactMap { $0["kind"]?.stringValue } == [
+                "content", "content", "question", "checklist", "question", "question", "processing",
+            ])
+        #expect(
+            described["edges"] == [
+                ["from": "splash", "to": "welcome"],
+                ["from": "welcome", "to": "team_choice"],
+                ["from": "team_choice", "to": "create_team_guide", "when": "hasExistingTeam = false"],
+                ["from": "team_choice", "to": "personal_info", "when": "otherwise"],
+                ["from": "create_team_guide", "to": "personal_info"],
+                ["from": "personal_info", "to": "credentials"],
+                ["from": "credentials", "to": "validation"],
+                ["from": "validation", "to": "credentials", "when": "team refused by the validator"],
+            ])
         let mermaid = try #require(described["mermaid"]?.stringValue)
         #expect(mermaid.contains("validation --> done"))
         #expect(mermaid.contains(#"team_choice -->|"hasExistingTeam = false"| create_team_guide"#))

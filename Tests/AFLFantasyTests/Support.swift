@@ -1,11 +1,12 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Synchronization
+
 @testable import AFLFantasy
 
 /// Answers that take a session through each question step.
@@ -14,7 +15,7 @@ enum Answers {
     static let newTeam: [String: JSONValue] = ["hasExistingTeam": false]
     static let fourItems: [String: JSONValue] = ["completedItems": ["visit_website", "sign_in", "pick_squad", "find_team_id"]]
     static let allItems: [String: JSONValue] = [
-        "completedItems": ["visit_website", "sign_in", "pick_squad", "save_team", "find_team_id"],
+        "completedItems": ["visit_website", "sign_in", "pick_squad", "save_team", "find_team_id"]
     ]
     static let personal: [String: JSONValue] = ["firstName": "Jordan Lee", "email": "jordan@example.com.au"]
     static let credentials: [String: JSONValue] = ["teamId": "123456", "teamName": "Bont's Bandits"]

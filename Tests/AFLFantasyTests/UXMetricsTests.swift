@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AFLFantasy
 
 /// The seed's "UX Metrics to Track", read from `analytics.funnel` after nine simulated users:
@@ -120,19 +121,21 @@ import Testing
         #expect(funnel["deferred"] == 0)
         #expect(funnel["rejected"] == 0)
         #expect(funnel["completionRate"] == 0.5556)
-        #expect(funnel["steps"] == [
-            ["id": "splash", "reached": 9, "left": 9, "dropped": 0, "medianSeconds": 1],
-            ["id": "welcome", "reached": 9, "left": 9, "dropped": 0, "medianSeconds": 2],
-            ["id": "team_choice", "reached": 9, "left": 8, "dropped": 1, "medianSeconds": 5.5],
-            ["id": "create_team_guide", "reached": 5, "left": 4, "dropped": 1, "medianSeconds": 45],
-            ["id": "personal_info", "reached": 7, "left": 6, "dropped": 1, "medianSeconds": 19],
-            ["id": "credentials", "reached": 6, "left": 5, "dropped": 1, "medianSeconds": 10],
-            ["id": "validation", "reached": 5, "left": 5, "dropped": 0, "medianSeconds": 1],
-        ])
-        #expect(funnel["branches"] == [
-            ["from": "team_choice", "to": "personal_info", "count": 4, "completed": 2],
-            ["from": "team_choice", "to": "create_team_guide", "count": 5, "completed": 3],
-        ])
+        #expect(
+            funnel["steps"] == [
+                ["id": "splash", "reached": 9, "left": 9, "dropped": 0, "medianSeconds": 1],
+                ["id": "welcome", "reached": 9, "left": 9, "dropped": 0, "medianSeconds": 2],
+                ["id": "team_choice", "reached": 9, "left": 8, "dropped": 1, "medianSeconds": 5.5],
+                ["id": "create_team_guide", "reached": 5, "left": 4, "dropped": 1, "medianSeconds": 45],
+                ["id": "personal_info", "reached": 7, "left": 6, "dropped": 1, "medianSeconds": 19],
+                ["id": "credentials", "reached": 6, "left": 5, "dropped": 1, "medianSeconds": 10],
+                ["id": "validation", "reached": 5, "left": 5, "dropped": 0, "medianSeconds": 1],
+            ])
+        #expect(
+            funnel["branches"] == [
+                ["from": "team_choice", "to": "personal_info", "count": 4, "completed": 2],
+                ["from": "team_choice", "to": "create_team_guide", "count": 5, "completed": 3],
+            ])
         #expect(funnel["skips"] == [["step": "team_choice", "count": 1], ["step": "create_team_guide", "count": 1]])
     }
 
@@ -183,13 +186,15 @@ import Testing
     /// Metric 4: where users abandon the flow: the step each unfinished session last arrived on.
     @Test func dropOffByStep() async throws {
         let (_, funnel) = try await funnel()
-        let dropped = Dictionary(uniqueKeysWithValues: try #require(funnel["steps"]?.arrayValue).compactMap { step in
-            step["id"]?.stringValue.map { ($0, step["dropped"]?.intValue ?? -1) }
-        })
-        #expect(dropped == [
-            "splash": 0, "welcome": 0, "team_choice": 1, "create_team_guide": 1, "personal_info": 1,
-            "credentials": 1, "validation": 0,
-        ])
+        let dropped = Dictionary(
+            uniqueKeysWithValues: try #require(funnel["steps"]?.arrayValue).compactMap { step in
+                step["id"]?.stringValue.map { ($0, step["dropped"]?.intValue ?? -1) }
+            })
+        #expect(
+            dropped == [
+                "splash": 0, "welcome": 0, "team_choice": 1, "create_team_guide": 1, "personal_info": 1,
+                "credentials": 1, "validation": 0,
+            ])
         let started = try #require(funnel["started"]?.intValue)
         let completed = try #require(funnel["completed"]?.intValue)
         #expect(dropped.values.reduce(0, +) == started - completed)

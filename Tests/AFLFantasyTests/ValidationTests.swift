@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AFLFantasy
 
 /// The `validation` step through injected TeamValidators: a refusal and the recovery, an outage,
@@ -59,10 +60,11 @@ import Testing
         #expect(logs.all == ["AFLFantasy [AFLFantasy] info team validator refused a Team ID step=validation"])
         view = try await d.submit(try await d.submit(view, Answers.team("222222")))
         #expect(view.status == .completed)
-        #expect(logs.all == [
-            "AFLFantasy [AFLFantasy] info team validator refused a Team ID step=validation",
-            "AFLFantasy [AFLFantasy] info onboarding completed path=existing validatedBy=validator",
-        ])
+        #expect(
+            logs.all == [
+                "AFLFantasy [AFLFantasy] info team validator refused a Team ID step=validation",
+                "AFLFantasy [AFLFantasy] info onboarding completed path=existing validatedBy=validator",
+            ])
     }
 
     @Test func theErrorsStayOnCredentialsUntilItsNextSubmit() async throws {

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// The AirFit flow end to end through the real binary: JSON lines in, JSON lines out.
@@ -17,7 +17,9 @@ struct AirFitWalkTests {
 
     @Test func walkTheWholeFlowAndReadTheProfile() async throws {
         try await PlatformdProcess.withServer { server in
-            var view = try await Self.result(server, #"""
+            var view = try await Self.result(
+                server,
+                #"""
                 {"jsonrpc":"2.0","id":1,"method":"flow.start","params":{"tenant":"airfit","userId":"walker","user":{"firstName":"Jordan Lee"}}}
                 """#)
             let session = try #require(view["sessionId"]?.stringValue)
@@ -26,11 +28,15 @@ struct AirFitWalkTests {
             #expect(view["progress"]?["label"] == "1 of 8")
 
             // Maybe Later, then flow.start returns the deferred session, then Begin.
-            view = try await Self.result(server, """
+            view = try await Self.result(
+                server,
+                """
                 {"jsonrpc":"2.0","id":2,"method":"flow.submit","params":{"tenant":"airfit","sessionId":"\(session)","stepId":"opening_screen","revision":0,"action":"later"}}
                 """)
             #expect(view["status"] == "deferred")
-            view = try await Self.result(server, #"""
+            view = try await Self.result(
+                server,
+                #"""
                 {"jsonrpc":"2.0","id":3,"method":"flow.start","params":{"tenant":"airfit","userId":"walker"}}
                 """#)
             #expect(view["status"] == "deferred")
@@ -42,7 +48,10 @@ struct AirFitWalkTests {
                 ("core_aspiration", #"{"aspirationPreset":"describe_own","aspirationText":"Lose 10 pounds by summer"}"#),
                 ("coaching_style", #"{"authoritativeDirect":0,"empatheticEncouraging":0,"analyticalInsightful":0,"playfullyProvocative":0}"#),
                 ("engagement_preferences", #"{"engagementPreset":"consistentBalanced"}"#),
-                ("typical_availability", #"{"availability":[{"dayOfWeek":6,"startTime":"09:00","endTime":"10:30"},{"dayOfWeek":2,"startTime":"19:00","endTime":"20:00"}]}"#),
+                (
+                    "typical_availability",
+                    #"{"availability":[{"dayOfWeek":6,"startTime":"09:00","endTime":"10:30"},{"dayOfWeek":2,"startTime":"19:00","endTime":"20:00"}]}"#
+                ),
                 ("sleep_and_boundaries", #"{"sleepBedtime":"23:30","sleepWakeTime":"07:00"}"#),
                 ("motivation_and_checkins", #"{"preferredUnits":"metric"}"#),
                 ("generating_coach", "{}"),
@@ -51,7 +60,9 @@ struct AirFitWalkTests {
             for step in steps {
                 #expect(view["step"]?["id"] == .string(step.id))
                 let revision = try #require(view["revision"]?.intValue)
-                view = try await Self.result(server, """
+                view = try await Self.result(
+                    server,
+                    """
                     {"jsonrpc":"2.0","id":\(id),"method":"flow.submit","params":{"tenant":"airfit","sessionId":"\(session)","stepId":"\(step.id)","revision":\(revision),"values":\(step.values)}}
                     """)
                 id += 1
@@ -65,14 +76,18 @@ struct AirFitWalkTests {
             #expect(completion["records"] == ["onboarding_profile", "user"])
             let screen = try #require(completion["screen"])
             #expect(screen["title"] == "Your AirFit Coach Is Ready")
-            #expect(screen["actions"] == [
-                ["id": "begin", "label": "Begin with My Coach"], ["id": "refine", "label": "Review & Refine Settings"],
-            ])
-            #expect(screen["summary"]?.arrayValue?.map { $0["id"]?.stringValue } == [
-                "coachingStyle", "aspiration", "engagementStyle", "communicationBoundaries", "establishBaseline",
-            ])
+            #expect(
+                screen["actions"] == [
+                    ["id": "begin", "label": "Begin with My Coach"], ["id": "refine", "label": "Review & Refine Settings"],
+                ])
+            #expect(
+                screen["summary"]?.arrayValue?.map { $0["id"]?.stringValue } == [
+                    "coachingStyle", "aspiration", "engagementStyle", "communicationBoundaries", "establishBaseline",
+                ])
 
-            let profile = try await Self.result(server, #"""
+            let profile = try await Self.result(
+                server,
+                #"""
                 {"jsonrpc":"2.0","id":20,"method":"profile.get","params":{"tenant":"airfit","userId":"walker"}}
                 """#)
             #expect(profile["tenant"] == "airfit")
@@ -83,9 +98,10 @@ struct AirFitWalkTests {
             #expect(onboarding["establishBaseline"] == true)
             let persona = try #require(onboarding["personaProfile"])
             #expect(persona["schemaVersion"] == 1)
-            #expect(persona["coachingBlend"] == [
-                "authoritativeDirect": 25, "empatheticEncouraging": 25, "analyticalInsightful": 25, "playfullyProvocative": 25,
-            ])
+            #expect(
+                persona["coachingBlend"] == [
+                    "authoritativeDirect": 25, "empatheticEncouraging": 25, "analyticalInsightful": 25, "playfullyProvocative": 25,
+                ])
             let goal = try #require(persona["goal"])
             #expect(goal["text"] == "Lose 10 pounds by summer")
             #expect(goal["structured"]?["goal_type"] == "weight_loss")
@@ -93,25 +109,31 @@ struct AirFitWalkTests {
             #expect(goal["structured"]?["target"] == ["value": 10, "unit": "lb"])
             // Weeks to 1 June depend on today's date; the text gives a timeframe, so there is one.
             #expect((1...52).contains(goal["structured"]?["timeframe_weeks"]?.intValue ?? 0))
-            #expect(persona["trackingStyle"] == [
-                "preset": "consistentBalanced", "detailedTracking": false, "dailyInsights": false, "autoRecoveryAdjust": true,
-            ])
-            #expect(persona["availability"] == [
-                ["dayOfWeek": 2, "startTime": "19:00", "endTime": "20:00", "durationMinutes": 60],
-                ["dayOfWeek": 6, "startTime": "09:00", "endTime": "10:30", "durationMinutes": 90],
-            ])
-            #expect(persona["sleep"] == [
-                "bedtime": "23:30", "wakeTime": "07:00", "rhythm": "consistent", "durationMinutes": 450, "crossesMidnight": true,
-            ])
+            #expect(
+                persona["trackingStyle"] == [
+                    "preset": "consistentBalanced", "detailedTracking": false, "dailyInsights": false, "autoRecoveryAdjust": true,
+                ])
+            #expect(
+                persona["availability"] == [
+                    ["dayOfWeek": 2, "startTime": "19:00", "endTime": "20:00", "durationMinutes": 60],
+                    ["dayOfWeek": 6, "startTime": "09:00", "endTime": "10:30", "durationMinutes": 90],
+                ])
+            #expect(
+                persona["sleep"] == [
+                    "bedtime": "23:30", "wakeTime": "07:00", "rhythm": "consistent", "durationMinutes": 450, "crossesMidnight": true,
+                ])
             #expect(persona["celebrationStyle"] == "subtleAffirming")
             #expect(persona["absenceResponse"] == "gentleNudge")
             #expect(persona["units"] == "metric")
-            #expect(onboarding["communicationPreferences"] == [
-                "quietHours": ["start": "23:30", "end": "07:00", "durationMinutes": 450],
-                "achievementAcknowledgement": "subtleAffirming", "inactivityResponse": "gentleNudge", "insightCadence": "weekly",
-            ])
+            #expect(
+                onboarding["communicationPreferences"] == [
+                    "quietHours": ["start": "23:30", "end": "07:00", "durationMinutes": 450],
+                    "achievementAcknowledgement": "subtleAffirming", "inactivityResponse": "gentleNudge", "insightCadence": "weekly",
+                ])
 
-            let updated = try await Self.result(server, #"""
+            let updated = try await Self.result(
+                server,
+                #"""
                 {"jsonrpc":"2.0","id":21,"method":"profile.update","params":{"tenant":"airfit","userId":"walker","values":{"establishBaseline":false}}}
                 """#)
             #expect(updated["records"]?["onboarding_profile"]?["establishBaseline"] == false)
@@ -122,7 +144,9 @@ struct AirFitWalkTests {
 
     @Test func refusalsComeBackAsValidationErrors() async throws {
         try await PlatformdProcess.withServer { server in
-            let start = try await Self.result(server, #"""
+            let start = try await Self.result(
+                server,
+                #"""
                 {"jsonrpc":"2.0","id":1,"method":"flow.start","params":{"tenant":"airfit","userId":"overlapper"}}
                 """#)
             let session = try #require(start["sessionId"]?.stringValue)
@@ -131,18 +155,24 @@ struct AirFitWalkTests {
                 ("coaching_style", "{}"), ("engagement_preferences", "{}"),
             ]
             for (revision, step) in walk.enumerated() {
-                _ = try await Self.result(server, """
+                _ = try await Self.result(
+                    server,
+                    """
                     {"jsonrpc":"2.0","id":2,"method":"flow.submit","params":{"tenant":"airfit","sessionId":"\(session)","stepId":"\(step.0)","revision":\(revision),"values":\(step.1)}}
                     """)
             }
-            let reply = try await server.request("""
+            let reply = try await server.request(
+                """
                 {"jsonrpc":"2.0","id":3,"method":"flow.submit","params":{"tenant":"airfit","sessionId":"\(session)","stepId":"typical_availability","revision":5,"values":{"availability":[{"dayOfWeek":1,"startTime":"07:00","endTime":"08:00"},{"dayOfWeek":1,"startTime":"07:30","endTime":"09:00"}]}}}
                 """)
             expectError(reply, code: -32004, id: 3)
-            #expect(reply["error"]?["data"]?["errors"] == [[
-                "field": "availability", "code": "overlap",
-                "message": "Monday 07:00–08:00 overlaps Monday 07:30–09:00. Adjust or remove one of them.",
-            ]])
+            #expect(
+                reply["error"]?["data"]?["errors"] == [
+                    [
+                        "field": "availability", "code": "overlap",
+                        "message": "Monday 07:00–08:00 overlaps Monday 07:30–09:00. Adjust or remove one of them.",
+                    ]
+                ])
             #expect(reply["error"]?["data"]?["session"]?["revision"] == 5)
         }
     }

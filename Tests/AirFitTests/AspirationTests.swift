@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AirFit
 
 @Suite struct CoreAspiration {
@@ -14,10 +15,11 @@ import Testing
         let preset = try #require(view.field("aspirationPreset"))
         #expect(preset["type"] == "choice")
         #expect(preset["required"] == true)
-        #expect(preset["options"]?.arrayValue?.map { $0["value"]?.stringValue } == [
-            "build_strength", "improve_endurance", "elevate_performance", "lasting_health", "recover_rebuild",
-            "body_composition", "describe_own",
-        ])
+        #expect(
+            preset["options"]?.arrayValue?.map { $0["value"]?.stringValue } == [
+                "build_strength", "improve_endurance", "elevate_performance", "lasting_health", "recover_rebuild",
+                "body_composition", "describe_own",
+            ])
         #expect(preset["options"]?.arrayValue?.allSatisfy { $0["detail"]?.stringValue?.isEmpty == false } == true)
         let text = try #require(view.field("aspirationText"))
         #expect(text["type"] == "text")
@@ -66,10 +68,11 @@ import Testing
         #expect(goal?["preset"] == "describe_own")
         #expect(goal?["label"] == "Describe Your Own")
         #expect(goal?["text"] == "Run a sub-25 minute 5k in 12 weeks")
-        #expect(goal?["structured"] == [
-            "goal_type": "endurance", "primary_metric": "race_time",
-            "target": ["value": 25, "unit": "min"], "timeframe_weeks": 12,
-        ])
+        #expect(
+            goal?["structured"] == [
+                "goal_type": "endurance", "primary_metric": "race_time",
+                "target": ["value": 25, "unit": "min"], "timeframe_weeks": 12,
+            ])
         #expect(goal?["analysis"] == ["source": "analysis", "analyzer": "offline", "fellBack": false])
         let summary = done.completion?["screen"]?["summary"]?.arrayValue?.first { $0["id"] == "aspiration" }
         #expect(summary?["text"] == "“Run a sub-25 minute 5k in 12 weeks”")

@@ -29,10 +29,15 @@ struct ClientWalkTests {
                 ("core_aspiration", ["aspirationPreset": "describe_own", "aspirationText": "Lose 10 pounds by summer"]),
                 ("coaching_style", ["authoritativeDirect": 0, "empatheticEncouraging": 0, "analyticalInsightful": 0, "playfullyProvocative": 0]),
                 ("engagement_preferences", ["engagementPreset": "consistentBalanced"]),
-                ("typical_availability", ["availability": [
-                    ["dayOfWeek": 6, "startTime": "09:00", "endTime": "10:30"],
-                    ["dayOfWeek": 2, "startTime": "19:00", "endTime": "20:00"],
-                ]]),
+                (
+                    "typical_availability",
+                    [
+                        "availability": [
+                            ["dayOfWeek": 6, "startTime": "09:00", "endTime": "10:30"],
+                            ["dayOfWeek": 2, "startTime": "19:00", "endTime": "20:00"],
+                        ]
+                    ]
+                ),
                 ("sleep_and_boundaries", ["sleepBedtime": "23:30", "sleepWakeTime": "07:00"]),
                 ("motivation_and_checkins", ["preferredUnits": "metric"]),
                 ("generating_coach", [:]),
@@ -42,14 +47,21 @@ struct ClientWalkTests {
                 if step.id == "typical_availability" {
                     // Overlapping windows are refused with a reason for the person.
                     let overlap = try await #require(throws: PlatformClientError.self) {
-                        try await client.submit(view, values: ["availability": [
-                            ["dayOfWeek": 1, "startTime": "07:00", "endTime": "08:00"],
-                            ["dayOfWeek": 1, "startTime": "07:30", "endTime": "09:00"],
-                        ]])
+                        try await client.submit(
+                            view,
+                            values: [
+                                "availability": [
+                                    ["dayOfWeek": 1, "startTime": "07:00", "endTime": "08:00"],
+                                    ["dayOfWeek": 1, "startTime": "07:30", "endTime": "09:00"],
+                                ]
+                            ])
                     }
-                    #expect(overlap.fieldErrors == [FieldError(
-                        field: "availability", code: .overlap,
-                        message: "Monday 07:00–08:00 overlaps Monday 07:30–09:00. Adjust or remove one of them.")])
+                    #expect(
+                        overlap.fieldErrors == [
+                            FieldError(
+                                field: "availability", code: .overlap,
+                                message: "Monday 07:00–08:00 overlaps Monday 07:30–09:00. Adjust or remove one of them.")
+                        ])
                     #expect(overlap.session?.revision == view.revision)
                 }
                 view = try await client.submit(view, values: step.values)
@@ -59,9 +71,10 @@ struct ClientWalkTests {
             #expect(view.completion?.message == "Your AirFit Coach is ready, Jordan.")
             #expect(view.completion?.records == ["onboarding_profile", "user"])
             #expect(view.completion?.screen?.title == "Your AirFit Coach Is Ready")
-            #expect(view.completion?.screen?.actions == [
-                StepAction("begin", "Begin with My Coach"), StepAction("refine", "Review & Refine Settings"),
-            ])
+            #expect(
+                view.completion?.screen?.actions == [
+                    StepAction("begin", "Begin with My Coach"), StepAction("refine", "Review & Refine Settings"),
+                ])
 
             let profile = try await client.profile(tenant: "airfit", userId: "walker")
             #expect(profile.records["user"] == ["preferredUnits": "metric"])

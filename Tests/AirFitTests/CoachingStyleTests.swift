@@ -1,9 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AirFit
 
 @Suite struct CoachingStyleSliders {
@@ -42,13 +43,16 @@ import Testing
     @Test func slidersTakeWholeNumbersFromZeroToHundred() async throws {
         let d = try driver()
         let view = try await walk(d, to: .coachingStyle)
-        let error = await d.refuse(view, [
-            "authoritativeDirect": 101, "empatheticEncouraging": -1, "analyticalInsightful": 50.5, "playfullyProvocative": "high",
-        ])
-        #expect(codes(error) == [
-            "authoritativeDirect": .outOfRange, "empatheticEncouraging": .outOfRange,
-            "analyticalInsightful": .invalidFormat, "playfullyProvocative": .invalidType,
-        ])
+        let error = await d.refuse(
+            view,
+            [
+                "authoritativeDirect": 101, "empatheticEncouraging": -1, "analyticalInsightful": 50.5, "playfullyProvocative": "high",
+            ])
+        #expect(
+            codes(error) == [
+                "authoritativeDirect": .outOfRange, "empatheticEncouraging": .outOfRange,
+                "analyticalInsightful": .invalidFormat, "playfullyProvocative": .invalidType,
+            ])
         #expect(error?.fieldErrors.first { $0.field == "authoritativeDirect" }?.message == "Set Authoritative & Direct anywhere from 0 to 100.")
         #expect(error?.fieldErrors.first { $0.field == "analyticalInsightful" }?.message == "Set Analytical & Insightful to a whole number from 0 to 100.")
     }
@@ -102,22 +106,30 @@ import Testing
     @Test func sharesAlwaysSumToExactly100() {
         var failures: [[Int]] = []
         let grid = Array(stride(from: 0, through: 100, by: 9)) + [1, 100]
-        for a in grid { for e in grid { for n in grid { for p in grid {
-            let values = [a, e, n, p]
-            let shares = blend(a, e, n, p)
-            let zeroStaysZero = values.allSatisfy { $0 == 0 } || zip(values, shares).allSatisfy { $0 > 0 || $1 == 0 }
-            if shares.reduce(0, +) != 100 || !zeroStaysZero { failures.append(values) }
-        } } } }
+        for a in grid {
+            for e in grid {
+                for n in grid {
+                    for p in grid {
+                        let values = [a, e, n, p]
+                        let shares = blend(a, e, n, p)
+                        let zeroStaysZero = values.allSatisfy { $0 == 0 } || zip(values, shares).allSatisfy { $0 > 0 || $1 == 0 }
+                        if shares.reduce(0, +) != 100 || !zeroStaysZero { failures.append(values) }
+                    }
+                }
+            }
+        }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
     @Test func summaryNamesTheLeaderTheBalanceAndTheTouches() {
         let blend = CoachingBlend([.authoritativeDirect: 10, .empatheticEncouraging: 60, .analyticalInsightful: 80, .playfullyProvocative: 20])
         #expect(blend.shares.map(\.percent) == [6, 35, 47, 12])
-        #expect(blend.summary == "Primarily Analytical & Insightful, balanced with Empathetic & Encouraging, "
-            + "with a touch of Playful & Provocative and Authoritative & Direct. Expect data-led guidance with the reasoning shown.")
-        #expect(CoachingBlend([:]).summary == "An even blend of Authoritative & Direct, Empathetic & Encouraging, "
-            + "Analytical & Insightful and Playful & Provocative. Expect clear direction and high standards.")
+        #expect(
+            blend.summary == "Primarily Analytical & Insightful, balanced with Empathetic & Encouraging, "
+                + "with a touch of Playful & Provocative and Authoritative & Direct. Expect data-led guidance with the reasoning shown.")
+        #expect(
+            CoachingBlend([:]).summary == "An even blend of Authoritative & Direct, Empathetic & Encouraging, "
+                + "Analytical & Insightful and Playful & Provocative. Expect clear direction and high standards.")
         #expect(CoachingBlend([.playfullyProvocative: 5]).summary == "Primarily Playful & Provocative. Expect friendly challenges and a lighter touch.")
     }
 }

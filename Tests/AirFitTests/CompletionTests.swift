@@ -1,9 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AirFit
 
 @Suite struct Completion {
@@ -48,83 +49,102 @@ import Testing
         #expect(onboarding["establishBaseline"] == true)
 
         let persona = try #require(onboarding["personaProfile"])
-        #expect(Set(persona.objectValue?.keys ?? [:].keys) == [
-            "schemaVersion", "lifeContext", "goal", "coachingBlend", "coachingStyleSliders", "trackingStyle",
-            "availability", "sleep", "celebrationStyle", "absenceResponse", "units",
-        ])
+        #expect(
+            Set(persona.objectValue?.keys ?? [:].keys) == [
+                "schemaVersion", "lifeContext", "goal", "coachingBlend", "coachingStyleSliders", "trackingStyle",
+                "availability", "sleep", "celebrationStyle", "absenceResponse", "units",
+            ])
         #expect(persona["schemaVersion"] == 1)
-        #expect(persona["lifeContext"] == [
-            "deskBound": true, "onFeet": false, "frequentTravel": false, "hasChildren": true,
-            "unpredictableSchedule": false, "prefersMorning": true, "prefersEvening": false,
-        ])
-        #expect(persona["goal"] == [
-            "preset": "describe_own", "label": "Describe Your Own", "text": "Run a sub-25 minute 5k in 12 weeks",
-            "structured": [
-                "goal_type": "endurance", "primary_metric": "race_time",
-                "target": ["value": 25, "unit": "min"], "timeframe_weeks": 12,
-            ],
-            "analysis": ["source": "analysis", "analyzer": "offline", "fellBack": false],
-        ])
-        #expect(persona["coachingBlend"] == [
-            "authoritativeDirect": 22, "empatheticEncouraging": 34, "analyticalInsightful": 33, "playfullyProvocative": 11,
-        ])
-        #expect(persona["coachingStyleSliders"] == [
-            "authoritativeDirect": 40, "empatheticEncouraging": 60, "analyticalInsightful": 60, "playfullyProvocative": 20,
-        ])
-        #expect(persona["trackingStyle"] == [
-            "preset": "custom", "detailedTracking": true, "dailyInsights": false, "autoRecoveryAdjust": true,
-        ])
-        #expect(persona["availability"] == [
-            ["dayOfWeek": 1, "startTime": "06:00", "endTime": "07:00", "durationMinutes": 60],
-            ["dayOfWeek": 3, "startTime": "18:00", "endTime": "19:00", "durationMinutes": 60],
-        ])
-        #expect(persona["sleep"] == [
-            "bedtime": "23:15", "wakeTime": "06:45", "rhythm": "weekendsDifferent", "durationMinutes": 450, "crossesMidnight": true,
-        ])
+        #expect(
+            persona["lifeContext"] == [
+                "deskBound": true, "onFeet": false, "frequentTravel": false, "hasChildren": true,
+                "unpredictableSchedule": false, "prefersMorning": true, "prefersEvening": false,
+            ])
+        #expect(
+            persona["goal"] == [
+                "preset": "describe_own", "label": "Describe Your Own", "text": "Run a sub-25 minute 5k in 12 weeks",
+                "structured": [
+                    "goal_type": "endurance", "primary_metric": "race_time",
+                    "target": ["value": 25, "unit": "min"], "timeframe_weeks": 12,
+                ],
+                "analysis": ["source": "analysis", "analyzer": "offline", "fellBack": false],
+            ])
+        #expect(
+            persona["coachingBlend"] == [
+                "authoritativeDirect": 22, "empatheticEncouraging": 34, "analyticalInsightful": 33, "playfullyProvocative": 11,
+            ])
+        #expect(
+            persona["coachingStyleSliders"] == [
+                "authoritativeDirect": 40, "empatheticEncouraging": 60, "analyticalInsightful": 60, "playfullyProvocative": 20,
+            ])
+        #expect(
+            persona["trackingStyle"] == [
+                "preset": "custom", "detailedTracking": true, "dailyInsights": false, "autoRecoveryAdjust": true,
+            ])
+        #expect(
+            persona["availability"] == [
+                ["dayOfWeek": 1, "startTime": "06:00", "endTime": "07:00", "durationMinutes": 60],
+                ["dayOfWeek": 3, "startTime": "18:00", "endTime": "19:00", "durationMinutes": 60],
+            ])
+        #expect(
+            persona["sleep"] == [
+                "bedtime": "23:15", "wakeTime": "06:45", "rhythm": "weekendsDifferent", "durationMinutes": 450, "crossesMidnight": true,
+            ])
         #expect(persona["celebrationStyle"] == "enthusiasticCelebratory")
         #expect(persona["absenceResponse"] == "respectSpace")
         #expect(persona["units"] == "metric")
 
-        #expect(onboarding["communicationPreferences"] == [
-            "quietHours": ["start": "23:15", "end": "06:45", "durationMinutes": 450],
-            "achievementAcknowledgement": "enthusiasticCelebratory",
-            "inactivityResponse": "respectSpace",
-            "insightCadence": "weekly",
-        ])
+        #expect(
+            onboarding["communicationPreferences"] == [
+                "quietHours": ["start": "23:15", "end": "06:45", "durationMinutes": 450],
+                "achievementAcknowledgement": "enthusiasticCelebratory",
+                "inactivityResponse": "respectSpace",
+                "insightCadence": "weekly",
+            ])
     }
 
     @Test func aWalkOfDefaultsGivesTheDefaultPersona() async throws {
         let d = try driver()
-        let done = try await complete(d, replacing: [
-            .lifeSnapshot: [:], .coachingStyle: [:], .engagementPreferences: [:], .typicalAvailability: [:],
-            .sleepAndBoundaries: [:], .motivationAndCheckins: [:], .coreAspiration: ["aspirationPreset": "build_strength"],
-        ])
+        let done = try await complete(
+            d,
+            replacing: [
+                .lifeSnapshot: [:], .coachingStyle: [:], .engagementPreferences: [:], .typicalAvailability: [:],
+                .sleepAndBoundaries: [:], .motivationAndCheckins: [:], .coreAspiration: ["aspirationPreset": "build_strength"],
+            ])
         #expect(done.status == .completed)
         let onboarding = try await d.profile("u1")["records"]?["onboarding_profile"]
         let persona = onboarding?["personaProfile"]
         #expect(persona?["lifeContext"]?.objectValue?.values.allSatisfy { $0 == false } == true)
-        #expect(persona?["coachingBlend"] == [
-            "authoritativeDirect": 22, "empatheticEncouraging": 34, "analyticalInsightful": 33, "playfullyProvocative": 11,
-        ])
-        #expect(persona?["trackingStyle"] == [
-            "preset": "dataDrivenPartnership", "detailedTracking": true, "dailyInsights": true, "autoRecoveryAdjust": true,
-        ])
+        #expect(
+            persona?["coachingBlend"] == [
+                "authoritativeDirect": 22, "empatheticEncouraging": 34, "analyticalInsightful": 33, "playfullyProvocative": 11,
+            ])
+        #expect(
+            persona?["trackingStyle"] == [
+                "preset": "dataDrivenPartnership", "detailedTracking": true, "dailyInsights": true, "autoRecoveryAdjust": true,
+            ])
         #expect(persona?["availability"] == [])
-        #expect(persona?["sleep"] == [
-            "bedtime": "22:30", "wakeTime": "06:30", "rhythm": "consistent", "durationMinutes": 480, "crossesMidnight": true,
-        ])
+        #expect(
+            persona?["sleep"] == [
+                "bedtime": "22:30", "wakeTime": "06:30", "rhythm": "consistent", "durationMinutes": 480, "crossesMidnight": true,
+            ])
         #expect(persona?["units"] == "imperial")
-        #expect(onboarding?["communicationPreferences"] == [
-            "quietHours": ["start": "22:30", "end": "06:30", "durationMinutes": 480],
-            "achievementAcknowledgement": "subtleAffirming", "inactivityResponse": "gentleNudge", "insightCadence": "daily",
-        ])
+        #expect(
+            onboarding?["communicationPreferences"] == [
+                "quietHours": ["start": "22:30", "end": "06:30", "durationMinutes": 480],
+                "achievementAcknowledgement": "subtleAffirming", "inactivityResponse": "gentleNudge", "insightCadence": "daily",
+            ])
     }
 
     @Test func allSlidersAtZeroBlendEvenly() async throws {
         let d = try driver()
-        _ = try await complete(d, replacing: [.coachingStyle: [
-            "authoritativeDirect": 0, "empatheticEncouraging": 0, "analyticalInsightful": 0, "playfullyProvocative": 0,
-        ]])
+        _ = try await complete(
+            d,
+            replacing: [
+                .coachingStyle: [
+                    "authoritativeDirect": 0, "empatheticEncouraging": 0, "analyticalInsightful": 0, "playfullyProvocative": 0,
+                ]
+            ])
         let blend = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["coachingBlend"]
         #expect(blend == ["authoritativeDirect": 25, "empatheticEncouraging": 25, "analyticalInsightful": 25, "playfullyProvocative": 25])
     }
@@ -135,21 +155,30 @@ import Testing
         let screen = try #require(done.completion?["screen"])
         #expect(screen["title"] == "Your AirFit Coach Is Ready")
         #expect(screen["body"] == "Meet your personalized AirFit Coach, Alex. Here is what your choices defined. You can refine any of it later.")
-        #expect(screen["actions"] == [
-            ["id": "begin", "label": "Begin with My Coach"], ["id": "refine", "label": "Review & Refine Settings"],
-        ])
+        #expect(
+            screen["actions"] == [
+                ["id": "begin", "label": "Begin with My Coach"], ["id": "refine", "label": "Review & Refine Settings"],
+            ])
         let summary = try #require(screen["summary"]?.arrayValue)
-        #expect(summary.map { $0["id"]?.stringValue } == [
-            "coachingStyle", "aspiration", "engagementStyle", "communicationBoundaries", "establishBaseline",
-        ])
-        #expect(summary.map { $0["label"]?.stringValue } == [
-            "Coaching Style", "Primary Aspiration", "Engagement Style", "Communication Boundaries", "Initial Focus",
-        ])
-        #expect(summary[0]["text"] == .string("Primarily Empathetic & Encouraging, balanced with Analytical & Insightful and "
-            + "Authoritative & Direct, with a touch of Playful & Provocative. Expect steady encouragement and genuine understanding."))
+        #expect(
+            summary.map { $0["id"]?.stringValue } == [
+                "coachingStyle", "aspiration", "engagementStyle", "communicationBoundaries", "establishBaseline",
+            ])
+        #expect(
+            summary.map { $0["label"]?.stringValue } == [
+                "Coaching Style", "Primary Aspiration", "Engagement Style", "Communication Boundaries", "Initial Focus",
+            ])
+        #expect(
+            summary[0]["text"]
+                == .string(
+                    "Primarily Empathetic & Encouraging, balanced with Analytical & Insightful and "
+                        + "Authoritative & Direct, with a touch of Playful & Provocative. Expect steady encouragement and genuine understanding."))
         #expect(summary[2]["text"] == "Customized: detailed tracking, weekly summaries and proactive recovery adjustments.")
-        #expect(summary[3]["text"] == .string("Quiet from 23:15 to 06:45 while you sleep. "
-            + "If you go quiet for a few days, your coach gives you space until you return."))
+        #expect(
+            summary[3]["text"]
+                == .string(
+                    "Quiet from 23:15 to 06:45 while you sleep. "
+                        + "If you go quiet for a few days, your coach gives you space until you return."))
         #expect(summary[4]["field"] == "establishBaseline")
         #expect(summary[4]["value"] == true)
         // The view shows the same screen on every later read.
@@ -167,7 +196,9 @@ import Testing
         let reread = try await d.profile("u1")["records"]?["onboarding_profile"]
         #expect(reread?["establishBaseline"] == false)
         #expect(reread?["personaProfile"]?["schemaVersion"] == 1)
-        #expect(try await d.call("profile.update", ["userId": "u1", "values": ["establishBaseline": true]])["records"]?["onboarding_profile"]?["establishBaseline"] == true)
+        #expect(
+            try await d.call("profile.update", ["userId": "u1", "values": ["establishBaseline": true]])["records"]?["onboarding_profile"]?["establishBaseline"]
+                == true)
     }
 
     @Test func onlyEstablishBaselineIsEditableAndOnlyAsABoolean() async throws {

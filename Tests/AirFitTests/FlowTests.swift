@@ -1,9 +1,10 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
 import Testing
+
 @testable import AirFit
 
 @Suite struct OpeningAndProgress {
@@ -57,9 +58,10 @@ import Testing
         let described = try await d.call("flow.describe")
         let steps = try #require(described["steps"]?.arrayValue)
         #expect(steps.map { $0["id"]?.stringValue } == AirFitStep.allCases.map(\.rawValue))
-        #expect(steps.map { $0["kind"]?.stringValue } == [
-            "content", "question", "question", "question", "question", "question", "question", "question", "processing",
-        ])
+        #expect(
+            steps.map { $0["kind"]?.stringValue } == [
+                "content", "question", "question", "question", "question", "question", "question", "question", "processing",
+            ])
         #expect(steps[2]["fields"] == ["aspirationPreset", "aspirationText"])
         #expect(steps[3]["fields"] == ["authoritativeDirect", "empatheticEncouraging", "analyticalInsightful", "playfullyProvocative"])
         #expect(steps[4]["fields"] == ["engagementPreset", "detailedTracking", "dailyInsights", "autoRecoveryAdjust"])

@@ -1,8 +1,9 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import Testing
+
 @testable import AirFit
 
 /// The offline analyzer on texts a person might write. The reference day is 18 November 2026
@@ -26,13 +27,16 @@ import Testing
         Case(text: "Run a sub-25 minute 5k in 12 weeks", type: .endurance, metric: .raceTime, target: .init(value: 25, unit: .min), weeks: 12),
         Case(text: "bench 100 kg", type: .strength, metric: .oneRepMax, target: .init(value: 100, unit: .kg)),
         // Targets in other units, and timeframes in other forms.
-        Case(text: "Get down to 12% body fat before Christmas", type: .aesthetic, metric: .bodyFatPercentage, target: .init(value: 12, unit: .percent), weeks: 5),
+        Case(
+            text: "Get down to 12% body fat before Christmas", type: .aesthetic, metric: .bodyFatPercentage, target: .init(value: 12, unit: .percent), weeks: 5),
         Case(text: "Gain 5kg of lean muscle in 6 months", type: .muscleGain, metric: .leanMass, target: .init(value: 5, unit: .kg), weeks: 26),
         Case(text: "Do 10 strict pull-ups", type: .strength, metric: .maxReps, target: .init(value: 10, unit: .reps)),
         Case(text: "Work out 4 times a week, every week", type: .consistency, metric: .workoutsPerWeek, target: .init(value: 4, unit: .sessionsPerWeek)),
         Case(text: "Walk 10,000 steps every day", type: .health, metric: .stepCount, target: .init(value: 10_000, unit: .steps)),
         Case(text: "10k steps a day", type: .health, metric: .stepCount, target: .init(value: 10_000, unit: .steps)),
-        Case(text: "Finish a half marathon in 1:45:00 by the end of the year", type: .endurance, metric: .raceTime, target: .init(value: 105, unit: .min), weeks: 6),
+        Case(
+            text: "Finish a half marathon in 1:45:00 by the end of the year", type: .endurance, metric: .raceTime, target: .init(value: 105, unit: .min),
+            weeks: 6),
         Case(text: "Lose 2 inches off my waist in 8 weeks", type: .aesthetic, metric: .waistCircumference, target: .init(value: 2, unit: .inches), weeks: 8),
         Case(text: "Sleep 8 hours a night", type: .health, metric: .sleepDuration, target: .init(value: 8, unit: .h)),
         Case(text: "Run 10 miles without stopping within three months", type: .endurance, metric: .distance, target: .init(value: 10, unit: .mi), weeks: 13),
@@ -43,7 +47,9 @@ import Testing
         Case(text: "Get to 70 kg", type: .weightManagement, metric: .bodyWeight, target: .init(value: 70, unit: .kg)),
         Case(text: "Swim a mile in under 30 minutes", type: .endurance, metric: .raceTime, target: .init(value: 30, unit: .min)),
         Case(text: "Run for 45 minutes without stopping", type: .endurance, metric: .activeMinutes, target: .init(value: 45, unit: .min)),
-        Case(text: "Exercise thirty minutes a day starting next month", type: .generalFitness, metric: .activeMinutes, target: .init(value: 30, unit: .min), weeks: 4),
+        Case(
+            text: "Exercise thirty minutes a day starting next month", type: .generalFitness, metric: .activeMinutes, target: .init(value: 30, unit: .min),
+            weeks: 4),
         Case(text: "Train for a 10k in two months", type: .endurance, metric: .distance, target: .init(value: 10, unit: .km), weeks: 9),
         Case(text: "Run my first marathon", type: .endurance, metric: .distance, target: .init(value: 42.195, unit: .km)),
         Case(text: "Get toned for my wedding in June", type: .aesthetic, metric: .bodyFatPercentage, weeks: 28),
@@ -94,7 +100,9 @@ import Testing
 
     @Test func readingAGoalChecksTheVocabularies() throws {
         let good: JSONValue = ["goal_type": "weight_loss", "primary_metric": "body_weight", "target": ["value": 4.5, "unit": "kg"], "timeframe_weeks": 10]
-        #expect(try StructuredGoal(json: good) == StructuredGoal(goalType: .weightLoss, primaryMetric: .bodyWeight, target: GoalTarget(value: 4.5, unit: .kg), timeframeWeeks: 10))
+        #expect(
+            try StructuredGoal(json: good)
+                == StructuredGoal(goalType: .weightLoss, primaryMetric: .bodyWeight, target: GoalTarget(value: 4.5, unit: .kg), timeframeWeeks: 10))
         #expect(try StructuredGoal(json: ["goal_type": "health", "primary_metric": "step_count", "target": nil]).target == nil)
         let refused: [JSONValue] = [
             "not an object",

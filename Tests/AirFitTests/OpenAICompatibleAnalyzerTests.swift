@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AirFit
 
 /// The optional analyzer for an OpenAI-compatible endpoint, against a local stub server.
@@ -14,7 +15,8 @@ import Testing
 
     /// A chat-completions reply whose message content is `content`.
     static func completion(_ content: String) -> String {
-        (["id": "stub", "object": "chat.completion", "choices": [["index": 0, "message": ["role": "assistant", "content": .string(content)]]]] as JSONValue).serialized()
+        (["id": "stub", "object": "chat.completion", "choices": [["index": 0, "message": ["role": "assistant", "content": .string(content)]]]] as JSONValue)
+            .serialized()
     }
 
     func analyzer(_ server: StubHTTPServer, timeout: Duration = .seconds(5)) -> OpenAICompatibleGoalAnalyzer {
@@ -23,7 +25,9 @@ import Testing
 
     @Test func sendsAChatCompletionAndReadsTheGoal() async throws {
         let server = try StubHTTPServer { _ in
-            .json(status: 200, body: Self.completion(#"{"goal_type":"strength","primary_metric":"one_rep_max","target":{"value":100,"unit":"kg"},"timeframe_weeks":6}"#))
+            .json(
+                status: 200,
+                body: Self.completion(#"{"goal_type":"strength","primary_metric":"one_rep_max","target":{"value":100,"unit":"kg"},"timeframe_weeks":6}"#))
         }
         defer { server.close() }
         let goal = try await analyzer(server).analyze(GoalAnalysisRequest(text: Self.text, referenceDate: Self.reference))
@@ -57,10 +61,14 @@ import Testing
         (.json(status: 200, body: "not json secret-word-xyzzy"), "unusable result: the response is not JSON"),
         (.json(status: 200, body: #"{"choices":[]}"#), "unusable result: the response has no choices[0].message.content"),
         (.json(status: 200, body: completion("Sure! secret-word-xyzzy")), "unusable result: the message content is not a JSON object"),
-        (.json(status: 200, body: completion(#"{"goal_type":"get_rich","primary_metric":"body_weight"}"#)),
-         "unusable result: goal_type is missing or not in the vocabulary"),
-        (.json(status: 200, body: completion(#"{"goal_type":"strength","primary_metric":"one_rep_max","target":{"value":100,"unit":"km"}}"#)),
-         "unusable result: unit km does not measure one_rep_max"),
+        (
+            .json(status: 200, body: completion(#"{"goal_type":"get_rich","primary_metric":"body_weight"}"#)),
+            "unusable result: goal_type is missing or not in the vocabulary"
+        ),
+        (
+            .json(status: 200, body: completion(#"{"goal_type":"strength","primary_metric":"one_rep_max","target":{"value":100,"unit":"km"}}"#)),
+            "unusable result: unit km does not measure one_rep_max"
+        ),
     ])
     func unusableRepliesThrowWithoutTheText(reply: StubHTTPServer.Reply, expected: String) async throws {
         let server = try StubHTTPServer { _ in reply }

@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AirFit
 
 /// The typed records (`AirFitUser`, `OnboardingProfile` with its `PersonaProfile` and
@@ -32,8 +33,10 @@ import Testing
         #expect(persona.lifeContext[.hasChildren] == true)
         #expect(persona.coachingBlend.values.reduce(0, +) == 100)
         #expect(persona.goal.text == "Run a sub-25 minute 5k in 12 weeks")
-        #expect(persona.goal.structured == StructuredGoal(
-            goalType: .endurance, primaryMetric: .raceTime, target: GoalTarget(value: 25, unit: .min), timeframeWeeks: 12))
+        #expect(
+            persona.goal.structured
+                == StructuredGoal(
+                    goalType: .endurance, primaryMetric: .raceTime, target: GoalTarget(value: 25, unit: .min), timeframeWeeks: 12))
         #expect(persona.goal.analysis == .analysis(analyzer: "offline", fellBack: false))
         #expect(persona.availability.map(\.dayOfWeek) == [1, 3])
         #expect(onboarding.communicationPreferences.quietHours == .init(start: "23:15", end: "06:45", durationMinutes: 450))
@@ -54,9 +57,13 @@ import Testing
 
     @Test func aFallbackAnalysisRoundTrips() async throws {
         let d = try driver(AirFitPlugin(analyzer: ThrowingAnalyzer()))
-        _ = try await complete(d, replacing: [.coreAspiration: [
-            "aspirationPreset": "describe_own", "aspirationText": "Deadlift 140.5 kg by next year",
-        ]])
+        _ = try await complete(
+            d,
+            replacing: [
+                .coreAspiration: [
+                    "aspirationPreset": "describe_own", "aspirationText": "Deadlift 140.5 kg by next year",
+                ]
+            ])
         let persona = try roundTrip(OnboardingProfile.self, try await d.profile("u1")["records"]?["onboarding_profile"]).personaProfile
         #expect(persona.goal.analysis == .analysis(analyzer: "offline", fellBack: true))
         #expect(persona.goal.structured.target == GoalTarget(value: 140.5, unit: .kg))

@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AirFit
 
 /// AirFit in Spanish: every walk to the coach's profile with the same ids and values as in
@@ -24,8 +25,10 @@ import Testing
 
     @Test(arguments: [
         [AirFitStep: [String: JSONValue]](),
-        [.coreAspiration: ["aspirationPreset": "build_strength"], .engagementPreferences: ["engagementPreset": "dataDrivenPartnership"],
-         .motivationAndCheckins: ["achievementAcknowledgement": "subtleAffirming", "inactivityResponse": "gentleNudge", "preferredUnits": "imperial"]],
+        [
+            .coreAspiration: ["aspirationPreset": "build_strength"], .engagementPreferences: ["engagementPreset": "dataDrivenPartnership"],
+            .motivationAndCheckins: ["achievementAcknowledgement": "subtleAffirming", "inactivityResponse": "gentleNudge", "preferredUnits": "imperial"],
+        ],
         [.coreAspiration: ["aspirationPreset": "recover_rebuild"], .engagementPreferences: ["engagementPreset": "guidanceOnDemand"]],
     ])
     func everyWalkInSpanishKeepsTheEnglishShapeAndLeavesNoEnglish(_ values: [AirFitStep: [String: JSONValue]]) async throws {

@@ -1,9 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import AirFit
 
 @Suite struct LifeSnapshot {
@@ -14,9 +15,10 @@ import Testing
         #expect(field["type"] == "multi_choice")
         #expect(field["required"] == false)
         #expect(field["default"] == [])
-        #expect(field["options"]?.arrayValue?.map { $0["value"]?.stringValue } == [
-            "deskBound", "onFeet", "frequentTravel", "hasChildren", "unpredictableSchedule", "prefersMorning", "prefersEvening",
-        ])
+        #expect(
+            field["options"]?.arrayValue?.map { $0["value"]?.stringValue } == [
+                "deskBound", "onFeet", "frequentTravel", "hasChildren", "unpredictableSchedule", "prefersMorning", "prefersEvening",
+            ])
         view = try await d.submit(view)
         view = try await d.back(view)
         #expect(view.value("lifeSnapshot") == [])
@@ -46,14 +48,19 @@ import Testing
     func everyPresetStandsForItsSettings(preset: String, tracking: Bool, insights: Bool, recovery: Bool, cadence: String) async throws {
         let d = try driver()
         // Switches posted with a preset are hidden, so they are dropped.
-        let done = try await complete(d, replacing: [.engagementPreferences: [
-            "engagementPreset": .string(preset), "detailedTracking": .bool(!tracking),
-        ]])
+        let done = try await complete(
+            d,
+            replacing: [
+                .engagementPreferences: [
+                    "engagementPreset": .string(preset), "detailedTracking": .bool(!tracking),
+                ]
+            ])
         let records = try await d.profile("u1")["records"]
-        #expect(records?["onboarding_profile"]?["personaProfile"]?["trackingStyle"] == [
-            "preset": .string(preset), "detailedTracking": .bool(tracking), "dailyInsights": .bool(insights),
-            "autoRecoveryAdjust": .bool(recovery),
-        ])
+        #expect(
+            records?["onboarding_profile"]?["personaProfile"]?["trackingStyle"] == [
+                "preset": .string(preset), "detailedTracking": .bool(tracking), "dailyInsights": .bool(insights),
+                "autoRecoveryAdjust": .bool(recovery),
+            ])
         #expect(records?["onboarding_profile"]?["communicationPreferences"]?["insightCadence"] == .string(cadence))
         let summary = done.completion?["screen"]?["summary"]?.arrayValue?.first { $0["id"] == "engagementStyle" }
         let chosen = try #require(EngagementPreset(rawValue: preset))
@@ -62,9 +69,13 @@ import Testing
 
     @Test func theCustomPathKeepsItsSwitches() async throws {
         let d = try driver()
-        let done = try await complete(d, replacing: [.engagementPreferences: [
-            "engagementPreset": "custom", "detailedTracking": false, "dailyInsights": true, "autoRecoveryAdjust": false,
-        ]])
+        let done = try await complete(
+            d,
+            replacing: [
+                .engagementPreferences: [
+                    "engagementPreset": "custom", "detailedTracking": false, "dailyInsights": true, "autoRecoveryAdjust": false,
+                ]
+            ])
         let tracking = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["trackingStyle"]
         #expect(tracking == ["preset": "custom", "detailedTracking": false, "dailyInsights": true, "autoRecoveryAdjust": false])
         let summary = done.completion?["screen"]?["summary"]?.arrayValue?.first { $0["id"] == "engagementStyle" }
@@ -77,9 +88,10 @@ import Testing
         let preset = try #require(view.field("engagementPreset"))
         #expect(preset["default"] == "dataDrivenPartnership")
         #expect(preset["required"] == false)
-        #expect(preset["options"]?.arrayValue?.map { $0["value"]?.stringValue } == [
-            "dataDrivenPartnership", "consistentBalanced", "guidanceOnDemand", "custom",
-        ])
+        #expect(
+            preset["options"]?.arrayValue?.map { $0["value"]?.stringValue } == [
+                "dataDrivenPartnership", "consistentBalanced", "guidanceOnDemand", "custom",
+            ])
         for id in ["detailedTracking", "dailyInsights", "autoRecoveryAdjust"] {
             let field = try #require(view.field(id))
             #expect(field["type"] == "boolean")
@@ -152,11 +164,15 @@ import Testing
     @Test func theStepsRulesComeInTheSameReplyAsTheBlocksOwnErrors() async throws {
         let d = try driver()
         let view = try await walk(d, to: .typicalAvailability)
-        let refused = await d.refuse(view, ["availability": [
-            block(8, "06:00", "07:00"), block(1, "6am", "07:00"),
-            block(2, "09:00", "08:00"), block(3, "10:00", "10:10"),
-            block(4, "07:00", "08:00"), block(4, "07:30", "09:00"),
-        ]])
+        let refused = await d.refuse(
+            view,
+            [
+                "availability": [
+                    block(8, "06:00", "07:00"), block(1, "6am", "07:00"),
+                    block(2, "09:00", "08:00"), block(3, "10:00", "10:10"),
+                    block(4, "07:00", "08:00"), block(4, "07:30", "09:00"),
+                ]
+            ])
         let errors = refused?.fieldErrors ?? []
         #expect(errors.map(\.code) == [.outOfRange, .invalidFormat, .outOfRange, .outOfRange, .overlap], "\(errors)")
         #expect(errors.allSatisfy { $0.field == "availability" })
@@ -202,7 +218,8 @@ import Testing
         #expect(time?.fieldErrors.first?.message.hasPrefix("Entry 2: Start time must be a time written HH:mm") == true)
         let missing = await d.refuse(view, ["availability": [["dayOfWeek": 1, "startTime": "06:00"]]])
         #expect(codes(missing) == ["availability": .required])
-        #expect(codes(await d.refuse(view, ["availability": [["dayOfWeek": "Mon", "startTime": "06:00", "endTime": "07:00"]]])) == ["availability": .invalidType])
+        #expect(
+            codes(await d.refuse(view, ["availability": [["dayOfWeek": "Mon", "startTime": "06:00", "endTime": "07:00"]]])) == ["availability": .invalidType])
         #expect(codes(await d.refuse(view, ["availability": "mornings"])) == ["availability": .invalidType])
     }
 
@@ -211,8 +228,9 @@ import Testing
         let view = try await walk(d, to: .typicalAvailability)
         let backwards = await d.refuse(view, ["availability": [block(2, "21:00", "20:00")]])
         #expect(codes(backwards) == ["availability": .outOfRange])
-        #expect(backwards?.fieldErrors.first?.message
-            == "Tuesday 21:00–20:00: the end time must be after the start time. Split a block that runs past midnight into two days.")
+        #expect(
+            backwards?.fieldErrors.first?.message
+                == "Tuesday 21:00–20:00: the end time must be after the start time. Split a block that runs past midnight into two days.")
         let empty = await d.refuse(view, ["availability": [block(2, "21:00", "21:00")]])
         #expect(codes(empty) == ["availability": .outOfRange])
         let short = await d.refuse(view, ["availability": [block(7, "09:00", "09:14")]])
@@ -224,15 +242,20 @@ import Testing
     @Test func overlapsWithinADayAreNamed() async throws {
         let d = try driver()
         let view = try await walk(d, to: .typicalAvailability)
-        let error = await d.refuse(view, ["availability": [
-            block(1, "08:00", "09:00"), block(3, "08:00", "09:00"), block(1, "07:00", "08:30"), block(1, "08:45", "10:00"),
-        ]])
+        let error = await d.refuse(
+            view,
+            [
+                "availability": [
+                    block(1, "08:00", "09:00"), block(3, "08:00", "09:00"), block(1, "07:00", "08:30"), block(1, "08:45", "10:00"),
+                ]
+            ])
         #expect(error?.code == -32004)
         #expect(error?.fieldErrors.map(\.code) == [.overlap, .overlap])
-        #expect(error?.fieldErrors.map(\.message) == [
-            "Monday 07:00–08:30 overlaps Monday 08:00–09:00. Adjust or remove one of them.",
-            "Monday 08:00–09:00 overlaps Monday 08:45–10:00. Adjust or remove one of them.",
-        ])
+        #expect(
+            error?.fieldErrors.map(\.message) == [
+                "Monday 07:00–08:30 overlaps Monday 08:00–09:00. Adjust or remove one of them.",
+                "Monday 08:00–09:00 overlaps Monday 08:45–10:00. Adjust or remove one of them.",
+            ])
         // Identical blocks overlap too; touching blocks and the same hours on other days do not.
         #expect(codes(await d.refuse(view, ["availability": [block(4, "12:00", "13:00"), block(4, "12:00", "13:00")]])) == ["availability": .overlap])
         let touching = try await d.submit(view, ["availability": [block(1, "08:00", "09:00"), block(1, "09:00", "10:00"), block(2, "08:00", "09:00")]])
@@ -242,9 +265,13 @@ import Testing
     @Test func everyProblemIsListedAtOnce() async throws {
         let d = try driver()
         let view = try await walk(d, to: .typicalAvailability)
-        let error = await d.refuse(view, ["availability": [
-            block(1, "10:00", "09:00"), block(2, "10:00", "10:05"), block(3, "10:00", "12:00"), block(3, "11:00", "13:00"),
-        ]])
+        let error = await d.refuse(
+            view,
+            [
+                "availability": [
+                    block(1, "10:00", "09:00"), block(2, "10:00", "10:05"), block(3, "10:00", "12:00"), block(3, "11:00", "13:00"),
+                ]
+            ])
         #expect(error?.fieldErrors.map(\.code) == [.outOfRange, .outOfRange, .overlap])
     }
 }
@@ -257,9 +284,10 @@ import Testing
         #expect(view.field("sleepWakeTime")?["default"] == "06:30")
         #expect(view.field("sleepRhythm")?["default"] == "consistent")
         #expect(view.field("sleepBedtime")?["type"] == "time")
-        #expect(view.field("sleepRhythm")?["options"]?.arrayValue?.map { $0["value"]?.stringValue } == [
-            "consistent", "weekendsDifferent", "highlyVariable",
-        ])
+        #expect(
+            view.field("sleepRhythm")?["options"]?.arrayValue?.map { $0["value"]?.stringValue } == [
+                "consistent", "weekendsDifferent", "highlyVariable",
+            ])
         view = try await d.submit(view)
         view = try await d.back(view)
         #expect(view.value("sleepBedtime") == "22:30")
@@ -291,11 +319,13 @@ import Testing
         let d = try driver()
         let view = try await walk(d, to: .sleepAndBoundaries)
         let long = await d.refuse(view, ["sleepBedtime": "23:00", "sleepWakeTime": "14:30"])
-        #expect(long?.fieldErrors.first?.message
-            == "From 23:00 to 14:30 is 15 hours 30 minutes of sleep. Choose a bedtime and wake time between 3 and 14 hours apart.")
+        #expect(
+            long?.fieldErrors.first?.message
+                == "From 23:00 to 14:30 is 15 hours 30 minutes of sleep. Choose a bedtime and wake time between 3 and 14 hours apart.")
         let short = await d.refuse(view, ["sleepWakeTime": "00:30"])
-        #expect(short?.fieldErrors.first?.message
-            == "From 22:30 to 00:30 is 2 hours of sleep. Choose a bedtime and wake time between 3 and 14 hours apart.")
+        #expect(
+            short?.fieldErrors.first?.message
+                == "From 22:30 to 00:30 is 2 hours of sleep. Choose a bedtime and wake time between 3 and 14 hours apart.")
         let same = await d.refuse(view, ["sleepBedtime": "07:00", "sleepWakeTime": "07:00"])
         #expect(same?.fieldErrors.first?.message == "Your bedtime and wake time are both 07:00. Choose times between 3 and 14 hours apart.")
     }
@@ -325,7 +355,10 @@ import Testing
         #expect(view.field("achievementAcknowledgement")?["default"] == "subtleAffirming")
         #expect(view.field("inactivityResponse")?["default"] == "gentleNudge")
         #expect(view.field("preferredUnits")?["default"] == "imperial")
-        #expect(view.field("achievementAcknowledgement")?["options"]?.arrayValue?.map { $0["value"]?.stringValue } == ["subtleAffirming", "enthusiasticCelebratory"])
+        #expect(
+            view.field("achievementAcknowledgement")?["options"]?.arrayValue?.map { $0["value"]?.stringValue } == [
+                "subtleAffirming", "enthusiasticCelebratory",
+            ])
         #expect(view.field("inactivityResponse")?["options"]?.arrayValue?.map { $0["value"]?.stringValue } == ["gentleNudge", "respectSpace"])
         #expect(view.field("preferredUnits")?["options"]?.arrayValue?.map { $0["value"]?.stringValue } == ["imperial", "metric"])
         for id in ["achievementAcknowledgement", "inactivityResponse", "preferredUnits"] {

@@ -1,12 +1,13 @@
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Synchronization
 import Testing
+
 @testable import AirFit
 
 /// Answers for each screen of a complete walk, in flow order (generating_coach takes none).
@@ -25,7 +26,7 @@ enum Answers {
         "availability": [
             ["dayOfWeek": 3, "startTime": "18:00", "endTime": "19:00"],
             ["dayOfWeek": 1, "startTime": "06:00", "endTime": "07:00"],
-        ],
+        ]
     ]
     static let sleep: [String: JSONValue] = ["sleepBedtime": "23:15", "sleepWakeTime": "06:45", "sleepRhythm": "weekendsDifferent"]
     static let motivation: [String: JSONValue] = [

@@ -2,6 +2,7 @@ import Foundation
 import PlatformProtocol
 import PlatformTesting
 import Testing
+
 @testable import PlatformBench
 
 /// `platformd bench` (which runs `platformd-bench`) walks users of a hosted tenant through a
@@ -39,7 +40,8 @@ struct BenchCommandTests {
             #expect((report["serverCpuMicrosecondsPerRequest"]?.doubleValue ?? 0) > 0)
 
             let tenant = try #require(report["tenant"]?.stringValue)
-            let funnel = try await PlatformdProcess.with(["funnel", tenant, "--db", directory.appendingPathComponent("bench.sqlite").path, "--json"]) { process in
+            let funnel = try await PlatformdProcess.with(["funnel", tenant, "--db", directory.appendingPathComponent("bench.sqlite").path, "--json"]) {
+                process in
                 _ = try await process.waitForExit()
                 return try JSONValue.parse(Array(process.stdoutBytes.prefix { $0 != 0x0A }))
             }
@@ -123,17 +125,24 @@ struct ReplySkimmingTests {
             #expect(summary.stepId != nil)
             #expect(summary.stepId == started["result"]?["step"]?["id"]?.stringValue)
         }
-        let escaped = try ReplySummary(line: Array(#"{"id":1,"jsonrpc":"2.0","result":{"step":{"content":{"id":"x"},"id":"a\"b\u00e9"},"revision":3,"sessionId":"s\\1","status":"active"}}"#.utf8)[...])
+        let escaped = try ReplySummary(
+            line: Array(
+                #"{"id":1,"jsonrpc":"2.0","result":{"step":{"content":{"id":"x"},"id":"a\"b\u00e9"},"revision":3,"sessionId":"s\\1","status":"active"}}"#.utf8)[
+                    ...])
         #expect(escaped.stepId == "a\"bé")
         #expect(escaped.sessionId == "s\\1")
         #expect(escaped.revision == 3)
         // What is skipped may hold escaped quotes and brackets, nesting, numbers and literals.
-        let skipped = try ReplySummary(line: Array(#"{"id":1,"jsonrpc":"2.0","result":{"other":{"x":["a\"]",{"y":"}\\"}],"n":-1.5e3,"t":true,"z":null},"step":{"content":{"id":"x"},"id":"s"},"revision":3,"sessionId":"abc","status":"active"}}"#.utf8)[...])
+        let skipped = try ReplySummary(
+            line: Array(
+                #"{"id":1,"jsonrpc":"2.0","result":{"other":{"x":["a\"]",{"y":"}\\"}],"n":-1.5e3,"t":true,"z":null},"step":{"content":{"id":"x"},"id":"s"},"revision":3,"sessionId":"abc","status":"active"}}"#
+                    .utf8)[...])
         #expect(skipped.stepId == "s")
         #expect(skipped.sessionId == "abc")
         #expect(skipped.revision == 3)
         #expect(skipped.status == "active")
-        let error = try ReplySummary(line: Array(#"{"error":{"code":-32003,"message":"stale","data":{"session":{"revision":2}}},"id":2,"jsonrpc":"2.0"}"#.utf8)[...])
+        let error = try ReplySummary(
+            line: Array(#"{"error":{"code":-32003,"message":"stale","data":{"session":{"revision":2}}},"id":2,"jsonrpc":"2.0"}"#.utf8)[...])
         #expect(error.isError)
         #expect(error.revision == nil)
         #expect(throws: (any Error).self) { try ReplySummary(line: Array(#"{"result":{"revision":"#.utf8)[...]) }

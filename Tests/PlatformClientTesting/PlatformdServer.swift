@@ -1,13 +1,13 @@
 import Foundation
-import PlatformTesting
 import PlatformClient
 import PlatformProtocol
+import PlatformTesting
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A `platformd serve --db :memory:` child process on a Unix socket or on TCP, for driving through

@@ -1,12 +1,13 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import NIOCore
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PostgresNIO
-@testable import PostgresStore
+import SQLiteStore
 import Testing
+
+@testable import PostgresStore
 
 /// The PostgreSQL statements' array parameters, checked without a server: the binary format of an
 /// array with NULL elements (which postgres-nio does not write) and the parameter numbering of
@@ -27,7 +28,8 @@ import Testing
         #expect(Self.bytes(NullableArray<String>([])) == Self.bytes([String]()))
         // Elements: one dimension, the NULL flag, the type, the length and lower bound 1, then each
         // element's length and bytes, -1 for NULL (an empty string is length 0, not NULL).
-        let expected = Self.int32(1) + Self.int32(1) + Self.int32(text) + Self.int32(3) + Self.int32(1)
+        let expected =
+            Self.int32(1) + Self.int32(1) + Self.int32(text) + Self.int32(3) + Self.int32(1)
             + Self.int32(1) + Array("a".utf8) + Self.int32(-1) + Self.int32(0)
         #expect(Self.bytes(NullableArray<String>(["a", nil, ""])) == expected)
         // Without NULLs it is byte for byte postgres-nio's own array.

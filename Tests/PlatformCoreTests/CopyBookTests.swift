@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// String Catalogs read, matched and formatted: keys with placeholders, the locale fallback,
@@ -25,21 +25,25 @@ import Testing
         ["variations": ["plural": .object(forms.mapValues { unit($0) })]]
     }
 
-    let core = try! CopyBookTests.catalog([
-        "%@ is required.": ["es": unit("%@: este dato es obligatorio.")],
-        "Continue": ["es": unit("Continuar")],
-    ], name: "core")
+    let core = try! CopyBookTests.catalog(
+        [
+            "%@ is required.": ["es": unit("%@: este dato es obligatorio.")],
+            "Continue": ["es": unit("Continuar")],
+        ], name: "core")
 
     func makeBook(overrides: [String: [String: String]] = [:]) throws -> CopyBook {
-        try CopyBook(catalogs: [Self.catalog([
-            "Nickname": ["es": Self.unit("Apodo"), "es-MX": Self.unit("Sobrenombre")],
-            "Welcome, %@!": ["es": Self.unit("¡Hola, %@!")],
-            "%lld goals": ["es": Self.plural(["one": "%lld gol", "other": "%lld goles"])],
-            "%@ by %@": ["es": Self.unit("%2$@: %1$@")],
-            "Step %lld of %lld": ["es": Self.unit("Paso %lld de %lld")],
-            "%@%%+ saves": ["es": Self.unit("%@%%+ atajadas")],
-            "Draft": ["es": Self.unit("Borrador", state: "needs_review")],
-        ])], core: core, overrides: overrides)
+        try CopyBook(
+            catalogs: [
+                Self.catalog([
+                    "Nickname": ["es": Self.unit("Apodo"), "es-MX": Self.unit("Sobrenombre")],
+                    "Welcome, %@!": ["es": Self.unit("¡Hola, %@!")],
+                    "%lld goals": ["es": Self.plural(["one": "%lld gol", "other": "%lld goles"])],
+                    "%@ by %@": ["es": Self.unit("%2$@: %1$@")],
+                    "Step %lld of %lld": ["es": Self.unit("Paso %lld de %lld")],
+                    "%@%%+ saves": ["es": Self.unit("%@%%+ atajadas")],
+                    "Draft": ["es": Self.unit("Borrador", state: "needs_review")],
+                ])
+            ], core: core, overrides: overrides)
     }
 
     @Test func formatsReadXcodeSpecifiers() throws {
@@ -176,7 +180,13 @@ import Testing
         #expect(spanish.step?.content["symbol"] == "Nickname", "a symbol's name is data")
         #expect(spanish.step?.content["message"] == "¡Hola, Sam!")
         #expect(spanish.step?.errors.first?.message == "Apodo: este dato es obligatorio.")
-        #expect(book.localized(view, in: "en") == { var english = view; english.locale = "en"; return english }())
+        #expect(
+            book.localized(view, in: "en")
+                == {
+                    var english = view
+                    english.locale = "en"
+                    return english
+                }())
         #expect(book.untranslated(view, in: "es").isEmpty)
         #expect(CopyBook.base.untranslated(view, in: "es").contains("Nickname"))
     }

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// `profile.update` works without plugin code: an editable field names its record, and the
@@ -36,10 +36,12 @@ import Testing
             [
                 FieldSpec(id: "nickname", type: .text, label: "Nickname", minLength: 2, maxLength: 20, record: "account"),
                 FieldSpec(id: "bio", type: .text, label: "Bio", required: false, maxLength: 100, record: "account"),
-                FieldSpec(id: "links", type: .list, label: "Links", required: false, maxItems: 3, itemFields: [
-                    FieldSpec(id: "title", type: .text, label: "Title", maxLength: 10),
-                    FieldSpec(id: "rank", type: .integer, label: "Rank", min: 1, max: 3),
-                ], record: "account"),
+                FieldSpec(
+                    id: "links", type: .list, label: "Links", required: false, maxItems: 3,
+                    itemFields: [
+                        FieldSpec(id: "title", type: .text, label: "Title", maxLength: 10),
+                        FieldSpec(id: "rank", type: .integer, label: "Rank", min: 1, max: 3),
+                    ], record: "account"),
             ]
         }
     }
@@ -60,9 +62,14 @@ import Testing
     @Test func everyBadListItemIsReportedAsInAFlow() async throws {
         let d = try FlowDriver(plugin: Plain())
         _ = try await d.submit(try await d.start("u1"), ["nickname": "Sam"])
-        let refused = await d.error("profile.update", ["userId": "u1", "values": [
-            "links": [["title": "far too long a title", "rank": 1], ["title": "ok", "rank": 9]],
-        ]])
+        let refused = await d.error(
+            "profile.update",
+            [
+                "userId": "u1",
+                "values": [
+                    "links": [["title": "far too long a title", "rank": 1], ["title": "ok", "rank": 9]]
+                ],
+            ])
         #expect(refused?.fieldErrors.map(\.code) == [.tooLong, .outOfRange])
         #expect(refused?.fieldErrors.allSatisfy { $0.field == "links" } == true)
     }

@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Synchronization
 import Testing
 
@@ -145,7 +145,8 @@ final class RecordingTransport: WebhookTransport {
                 #expect(delay >= full / 2 && delay <= full)
             }
         }
-        let low = RetryPolicy(random: { 0 }), high = RetryPolicy(random: { 0.999 })
+        let low = RetryPolicy(random: { 0 })
+        let high = RetryPolicy(random: { 0.999 })
         #expect(low.delay(afterAttempt: 3) == 2)
         #expect(high.delay(afterAttempt: 3) > 3.99)
         #expect(low.delay(afterAttempt: 60) == 1800)
@@ -153,15 +154,19 @@ final class RecordingTransport: WebhookTransport {
 
     @Test func afterTheWindowAFailureGivesUpAndTheLastAttemptFallsOnItsEnd() {
         let policy = RetryPolicy(random: { 0.999 })
-        let start = epoch, end = epoch.addingTimeInterval(24 * 3600)
-        #expect(policy.afterFailure(attempts: 1, at: start, expiresAt: end, status: 500, error: "HTTP 500")
-            == .retry(at: start, next: start.addingTimeInterval(policy.delay(afterAttempt: 1)), status: 500, error: "HTTP 500"))
+        let start = epoch
+        let end = epoch.addingTimeInterval(24 * 3600)
+        #expect(
+            policy.afterFailure(attempts: 1, at: start, expiresAt: end, status: 500, error: "HTTP 500")
+                == .retry(at: start, next: start.addingTimeInterval(policy.delay(afterAttempt: 1)), status: 500, error: "HTTP 500"))
         let late = end.addingTimeInterval(-10)
-        #expect(policy.afterFailure(attempts: 30, at: late, expiresAt: end, status: nil, error: "x")
-            == .retry(at: late, next: end, status: nil, error: "x"))
+        #expect(
+            policy.afterFailure(attempts: 30, at: late, expiresAt: end, status: nil, error: "x")
+                == .retry(at: late, next: end, status: nil, error: "x"))
         #expect(policy.afterFailure(attempts: 31, at: end, expiresAt: end, status: nil, error: "x") == .failed(at: end, status: nil, error: "x"))
         // Over 24 hours the schedule makes a few dozen attempts, not thousands.
-        var time = start, attempts = 0
+        var time = start
+        var attempts = 0
         while case .retry(_, let next, _, _) = policy.afterFailure(attempts: attempts + 1, at: time, expiresAt: end, status: nil, error: "") {
             attempts += 1
             time = next
@@ -242,8 +247,11 @@ final class RecordingTransport: WebhookTransport {
         let count = 30
         for index in 1...count {
             try await first.updateSession(tenant: "t1", key: .id("s\(index)")) { _ in
-                (SessionCommit(state: sampleState(id: "s\(index)", user: "u\(index)"), events: [],
-                               outbox: [sampleEvent("evt_\(index)", session: "s\(index)", at: Date(), webhooks: [Self.hook.url])]), ())
+                (
+                    SessionCommit(
+                        state: sampleState(id: "s\(index)", user: "u\(index)"), events: [],
+                        outbox: [sampleEvent("evt_\(index)", session: "s\(index)", at: Date(), webhooks: [Self.hook.url])]), ()
+                )
             }
         }
         let second = try await SQLiteSessionStore.open(path: path)

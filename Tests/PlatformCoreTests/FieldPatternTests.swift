@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformServer
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import Testing
 
 /// A text field's pattern rule: the whole (normalised) answer must match; the message is the app's.

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 // The fifth app of issue 27, written from Docs/plugins.md alone: a running club with a branch on
@@ -26,19 +26,26 @@ struct StridePlugin: OnboardingPlugin {
 }
 
 enum StrideField {
-    static let level = FieldSpec(id: "level", type: .choice, label: "Level", options: [
-        FieldOption(value: "social", label: "Social runner"), FieldOption(value: "racer", label: "Racer"),
-    ])
-    static let races = FieldSpec(id: "races", type: .list, label: "Recent races", minItems: 1, maxItems: 10, itemFields: [
-        FieldSpec(id: "name", type: .text, label: "Race", maxLength: 60),
-        FieldSpec(id: "distance", type: .choice, label: "Distance", options: [
-            FieldOption(value: "10k", label: "10K"), FieldOption(value: "half", label: "Half marathon"),
-            FieldOption(value: "full", label: "Marathon"), FieldOption(value: "ultra", label: "Ultra"),
-        ]),
-        FieldSpec(id: "ultraKm", type: .integer, label: "Ultra distance (km)", min: 43, max: 500,
-                  visibleWhen: VisibilityCondition(field: "distance", equals: "ultra")),
-        FieldSpec(id: "date", type: .date, label: "Date", required: false, latest: .today),
-    ])
+    static let level = FieldSpec(
+        id: "level", type: .choice, label: "Level",
+        options: [
+            FieldOption(value: "social", label: "Social runner"), FieldOption(value: "racer", label: "Racer"),
+        ])
+    static let races = FieldSpec(
+        id: "races", type: .list, label: "Recent races", minItems: 1, maxItems: 10,
+        itemFields: [
+            FieldSpec(id: "name", type: .text, label: "Race", maxLength: 60),
+            FieldSpec(
+                id: "distance", type: .choice, label: "Distance",
+                options: [
+                    FieldOption(value: "10k", label: "10K"), FieldOption(value: "half", label: "Half marathon"),
+                    FieldOption(value: "full", label: "Marathon"), FieldOption(value: "ultra", label: "Ultra"),
+                ]),
+            FieldSpec(
+                id: "ultraKm", type: .integer, label: "Ultra distance (km)", min: 43, max: 500,
+                visibleWhen: VisibilityCondition(field: "distance", equals: "ultra")),
+            FieldSpec(id: "date", type: .date, label: "Date", required: false, latest: .today),
+        ])
     static let firstRun = FieldSpec(id: "firstRun", type: .date, label: "First group run", earliest: .today, latest: .daysFromToday(60))
     static let days = FieldSpec(
         id: "days", type: .multiChoice, label: "Days you can run",
@@ -116,9 +123,11 @@ struct WaiverGate: Gate {
         let today = CalendarDate(driver.clock.now)
         var view = try await driver.start("u1", user: UserDetails(firstName: "Ana"))
         view = try await driver.submit(view, ["level": "racer"])
-        let refused = await driver.refuse(view, ["races": [["name": "Comrades", "distance": "ultra"], ["name": "Berlin", "distance": "full"], ["name": "berlin", "distance": "10k"]]])
+        let refused = await driver.refuse(
+            view, ["races": [["name": "Comrades", "distance": "ultra"], ["name": "Berlin", "distance": "full"], ["name": "berlin", "distance": "10k"]]])
         #expect(refused?.fieldErrors.map(\.message) == ["Entry 1: Ultra distance (km) is required.", "List each race once."])
-        view = try await driver.submit(view, ["races": [["name": "Comrades", "distance": "ultra", "ultraKm": 90], ["name": "Berlin", "distance": "full", "ultraKm": 5]]])
+        view = try await driver.submit(
+            view, ["races": [["name": "Comrades", "distance": "ultra", "ultraKm": 90], ["name": "Berlin", "distance": "full", "ultraKm": 5]]])
         #expect(await driver.refuse(view, ["firstRun": .string(today.adding(days: 61).description)])?.fieldErrors.first?.code == .outOfRange)
         view = try await driver.submit(view, ["firstRun": .string(today.adding(days: 10).description)])
         view = try await driver.submit(view, ["days": ["tue", "sat"], "startTime": "06:30"])

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// A flow whose branching is only declared: owners detour through two steps, sitters through one,
@@ -18,19 +18,27 @@ private struct PetsPlugin: OnboardingPlugin {
     var flows: [Flow] {
         let steps: [any FlowStep] = [
             Question(id: "intro", fields: [], counts: false),
-            Question(id: "role", fields: [Self.roleField], branches: [
-                FlowBranch(when: "role = owner", if: { $0["role"] == "owner" }, steps: [
-                    Question(id: "pet", fields: [Self.text("petName")]),
-                    Question(id: "vet", fields: [Self.text("vetName")]),
+            Question(
+                id: "role", fields: [Self.roleField],
+                branches: [
+                    FlowBranch(
+                        when: "role = owner", if: { $0["role"] == "owner" },
+                        steps: [
+                            Question(id: "pet", fields: [Self.text("petName")]),
+                            Question(id: "vet", fields: [Self.text("vetName")]),
+                        ]),
+                    FlowBranch(
+                        when: "role = sitter", if: { $0["role"] == "sitter" },
+                        steps: [
+                            Question(id: "experience", fields: [Self.text("years")])
+                        ]),
                 ]),
-                FlowBranch(when: "role = sitter", if: { $0["role"] == "sitter" }, steps: [
-                    Question(id: "experience", fields: [Self.text("years")]),
-                ]),
-            ]),
             Question(id: "about", fields: [Self.text("bio")]),
-            Question(id: "finish", fields: [FieldSpec(id: "again", type: .boolean, label: "Start over?", required: false)], branches: [
-                FlowBranch(when: "again = true", if: { $0["again"] == true }, to: "role"),
-            ]),
+            Question(
+                id: "finish", fields: [FieldSpec(id: "again", type: .boolean, label: "Start over?", required: false)],
+                branches: [
+                    FlowBranch(when: "again = true", if: { $0["again"] == true }, to: "role")
+                ]),
         ]
         return [
             Flow(steps: steps, completion: PetsCompletion()),
@@ -41,10 +49,12 @@ private struct PetsPlugin: OnboardingPlugin {
     var gates: [any Gate] { [] }
     var onboardingGate: OnboardingGate { OnboardingGate(title: "Finish") }
 
-    static let roleField = FieldSpec(id: "role", type: .choice, label: "You are", required: false, options: [
-        FieldOption(value: "owner", label: "Owner"), FieldOption(value: "sitter", label: "Sitter"),
-        FieldOption(value: "neither", label: "Just looking"),
-    ])
+    static let roleField = FieldSpec(
+        id: "role", type: .choice, label: "You are", required: false,
+        options: [
+            FieldOption(value: "owner", label: "Owner"), FieldOption(value: "sitter", label: "Sitter"),
+            FieldOption(value: "neither", label: "Just looking"),
+        ])
 
     static func text(_ id: String) -> FieldSpec { FieldSpec(id: id, type: .text, label: id, required: false, maxLength: 40) }
 }
@@ -149,17 +159,18 @@ private struct PetsCompletion: CompletionHandler {
     @Test func theDeclarationDrawsTheEdgesAndTheBranchIsCounted() async throws {
         let description = try await d.call("flow.describe", [:])
         let edges = description["edges"]?.arrayValue ?? []
-        #expect(edges == [
-            ["from": "intro", "to": "role"],
-            ["from": "role", "to": "pet", "when": "role = owner"],
-            ["from": "role", "to": "experience", "when": "role = sitter"],
-            ["from": "role", "to": "about", "when": "otherwise"],
-            ["from": "pet", "to": "vet"],
-            ["from": "vet", "to": "about"],
-            ["from": "experience", "to": "about"],
-            ["from": "about", "to": "finish"],
-            ["from": "finish", "to": "role", "when": "again = true"],
-        ])
+        #expect(
+            edges == [
+                ["from": "intro", "to": "role"],
+                ["from": "role", "to": "pet", "when": "role = owner"],
+                ["from": "role", "to": "experience", "when": "role = sitter"],
+                ["from": "role", "to": "about", "when": "otherwise"],
+                ["from": "pet", "to": "vet"],
+                ["from": "vet", "to": "about"],
+                ["from": "experience", "to": "about"],
+                ["from": "about", "to": "finish"],
+                ["from": "finish", "to": "role", "when": "again = true"],
+            ])
         let mermaid = try #require(description["mermaid"]?.stringValue)
         _ = try MermaidChecker.check(mermaid).get()
         #expect(mermaid.contains("finish --> done"))

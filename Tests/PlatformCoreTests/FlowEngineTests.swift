@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// The answers that take a session from `basics` to `analysis` along the scenic route.
@@ -201,27 +201,33 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
         view = try await d.submit(view, basics)
         view = try await d.submit(view, ["route": "slow"])
         #expect(view.stepId == "extras")
-        let bad = await d.refuse(view, [
-            "tags": ["a1"], "city": "Atlantis", "since": "2023-02-29", "score": 11,
-            "slots": [["day": 1, "start": "25:00", "end": "10:00"]],
-        ])
+        let bad = await d.refuse(
+            view,
+            [
+                "tags": ["a1"], "city": "Atlantis", "since": "2023-02-29", "score": 11,
+                "slots": [["day": 1, "start": "25:00", "end": "10:00"]],
+            ])
         #expect(codes(bad) == ["tags": .count, "city": .unknownCity, "since": .invalidFormat, "score": .outOfRange, "slots": .invalidFormat])
         #expect(bad?.fieldErrors.first { $0.field == "tags" }?.message == "Pick exactly 2 choices (you have 1).")
         let duplicate = await d.refuse(view, ["tags": ["a1", "a1"]])
         #expect(codes(duplicate) == ["tags": .duplicate])
         let customDuplicate = await d.refuse(view, ["tags": [["title": "Run Fast"], ["title": "run  fast"]]])
         #expect(codes(customDuplicate) == ["tags": .duplicate])
-        let overlap = await d.refuse(view, [
-            "tags": ["a1", "a2"],
-            "slots": [["day": 2, "start": "09:00", "end": "10:00"], ["day": 2, "start": "09:30", "end": "11:00"]],
-        ])
+        let overlap = await d.refuse(
+            view,
+            [
+                "tags": ["a1", "a2"],
+                "slots": [["day": 2, "start": "09:00", "end": "10:00"], ["day": 2, "start": "09:30", "end": "11:00"]],
+            ])
         #expect(codes(overlap) == ["slots": .overlap])
         let step = await d.refuse(view, ["tags": ["a1", "a2"], "score": 2.5])
         #expect(codes(step) == ["score": .invalidFormat])
-        view = try await d.submit(view, [
-            "tags": ["a1", ["title": "My own"]], "city": "2", "since": "2024-02-29", "score": 7,
-            "slots": [["day": 2, "start": "09:00", "end": "10:00"], ["day": 2, "start": "10:00", "end": "11:00"]],
-        ])
+        view = try await d.submit(
+            view,
+            [
+                "tags": ["a1", ["title": "My own"]], "city": "2", "since": "2024-02-29", "score": 7,
+                "slots": [["day": 2, "start": "09:00", "end": "10:00"], ["day": 2, "start": "10:00", "end": "11:00"]],
+            ])
         #expect(view.stepId == "birth")
         view = try await d.back(view)
         #expect(view.value("city")?["label"] == "Zürich, Switzerland")

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// A required step a newer version adds, before, at or after where a session in flight stands:
@@ -37,8 +37,9 @@ struct FlowVersionRequiredStepTests {
             let answers = Versions.answers(age: age).merging(["x": ["city": "Austin"]]) { $1 }
             while let step = state.currentStep {
                 sessions.append(state)
-                guard case .applied(let next) = try engine.submit(
-                    state, .init(stepId: step, revision: state.revision, values: answers[step] ?? [:]), now: now, newID: { UUID().uuidString })
+                guard
+                    case .applied(let next) = try engine.submit(
+                        state, .init(stepId: step, revision: state.revision, values: answers[step] ?? [:]), now: now, newID: { UUID().uuidString })
                 else { break }
                 state = next.state
             }
@@ -55,8 +56,9 @@ struct FlowVersionRequiredStepTests {
             guard state.status == .active, let step = state.currentStep else { break }
             shown.append(step)
             let values: [String: JSONValue] = step == "x" ? ["city": "Austin"] : (state.answers[step] ?? Versions.answers(age: 30)[step] ?? [:])
-            guard case .applied(let next) = try engine.submit(
-                state, .init(stepId: step, revision: state.revision, values: values), now: now, newID: { UUID().uuidString })
+            guard
+                case .applied(let next) = try engine.submit(
+                    state, .init(stepId: step, revision: state.revision, values: values), now: now, newID: { UUID().uuidString })
             else { break }
             state = next.state
         }
@@ -104,14 +106,18 @@ struct FlowVersionRequiredStepTests {
 
     @Test func aStepAddedInsideABranchIsAskedOfTheSessionsThatTookIt() throws {
         let old = FlowEngine(plugin: VersionedPlugin(flows: [Versions.v1()]), flow: Versions.v1())
-        let branch = FlowBranch(when: "age over 60", if: { ($0.values["age"]?.intValue ?? 0) > 60 }, steps: [
-            PlainStep(id: "senior", specs: [FieldSpec(id: "mobility", type: .boolean, label: "Mobility aid")]),
-            PlainStep(id: "x", specs: [Self.city]),
-        ])
-        let flow = Flow(version: "2", steps: [
-            PlainStep(id: "a", specs: [Versions.name]), PlainStep(id: "b", specs: [Versions.age], branches: [branch]),
-            PlainStep(id: "c", specs: [Versions.color]), PlainStep(id: "d", specs: [Versions.note]),
-        ], completion: RecordsNothing())
+        let branch = FlowBranch(
+            when: "age over 60", if: { ($0.values["age"]?.intValue ?? 0) > 60 },
+            steps: [
+                PlainStep(id: "senior", specs: [FieldSpec(id: "mobility", type: .boolean, label: "Mobility aid")]),
+                PlainStep(id: "x", specs: [Self.city]),
+            ])
+        let flow = Flow(
+            version: "2",
+            steps: [
+                PlainStep(id: "a", specs: [Versions.name]), PlainStep(id: "b", specs: [Versions.age], branches: [branch]),
+                PlainStep(id: "c", specs: [Versions.color]), PlainStep(id: "d", specs: [Versions.note]),
+            ], completion: RecordsNothing())
         let new = FlowEngine(plugin: VersionedPlugin(flows: [flow]), flow: flow)
         let pastTheBranch = try recorded(old).filter { ["c", "d"].contains($0.currentStep) }
         #expect(pastTheBranch.count == 4)
@@ -128,11 +134,14 @@ struct FlowVersionRequiredStepTests {
     @Test func aReviewListsTheStepsStillToAnswer() throws {
         let review = ReviewStep(copy: { _ in StepCopy(title: "All good?", actions: [.continue("Finish")]) })
         let v1 = Flow(version: "1", steps: [PlainStep(id: "a", specs: [Versions.name]), review], completion: RecordsNothing())
-        let v2 = Flow(version: "2", steps: [PlainStep(id: "a", specs: [Versions.name]), PlainStep(id: "x", specs: [Self.city]), review], completion: RecordsNothing())
+        let v2 = Flow(
+            version: "2", steps: [PlainStep(id: "a", specs: [Versions.name]), PlainStep(id: "x", specs: [Self.city]), review], completion: RecordsNothing())
         let old = FlowEngine(plugin: VersionedPlugin(flows: [v1]), flow: v1)
         let new = FlowEngine(plugin: VersionedPlugin(flows: [v2]), flow: v2)
         var state = old.start(nil, tenant: "versioned", userId: "r", user: nil, now: now, newID: { UUID().uuidString }).state
-        guard case .applied(let onReview) = try old.submit(state, .init(stepId: "a", revision: state.revision, values: ["name": "Alex"]), now: now, newID: { "id" })
+        guard
+            case .applied(let onReview) = try old.submit(
+                state, .init(stepId: "a", revision: state.revision, values: ["name": "Alex"]), now: now, newID: { "id" })
         else { throw PlatformdProcess.Failure(description: "work") }
         state = new.move(onReview.state, now: now).state
         let view = new.view(state, now: now)
@@ -161,7 +170,8 @@ struct FlowVersionPromiseTests {
         try await old.registerFlowVersions()
         for user in ["u1", "u2"] {
             var view = try await old.start(tenant: "versioned", userId: user, flow: "onboarding", user: nil)
-            view = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
+            view = try await old.submit(
+                tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
             _ = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "b", revision: view.revision, values: ["age": 30]))
         }
         return store
@@ -190,7 +200,8 @@ struct FlowVersionPromiseTests {
             try await old.registerFlowVersions()
             var view = try await old.start(tenant: "versioned", userId: "done", flow: "onboarding", user: nil)
             for (step, values) in [("a", ["name": "Alex"]), ("b", ["age": 30]), ("c", ["color": "red"]), ("d", [:])] as [(String, [String: JSONValue])] {
-                view = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: step, revision: view.revision, values: values))
+                view = try await old.submit(
+                    tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: step, revision: view.revision, values: values))
             }
             #expect(view.status == .completed)
             let total = view.progress.total
@@ -210,8 +221,10 @@ struct FlowVersionPromiseTests {
             let new = platform(renamed.flow, store)
             try await new.registerFlowVersions()
             var view = try await new.start(tenant: "versioned", userId: "u3", flow: "onboarding", user: nil)
-            view = try await new.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
-            _ = try await new.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "bee", revision: view.revision, values: ["age": 30]))
+            view = try await new.submit(
+                tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
+            _ = try await new.submit(
+                tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "bee", revision: view.revision, values: ["age": 30]))
             let funnel = try await new.funnel(tenant: "versioned", flow: "onboarding", since: nil, until: nil)
             let ids = funnel.steps.map(\.id)
             #expect(!ids.contains("b"), "version 1's b is counted as bee: \(ids)")

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// A plain question step for building flow versions side by side.
@@ -36,20 +36,30 @@ struct VersionedPlugin: OnboardingPlugin {
 enum Versions {
     static let name = FieldSpec(id: "name", type: .text, label: "Name", minLength: 2, maxLength: 40)
     static let age = FieldSpec(id: "age", type: .integer, label: "Age", min: 1, max: 120)
-    static let color = FieldSpec(id: "color", type: .choice, label: "Color", options: [
-        FieldOption(value: "red", label: "Red"), FieldOption(value: "blue", label: "Blue"),
-    ])
+    static let color = FieldSpec(
+        id: "color", type: .choice, label: "Color",
+        options: [
+            FieldOption(value: "red", label: "Red"), FieldOption(value: "blue", label: "Blue"),
+        ])
     static let note = FieldSpec(id: "note", type: .text, label: "Note", required: false, maxLength: 200)
-    static let senior = FlowBranch(when: "age over 60", if: { ($0.values["age"]?.intValue ?? 0) > 60 }, steps: [PlainStep(id: "senior", specs: [
-        FieldSpec(id: "mobility", type: .boolean, label: "Mobility aid"),
-    ])])
+    static let senior = FlowBranch(
+        when: "age over 60", if: { ($0.values["age"]?.intValue ?? 0) > 60 },
+        steps: [
+            PlainStep(
+                id: "senior",
+                specs: [
+                    FieldSpec(id: "mobility", type: .boolean, label: "Mobility aid")
+                ])
+        ])
 
     /// a (name), b (age; over 60 detours through senior), c (color), d (note).
     static func v1(_ version: String = "1") -> Flow {
-        Flow(version: version, steps: [
-            PlainStep(id: "a", specs: [name]), PlainStep(id: "b", specs: [age], branches: [senior]),
-            PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
-        ], completion: RecordsNothing())
+        Flow(
+            version: version,
+            steps: [
+                PlainStep(id: "a", specs: [name]), PlainStep(id: "b", specs: [age], branches: [senior]),
+                PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
+            ], completion: RecordsNothing())
     }
 
     struct Change: Sendable, CustomTestStringConvertible {
@@ -63,52 +73,92 @@ enum Versions {
     }
 
     static let changes: [Change] = [
-        Change(name: "step renamed, declared", flow: Flow(version: "2", steps: [
-            PlainStep(id: "a", specs: [name]), PlainStep(id: "bee", specs: [age], branches: [senior]),
-            PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
-        ], completion: RecordsNothing(), migrations: [FlowMigration(from: "1", renamedSteps: ["b": "bee"])]),
-        mayDrop: [], undeclaredLoss: false),
-        Change(name: "step renamed, not declared", flow: Flow(version: "2", steps: [
-            PlainStep(id: "a", specs: [name]), PlainStep(id: "bee", specs: [age], branches: [senior]),
-            PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
-        ], completion: RecordsNothing()),
-        mayDrop: ["b.age"], undeclaredLoss: true),
-        Change(name: "step removed, declared", flow: Flow(version: "2", steps: [
-            PlainStep(id: "a", specs: [name]), PlainStep(id: "b", specs: [age], branches: [senior]), PlainStep(id: "d", specs: [note]),
-        ], completion: RecordsNothing(), migrations: [FlowMigration(from: "1", removedSteps: ["c": "d"])]),
-        mayDrop: ["c.color"], undeclaredLoss: false),
-        Change(name: "step added", flow: Flow(version: "2", steps: [
-            PlainStep(id: "a", specs: [name]), PlainStep(id: "x", specs: [FieldSpec(id: "city", type: .text, label: "City")]),
-            PlainStep(id: "b", specs: [age], branches: [senior]), PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
-        ], completion: RecordsNothing()),
-        mayDrop: [], undeclaredLoss: false),
-        Change(name: "field renamed, declared", flow: Flow(version: "2", steps: [
-            PlainStep(id: "a", specs: [name]),
-            PlainStep(id: "b", specs: [FieldSpec(id: "years", type: .integer, label: "Age", min: 1, max: 120)], branches: [
-                FlowBranch(when: "over 60", if: { ($0.values["years"]?.intValue ?? 0) > 60 }, steps: [PlainStep(id: "senior", specs: [
-                    FieldSpec(id: "mobility", type: .boolean, label: "Mobility aid"),
-                ])]),
-            ]),
-            PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
-        ], completion: RecordsNothing(), migrations: [FlowMigration(from: "1", renamedFields: ["age": "years"])]),
-        mayDrop: [], undeclaredLoss: false),
-        Change(name: "field removed", flow: Flow(version: "2", steps: [
-            PlainStep(id: "a", specs: [name]), PlainStep(id: "b", specs: [age], branches: [senior]),
-            PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: []),
-        ], completion: RecordsNothing()),
-        mayDrop: ["d.note"], undeclaredLoss: true),
-        Change(name: "field made stricter", flow: Flow(version: "2", steps: [
-            PlainStep(id: "a", specs: [FieldSpec(id: "name", type: .text, label: "Name", minLength: 10, maxLength: 40)]),
-            PlainStep(id: "b", specs: [age], branches: [senior]),
-            PlainStep(id: "c", specs: [FieldSpec(id: "color", type: .choice, label: "Color", options: [FieldOption(value: "blue", label: "Blue")])]),
-            PlainStep(id: "d", specs: [note]),
-        ], completion: RecordsNothing()),
-        mayDrop: [], undeclaredLoss: false),
-        Change(name: "branch changed", flow: Flow(version: "2", steps: [
-            PlainStep(id: "a", specs: [name]), PlainStep(id: "b", specs: [age]),
-            PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
-        ], completion: RecordsNothing()),
-        mayDrop: ["senior.mobility"], undeclaredLoss: true),
+        Change(
+            name: "step renamed, declared",
+            flow: Flow(
+                version: "2",
+                steps: [
+                    PlainStep(id: "a", specs: [name]), PlainStep(id: "bee", specs: [age], branches: [senior]),
+                    PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
+                ], completion: RecordsNothing(), migrations: [FlowMigration(from: "1", renamedSteps: ["b": "bee"])]),
+            mayDrop: [], undeclaredLoss: false),
+        Change(
+            name: "step renamed, not declared",
+            flow: Flow(
+                version: "2",
+                steps: [
+                    PlainStep(id: "a", specs: [name]), PlainStep(id: "bee", specs: [age], branches: [senior]),
+                    PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
+                ], completion: RecordsNothing()),
+            mayDrop: ["b.age"], undeclaredLoss: true),
+        Change(
+            name: "step removed, declared",
+            flow: Flow(
+                version: "2",
+                steps: [
+                    PlainStep(id: "a", specs: [name]), PlainStep(id: "b", specs: [age], branches: [senior]), PlainStep(id: "d", specs: [note]),
+                ], completion: RecordsNothing(), migrations: [FlowMigration(from: "1", removedSteps: ["c": "d"])]),
+            mayDrop: ["c.color"], undeclaredLoss: false),
+        Change(
+            name: "step added",
+            flow: Flow(
+                version: "2",
+                steps: [
+                    PlainStep(id: "a", specs: [name]), PlainStep(id: "x", specs: [FieldSpec(id: "city", type: .text, label: "City")]),
+                    PlainStep(id: "b", specs: [age], branches: [senior]), PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
+                ], completion: RecordsNothing()),
+            mayDrop: [], undeclaredLoss: false),
+        Change(
+            name: "field renamed, declared",
+            flow: Flow(
+                version: "2",
+                steps: [
+                    PlainStep(id: "a", specs: [name]),
+                    PlainStep(
+                        id: "b", specs: [FieldSpec(id: "years", type: .integer, label: "Age", min: 1, max: 120)],
+                        branches: [
+                            FlowBranch(
+                                when: "over 60", if: { ($0.values["years"]?.intValue ?? 0) > 60 },
+                                steps: [
+                                    PlainStep(
+                                        id: "senior",
+                                        specs: [
+                                            FieldSpec(id: "mobility", type: .boolean, label: "Mobility aid")
+                                        ])
+                                ])
+                        ]),
+                    PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
+                ], completion: RecordsNothing(), migrations: [FlowMigration(from: "1", renamedFields: ["age": "years"])]),
+            mayDrop: [], undeclaredLoss: false),
+        Change(
+            name: "field removed",
+            flow: Flow(
+                version: "2",
+                steps: [
+                    PlainStep(id: "a", specs: [name]), PlainStep(id: "b", specs: [age], branches: [senior]),
+                    PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: []),
+                ], completion: RecordsNothing()),
+            mayDrop: ["d.note"], undeclaredLoss: true),
+        Change(
+            name: "field made stricter",
+            flow: Flow(
+                version: "2",
+                steps: [
+                    PlainStep(id: "a", specs: [FieldSpec(id: "name", type: .text, label: "Name", minLength: 10, maxLength: 40)]),
+                    PlainStep(id: "b", specs: [age], branches: [senior]),
+                    PlainStep(id: "c", specs: [FieldSpec(id: "color", type: .choice, label: "Color", options: [FieldOption(value: "blue", label: "Blue")])]),
+                    PlainStep(id: "d", specs: [note]),
+                ], completion: RecordsNothing()),
+            mayDrop: [], undeclaredLoss: false),
+        Change(
+            name: "branch changed",
+            flow: Flow(
+                version: "2",
+                steps: [
+                    PlainStep(id: "a", specs: [name]), PlainStep(id: "b", specs: [age]),
+                    PlainStep(id: "c", specs: [color]), PlainStep(id: "d", specs: [note]),
+                ], completion: RecordsNothing()),
+            mayDrop: ["senior.mobility"], undeclaredLoss: true),
     ]
 
     /// Answers that walk version 1 (through the senior detour when `age` is over 60).
@@ -155,12 +205,16 @@ struct FlowVersionTests {
                 let attempt = answers.refusals[id, default: 0]
                 // A saved answer the new rules refuse is shown with its error: answer afresh.
                 let refusedBefore = step.errors.contains { $0.field == id }
-                if attempt == 0, !refusedBefore, let saved = field["value"].nonNull { values[id] = saved; continue }
+                if attempt == 0, !refusedBefore, let saved = field["value"].nonNull {
+                    values[id] = saved
+                    continue
+                }
                 if let made = GenericAnswers.make(field, attempt: attempt) { values[id] = made }
             }
             do {
-                guard case .applied(let transition) = try engine.submit(
-                    state, .init(stepId: step.id, revision: state.revision, values: values), now: now, newID: { UUID().uuidString })
+                guard
+                    case .applied(let transition) = try engine.submit(
+                        state, .init(stepId: step.id, revision: state.revision, values: values), now: now, newID: { UUID().uuidString })
                 else { throw PlatformdProcess.Failure(description: "work") }
                 state = transition.state
             } catch FlowError.validationFailed(let errors, _) {
@@ -170,8 +224,9 @@ struct FlowVersionTests {
         return state
     }
 
-    @Test("every recorded session of version 1 moves onto each kind of change with a step, loses only what it must, and completes",
-          arguments: Versions.changes)
+    @Test(
+        "every recorded session of version 1 moves onto each kind of change with a step, loses only what it must, and completes",
+        arguments: Versions.changes)
     func sessionsAtEveryStepMoveSafely(change: Versions.Change) throws {
         let old = FlowEngine(plugin: VersionedPlugin(flows: [Versions.v1()]), flow: Versions.v1())
         let new = FlowEngine(plugin: VersionedPlugin(flows: [change.flow]), flow: change.flow)
@@ -179,24 +234,24 @@ struct FlowVersionTests {
         #expect(!new.runs(try #require(recordedSessions(old).first)))
         for recorded in try recordedSessions(old) {
             let move = new.move(recorded, now: now)
-            let where_ = "\(change.name), recorded on \(recorded.currentStep ?? "-")"
+            let place = "\(change.name), recorded on \(recorded.currentStep ?? "-")"
             // Never a blank view: an active session stands on a step of the served flow.
-            let current = try #require(move.state.currentStep, "\(where_): no current step")
-            #expect(change.flow.step(current) != nil, "\(where_): stands on \(current), not a step of version 2")
-            #expect(new.view(move.state, now: now).step != nil, "\(where_): a view without a step")
-            #expect(move.state.flowVersion == "2" && new.runs(move.state), "\(where_)")
-            #expect(move.events.first?.kind == .migrated, "\(where_)")
+            let current = try #require(move.state.currentStep, "\(place): no current step")
+            #expect(change.flow.step(current) != nil, "\(place): stands on \(current), not a step of version 2")
+            #expect(new.view(move.state, now: now).step != nil, "\(place): a view without a step")
+            #expect(move.state.flowVersion == "2" && new.runs(move.state), "\(place)")
+            #expect(move.events.first?.kind == .migrated, "\(place)")
             // Only the answers the change takes away are dropped.
             for dropped in move.dropped {
-                #expect(change.mayDrop.contains("\(dropped.step).\(dropped.field)"), "\(where_): dropped \(dropped.step).\(dropped.field)")
+                #expect(change.mayDrop.contains("\(dropped.step).\(dropped.field)"), "\(place): dropped \(dropped.step).\(dropped.field)")
             }
             let kept = Set(move.state.answers.flatMap { step, values in values.keys.map { "\(step).\($0)" } })
             let before = recorded.answers.flatMap { step, values in values.keys.map { "\(step).\($0)" } }
-            #expect(kept.count + move.dropped.count == before.count, "\(where_): answers lost beyond the dropped ones")
-            if !change.undeclaredLoss { #expect(!move.losesUndeclared, "\(where_): an undeclared loss") }
+            #expect(kept.count + move.dropped.count == before.count, "\(place): answers lost beyond the dropped ones")
+            if !change.undeclaredLoss { #expect(!move.losesUndeclared, "\(place): an undeclared loss") }
             // And the person can go on to the end on the new version (no defect on the way).
             let finished = try walkToCompletion(new, move.state)
-            #expect(finished.status == .completed, "\(where_): ended \(finished.status.rawValue) on \(finished.currentStep ?? "-")")
+            #expect(finished.status == .completed, "\(place): ended \(finished.status.rawValue) on \(finished.currentStep ?? "-")")
         }
     }
 
@@ -269,7 +324,8 @@ struct FlowVersionPlatformTests {
             try await old.registerFlowVersions()
             var view = try await old.start(tenant: "versioned", userId: "u1", flow: "onboarding", user: nil)
             #expect(view.flowVersion == "1")
-            view = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
+            view = try await old.submit(
+                tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
             #expect(view.step?.id == "b")
 
             // The deploy: step b renamed without a declaration.
@@ -292,7 +348,8 @@ struct FlowVersionPlatformTests {
             #expect(events.filter { $0.event.kind == .migrated }.count == 1)
             // A client still holding step b at the old revision gets -32003 with the moved view.
             await expectError(.conflict) {
-                _ = try await new.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "b", revision: view.revision, values: ["age": 30]))
+                _ = try await new.submit(
+                    tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "b", revision: view.revision, values: ["age": 30]))
             }
             // The funnel counts it under the version it started on.
             let funnel = try await new.funnel(tenant: "versioned", flow: "onboarding", since: nil, until: nil)
@@ -306,16 +363,19 @@ struct FlowVersionPlatformTests {
             let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("v.sqlite").path)
             let old = platform(VersionedPlugin(flows: [Versions.v1()]), store)
             var view = try await old.start(tenant: "versioned", userId: "u1", flow: "onboarding", user: nil)
-            view = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
+            view = try await old.submit(
+                tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
             let change = try #require(Versions.changes.first { $0.name == "step renamed, declared" })
             let new = platform(VersionedPlugin(flows: [change.flow]), store)
             // The old client submits b, now bee: the move keeps it on the same place, the submit is -32003.
             await expectError(.conflict) {
-                _ = try await new.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "b", revision: view.revision, values: ["age": 30]))
+                _ = try await new.submit(
+                    tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "b", revision: view.revision, values: ["age": 30]))
             }
             let stored = try #require(try await store.session(tenant: "versioned", key: .id(view.sessionId)))
             #expect(stored.flowVersion == "2" && stored.currentStep == "bee")
-            let next = try await new.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "bee", revision: stored.revision, values: ["age": 30]))
+            let next = try await new.submit(
+                tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "bee", revision: stored.revision, values: ["age": 30]))
             #expect(next.step?.id == "c")
             try await store.close()
         }
@@ -338,7 +398,8 @@ struct FlowVersionPlatformTests {
             var view = pinned
             for (step, values) in [("a", ["name": "Alex"]), ("b", ["age": 30]), ("c", ["color": "red"]), ("d", [:])] as [(String, [String: JSONValue])] {
                 #expect(view.step?.id == step)
-                view = try await both.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: step, revision: view.revision, values: values))
+                view = try await both.submit(
+                    tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: step, revision: view.revision, values: values))
             }
             #expect(view.status == .completed && view.flowVersion == "1")
             let funnel = try await both.funnel(tenant: "versioned", flow: "onboarding", since: nil, until: nil, version: "1")
@@ -362,7 +423,10 @@ struct FlowVersionPlatformTests {
         }
     }
 
-    @Test("a rolling deploy: the old host never moves back a session the new host moved; it answers -32008, on PostgreSQL", .postgres) func aSessionOnAVersionANewerHostServesIsLeftAloneWith32008OnPostgres() async throws { try await aSessionOnAVersionANewerHostServesIsLeftAloneWith32008(kind: .postgres) }
+    @Test("a rolling deploy: the old host never moves back a session the new host moved; it answers -32008, on PostgreSQL", .postgres)
+    func aSessionOnAVersionANewerHostServesIsLeftAloneWith32008OnPostgres() async throws {
+        try await aSessionOnAVersionANewerHostServesIsLeftAloneWith32008(kind: .postgres)
+    }
 
     @Test("a rolling deploy: the old host never moves back a session the new host moved; it answers -32008", arguments: [StoreKind.file])
     func aSessionOnAVersionANewerHostServesIsLeftAloneWith32008(kind: StoreKind) async throws {
@@ -371,17 +435,20 @@ struct FlowVersionPlatformTests {
         try await old.registerFlowVersions()
         // A session the old host started, before the new binary came up.
         var early = try await old.start(tenant: "versioned", userId: "early", flow: "onboarding", user: nil)
-        early = try await old.submit(tenant: "versioned", sessionId: early.sessionId, command: .init(stepId: "a", revision: early.revision, values: ["name": "Alex"]))
+        early = try await old.submit(
+            tenant: "versioned", sessionId: early.sessionId, command: .init(stepId: "a", revision: early.revision, values: ["name": "Alex"]))
         let change = try #require(Versions.changes.first { $0.name == "step renamed, declared" })
         let new = Platform(plugins: [VersionedPlugin(flows: [change.flow])], store: hosts.new)
         try await new.registerFlowVersions()
         var view = try await new.start(tenant: "versioned", userId: "u1", flow: "onboarding", user: nil)
-        view = try await new.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
+        view = try await new.submit(
+            tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "a", revision: view.revision, values: ["name": "Alex"]))
         #expect(view.step?.id == "bee")
         // The old host never moves it back onto version 1: it answers -32008 (retry elsewhere).
         await expectError(.unavailable) { _ = try await old.get(tenant: "versioned", key: .id(view.sessionId)) }
         await expectError(.unavailable) {
-            _ = try await old.submit(tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "bee", revision: view.revision, values: ["age": 30]))
+            _ = try await old.submit(
+                tenant: "versioned", sessionId: view.sessionId, command: .init(stepId: "bee", revision: view.revision, values: ["age": 30]))
         }
         let stored = try #require(try await hosts.new.session(tenant: "versioned", key: .id(view.sessionId)))
         #expect(stored.flowVersion == "2" && stored.currentStep == "bee" && stored.revision == view.revision && stored.answers["a"] == ["name": "Alex"])
@@ -393,7 +460,8 @@ struct FlowVersionPlatformTests {
         let moved = try await new.get(tenant: "versioned", key: .id(early.sessionId))
         #expect(moved.flowVersion == "2" && moved.step?.id == "bee" && moved.revision == early.revision)
         await expectError(.unavailable) { _ = try await old.get(tenant: "versioned", key: .id(early.sessionId)) }
-        let done = try await new.submit(tenant: "versioned", sessionId: early.sessionId, command: .init(stepId: "bee", revision: moved.revision, values: ["age": 30]))
+        let done = try await new.submit(
+            tenant: "versioned", sessionId: early.sessionId, command: .init(stepId: "bee", revision: moved.revision, values: ["age": 30]))
         #expect(done.step?.id == "c")
         try await hosts.old.close()
         try await hosts.new.close()

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// Seven users walk the fixture flow; the funnel is checked figure by figure.
@@ -11,7 +11,9 @@ import Testing
     let clock = TestClock()
 
     /// Submits after `seconds` on the step.
-    func after(_ seconds: Double, _ d: FlowDriver, _ view: SessionView, _ values: [String: JSONValue] = [:], action: String = "continue") async throws -> SessionView {
+    func after(_ seconds: Double, _ d: FlowDriver, _ view: SessionView, _ values: [String: JSONValue] = [:], action: String = "continue") async throws
+        -> SessionView
+    {
         clock.advance(seconds: seconds)
         return try await d.submit(view, values, action: action)
     }
@@ -92,10 +94,11 @@ import Testing
         #expect(step(funnel, "extras") == ["id": "extras", "reached": 2, "left": 2, "dropped": 0, "medianSeconds": 11.5])
         #expect(step(funnel, "birth") == ["id": "birth", "reached": 4, "left": 4, "dropped": 1, "medianSeconds": 2])
         #expect(step(funnel, "analysis") == ["id": "analysis", "reached": 3, "left": 3, "dropped": 0, "medianSeconds": 1])
-        #expect(funnel["branches"] == [
-            ["from": "route", "to": "extras", "count": 2, "completed": 2],
-            ["from": "route", "to": "birth", "count": 2, "completed": 1],
-        ])
+        #expect(
+            funnel["branches"] == [
+                ["from": "route", "to": "extras", "count": 2, "completed": 2],
+                ["from": "route", "to": "birth", "count": 2, "completed": 1],
+            ])
         #expect(funnel["skips"] == [["step": "extras", "count": 1]])
 
         // The window selects sessions by when they started.
@@ -103,9 +106,11 @@ import Testing
         #expect(none["started"] == 0)
         #expect(none["completionRate"] == 0)
         #expect(step(none, "welcome") == ["id": "welcome", "reached": 0, "left": 0, "dropped": 0, "medianSeconds": .null])
-        let firstTwo = try await d.call("analytics.funnel", [
-            "since": .string(Timestamp.string(start)), "until": .string(Timestamp.string(start.addingTimeInterval(45))),
-        ])
+        let firstTwo = try await d.call(
+            "analytics.funnel",
+            [
+                "since": .string(Timestamp.string(start)), "until": .string(Timestamp.string(start.addingTimeInterval(45))),
+            ])
         #expect(firstTwo["started"] == 2)
         #expect(firstTwo["completed"] == 2)
     }

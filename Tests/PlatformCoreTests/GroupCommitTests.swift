@@ -1,9 +1,9 @@
-import PlatformServer
-import PlatformStorage
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// Concurrent writes share transactions, each in its own savepoint: a failing one rolls back only

@@ -1,10 +1,11 @@
-@testable import PlatformStorage
-@testable import PlatformServer
-@testable import SQLiteStore
 import Foundation
 import GRDB
-@testable import PlatformCore
 import Testing
+
+@testable import PlatformCore
+@testable import PlatformServer
+@testable import PlatformStorage
+@testable import SQLiteStore
 
 /// The group committer on its own: a write that fails after writing rolls back its savepoint and
 /// nothing else.

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 // The examples of Docs/plugins.md ("Dates, list conditions, every error at once, the review"),
@@ -33,16 +33,21 @@ struct ClubRacesStep: FlowStep {
 
     func fields(in context: StepContext) -> [FieldSpec] {
         [
-            FieldSpec(id: "races", type: .list, label: "Recent races", required: false, maxItems: 5, itemFields: [
-                FieldSpec(id: "name", type: .text, label: "Race", maxLength: 60),
-                FieldSpec(id: "distance", type: .choice, label: "Distance", options: [
-                    FieldOption(value: "half", label: "Half marathon"), FieldOption(value: "full", label: "Marathon"),
-                    FieldOption(value: "ultra", label: "Ultra"),
-                ]),
-                // Asked, required and kept only in the entries whose distance is "ultra".
-                FieldSpec(id: "ultraKm", type: .integer, label: "Ultra distance (km)", min: 43, max: 500,
-                          visibleWhen: VisibilityCondition(field: "distance", equals: "ultra")),
-            ]),
+            FieldSpec(
+                id: "races", type: .list, label: "Recent races", required: false, maxItems: 5,
+                itemFields: [
+                    FieldSpec(id: "name", type: .text, label: "Race", maxLength: 60),
+                    FieldSpec(
+                        id: "distance", type: .choice, label: "Distance",
+                        options: [
+                            FieldOption(value: "half", label: "Half marathon"), FieldOption(value: "full", label: "Marathon"),
+                            FieldOption(value: "ultra", label: "Ultra"),
+                        ]),
+                    // Asked, required and kept only in the entries whose distance is "ultra".
+                    FieldSpec(
+                        id: "ultraKm", type: .integer, label: "Ultra distance (km)", min: 43, max: 500,
+                        visibleWhen: VisibilityCondition(field: "distance", equals: "ultra")),
+                ])
         ]
     }
 
@@ -91,9 +96,13 @@ struct ClubLevelStep: FlowStep {
     let id = "level"
     let kind = StepKind.question
     func fields(in context: StepContext) -> [FieldSpec] {
-        [FieldSpec(id: "level", type: .choice, label: "Level", options: [
-            FieldOption(value: "social", label: "Social runner"), FieldOption(value: "racer", label: "Racer"),
-        ])]
+        [
+            FieldSpec(
+                id: "level", type: .choice, label: "Level",
+                options: [
+                    FieldOption(value: "social", label: "Social runner"), FieldOption(value: "racer", label: "Racer"),
+                ])
+        ]
     }
     func copy(in context: StepContext) -> StepCopy { StepCopy(title: "How do you run?") }
     var branches: [FlowBranch] { [FlowBranch(when: "level = racer", if: { $0["level"] == "racer" }, steps: [ClubRacesStep()])] }
@@ -151,9 +160,13 @@ struct ClubPlugin: OnboardingPlugin {
         #expect(ClubPlugin().flows[0].definitionProblems(StepContext(tenant: "club", displayName: "X", now: Date())).isEmpty)
         var view = try await driver.start("u1", user: UserDetails(firstName: "Sam"))
         view = try await driver.submit(view, ["level": "racer"])
-        let refused = await driver.refuse(view, ["races": [
-            ["name": "Comrades", "distance": "ultra"], ["name": "Berlin", "distance": "full"], ["name": "berlin", "distance": "half"],
-        ]])
+        let refused = await driver.refuse(
+            view,
+            [
+                "races": [
+                    ["name": "Comrades", "distance": "ultra"], ["name": "Berlin", "distance": "full"], ["name": "berlin", "distance": "half"],
+                ]
+            ])
         #expect(refused?.fieldErrors.map(\.message) == ["Entry 1: Ultra distance (km) is required.", "List each race once."])
         view = try await driver.submit(view, ["races": [["name": "Comrades", "distance": "ultra", "ultraKm": 90]]])
         #expect(view.field("firstRun")?["max"] == .string(today.adding(days: 60).description))
@@ -169,7 +182,10 @@ struct ClubPlugin: OnboardingPlugin {
         let birthday = ClubField.birthdate.view(value: nil, today: today)
         #expect(birthday.max == .string(TemporalBound.yearsAgo(16).text(on: today)))
         let tooYoung = FieldValidator(today: today).check(.string(today.description), against: ClubField.birthdate)
-        guard case .invalid(let error) = tooYoung else { Issue.record("a birthday today passed"); return }
+        guard case .invalid(let error) = tooYoung else {
+            Issue.record("a birthday today passed")
+            return
+        }
         #expect(error.message == "Club members are 16 or older.")
     }
 }

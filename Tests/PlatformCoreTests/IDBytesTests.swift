@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// Ids are bytes: a token minted for an id that Swift's `String ==` takes for another (canonical
@@ -38,7 +38,9 @@ struct IDBytesTests {
         return connection
     }
 
-    @Test(.postgres) func aTokenForALookalikeIdReachesNothingOfTheOriginalOnPostgres() async throws { try await aTokenForALookalikeIdReachesNothingOfTheOriginal(kind: .postgres) }
+    @Test(.postgres) func aTokenForALookalikeIdReachesNothingOfTheOriginalOnPostgres() async throws {
+        try await aTokenForALookalikeIdReachesNothingOfTheOriginal(kind: .postgres)
+    }
 
     @Test(arguments: StoreKind.sqlite)
     func aTokenForALookalikeIdReachesNothingOfTheOriginal(kind: StoreKind) async throws {
@@ -47,7 +49,8 @@ struct IDBytesTests {
         defer { Task { try? await platform.close() } }
         for (victim, attacker) in Self.lookalikes {
             #expect(victim == attacker, "Swift's String == takes them for one")
-            let started = await Self.call(server, "flow.start", ["tenant": "fixture", "userId": .string(victim), "user": ["firstName": "Victoria", "email": "victoria@example.com"]])
+            let started = await Self.call(
+                server, "flow.start", ["tenant": "fixture", "userId": .string(victim), "user": ["firstName": "Victoria", "email": "victoria@example.com"]])
             let sessionId = try #require(started["result"]?["sessionId"]?.stringValue, "\(started)")
             let mallory = try await Self.loggedIn(server, tenant: "fixture", userId: attacker)
 

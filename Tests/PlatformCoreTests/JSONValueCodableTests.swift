@@ -1,8 +1,9 @@
-@testable import PlatformStorage
-@testable import PlatformServer
 import Foundation
 import Testing
+
 @testable import PlatformCore
+@testable import PlatformServer
+@testable import PlatformStorage
 
 /// `JSONValue(encoding:)` and `decode(_:)`: the edge between plugins' typed records and the wire.
 struct JSONValueCodableTests {
@@ -22,19 +23,22 @@ struct JSONValueCodableTests {
 
     @Test func encodesToTheWireSpelling() throws {
         let json = try JSONValue(encoding: record)
-        #expect(json == [
-            "name": "a\u{2028}\"b", "count": 3, "ratio": 0.6, "whole": 12,
-            "at": .string(Timestamp.string(record.at)), "link": "https://example.com/a/b",
-        ])
+        #expect(
+            json == [
+                "name": "a\u{2028}\"b", "count": 3, "ratio": 0.6, "whole": 12,
+                "at": .string(Timestamp.string(record.at)), "link": "https://example.com/a/b",
+            ])
         // A nil optional is absent; whole doubles have no fraction; slashes are not escaped.
-        #expect(json.serialized()
-            == #"{"at":"2027-01-15T08:00:00Z","count":3,"link":"https://example.com/a/b","name":"a\u2028\"b","ratio":0.6,"whole":12}"#)
+        #expect(
+            json.serialized()
+                == #"{"at":"2027-01-15T08:00:00Z","count":3,"link":"https://example.com/a/b","name":"a\u2028\"b","ratio":0.6,"whole":12}"#)
     }
 
     @Test func decodesWhatItEncodes() throws {
         #expect(try JSONValue(encoding: record).decode(Record.self) == record)
-        #expect(try JSONValue.parse(#"{"name":"n","note":null,"count":1,"ratio":1.5,"whole":2.0,"at":"2027-01-15T08:00:00Z","link":""}"#)
-            .decode(Record.self).note == nil)
+        #expect(
+            try JSONValue.parse(#"{"name":"n","note":null,"count":1,"ratio":1.5,"whole":2.0,"at":"2027-01-15T08:00:00Z","link":""}"#)
+                .decode(Record.self).note == nil)
     }
 
     @Test func datesAreContractTimestamps() throws {

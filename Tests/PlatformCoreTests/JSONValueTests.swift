@@ -1,8 +1,9 @@
-@testable import PlatformStorage
-@testable import PlatformServer
-@testable import SQLiteStore
 import Testing
+
 @testable import PlatformCore
+@testable import PlatformServer
+@testable import PlatformStorage
+@testable import SQLiteStore
 
 struct JSONValueTests {
     // MARK: - Parsing: rejected input
@@ -22,16 +23,16 @@ struct JSONValueTests {
     }
 
     @Test(arguments: [
-        [0x22, 0xFF, 0x22] as [UInt8],        // byte never valid in UTF-8
-        [0x22, 0xC0, 0xAF, 0x22],             // overlong "/"
-        [0x22, 0xE0, 0x80, 0xAF, 0x22],       // overlong 3-byte
-        [0x22, 0xED, 0xA0, 0x80, 0x22],       // UTF-8 encoded surrogate U+D800
-        [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], // above U+10FFFF
-        [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22], // lead byte > 0xF4
-        [0x22, 0xE2, 0x82, 0x22],             // truncated sequence
-        [0x22, 0x80, 0x22],                   // lone continuation byte
-        [0xEF, 0xBB, 0xBF, 0x5B, 0x5D],       // BOM before "[]"
-        [0x5B, 0xE2, 0x5D],                   // non-ASCII outside a string
+        [0x22, 0xFF, 0x22] as [UInt8],  // byte never valid in UTF-8
+        [0x22, 0xC0, 0xAF, 0x22],  // overlong "/"
+        [0x22, 0xE0, 0x80, 0xAF, 0x22],  // overlong 3-byte
+        [0x22, 0xED, 0xA0, 0x80, 0x22],  // UTF-8 encoded surrogate U+D800
+        [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // above U+10FFFF
+        [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22],  // lead byte > 0xF4
+        [0x22, 0xE2, 0x82, 0x22],  // truncated sequence
+        [0x22, 0x80, 0x22],  // lone continuation byte
+        [0xEF, 0xBB, 0xBF, 0x5B, 0x5D],  // BOM before "[]"
+        [0x5B, 0xE2, 0x5D],  // non-ASCII outside a string
     ])
     func rejectsInvalidUTF8(_ bytes: [UInt8]) {
         #expect(throws: JSONParseError.self) { try JSONValue.parse(bytes) }
@@ -67,18 +68,33 @@ struct JSONValueTests {
 
     @Test func distinguishesIntegersFromDoubles() throws {
         #expect(try JSONValue.parse("42") == .int(42))
-        guard case .int(42) = try JSONValue.parse("42") else { Issue.record("expected .int"); return }
-        guard case .double(42) = try JSONValue.parse("42.0") else { Issue.record("expected .double"); return }
-        guard case .double(420) = try JSONValue.parse("4.2e2") else { Issue.record("expected .double"); return }
-        guard case .int(0) = try JSONValue.parse("-0") else { Issue.record("expected .int"); return }
+        guard case .int(42) = try JSONValue.parse("42") else {
+            Issue.record("expected .int")
+            return
+        }
+        guard case .double(42) = try JSONValue.parse("42.0") else {
+            Issue.record("expected .double")
+            return
+        }
+        guard case .double(420) = try JSONValue.parse("4.2e2") else {
+            Issue.record("expected .double")
+            return
+        }
+        guard case .int(0) = try JSONValue.parse("-0") else {
+            Issue.record("expected .int")
+            return
+        }
         guard case .int(Int64.min) = try JSONValue.parse("-9223372036854775808") else {
-            Issue.record("expected Int64.min"); return
+            Issue.record("expected Int64.min")
+            return
         }
         guard case .int(Int64.max) = try JSONValue.parse("9223372036854775807") else {
-            Issue.record("expected Int64.max"); return
+            Issue.record("expected Int64.max")
+            return
         }
         guard case .double(let big) = try JSONValue.parse("9223372036854775808") else {
-            Issue.record("expected .double for Int64 overflow"); return
+            Issue.record("expected .double for Int64 overflow")
+            return
         }
         #expect(big == 9223372036854775808.0)
     }
@@ -198,7 +214,7 @@ struct JSONValueTests {
     }
 
     @Test func doublesSerializeAsValidJSON() throws {
-        let doubles: [Double] = [0, -0.0, 5, 0.4545, 1e-05, 1.5e300, -2.5e-308, 1e16, 123456789012345680, .pi]
+        let doubles: [Double] = [0, -0.0, 5, 0.4545, 1e-05, 1.5e300, -2.5e-308, 1e16, 123_456_789_012_345_680, .pi]
         for double in doubles {
             let text = JSONValue.double(double).serialized()
             let parsed = try JSONValue.parse(text)
@@ -210,7 +226,7 @@ struct JSONValueTests {
     @Test func roundTripsNestedValue() throws {
         let value: JSONValue = [
             "name": "line1\nline2 \u{2028} \"quoted\" \\ é 😀",
-            "numbers": [0, -1, 9223372036854775807, -9223372036854775808, 1.25, -3.5e-10, 6.02e23],
+            "numbers": [0, -1, 9_223_372_036_854_775_807, -9_223_372_036_854_775_808, 1.25, -3.5e-10, 6.02e23],
             "flags": [true, false, nil],
             "nested": ["empty": [:], "list": [[], [[]], ["deep": ["deeper": [1]]]]],
             "control": "\u{00}\u{01}\u{1F}",

@@ -1,10 +1,10 @@
+import Foundation
+import PlatformCore
 import PlatformServer
 import PlatformStorage
-import SQLiteStore
-import Foundation
-import Synchronization
-import PlatformCore
 import PlatformTesting
+import SQLiteStore
+import Synchronization
 import Testing
 
 /// The file store runs a command outside its one writer, on the state it last committed or a
@@ -78,7 +78,11 @@ extension OptimisticUpdateTests {
         try await withTemporaryDirectory { directory in
             let a = try await openStore(directory)
             let b = try await openStore(directory)
-            let initial = { var state = sampleState(); state.revision = 0; return state }()
+            let initial = {
+                var state = sampleState()
+                state.revision = 0
+                return state
+            }()
             try await a.updateSession(tenant: "t1", key: .id(initial.id)) { _ in (SessionCommit(state: initial, events: []), ()) }
             let rounds = 50
             for revision in 0..<rounds {

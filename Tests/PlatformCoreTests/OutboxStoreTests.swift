@@ -1,10 +1,10 @@
-import PlatformServer
-import PlatformStorage
-import SQLiteStore
 import Foundation
 import GRDB
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 func sampleEvent(
@@ -70,7 +70,9 @@ func sampleEvent(
         #expect(try await store.claimDeliveries(now: epoch.addingTimeInterval(1), limit: 10, lease: 30, host: "a").claims.count == 1)
     }
 
-    @Test(.postgres) func aProfileUpdateWritesItsEventInItsTransactionOnPostgres() async throws { try await aProfileUpdateWritesItsEventInItsTransaction(kind: .postgres) }
+    @Test(.postgres) func aProfileUpdateWritesItsEventInItsTransactionOnPostgres() async throws {
+        try await aProfileUpdateWritesItsEventInItsTransaction(kind: .postgres)
+    }
 
     @Test(arguments: StoreKind.sqlite)
     func aProfileUpdateWritesItsEventInItsTransaction(kind: StoreKind) async throws {
@@ -92,14 +94,17 @@ func sampleEvent(
         #expect(try await store.outbox(tenant: "t1", after: 0, limit: 10).map(\.event) == [event.event])
     }
 
-    @Test(.postgres) func eventsPageOldestFirstAfterACursorPerTenantOnPostgres() async throws { try await eventsPageOldestFirstAfterACursorPerTenant(kind: .postgres) }
+    @Test(.postgres) func eventsPageOldestFirstAfterACursorPerTenantOnPostgres() async throws {
+        try await eventsPageOldestFirstAfterACursorPerTenant(kind: .postgres)
+    }
 
     @Test(arguments: StoreKind.sqlite)
     func eventsPageOldestFirstAfterACursorPerTenant(kind: StoreKind) async throws {
         let store = try await kind.open()
         for index in 1...7 {
             let tenant = index % 3 == 0 ? "t2" : "t1"
-            try await commit(store, sampleState(id: "s\(index)", tenant: tenant, user: "u\(index)"), [sampleEvent("evt_\(index)", tenant: tenant, session: "s\(index)")])
+            try await commit(
+                store, sampleState(id: "s\(index)", tenant: tenant, user: "u\(index)"), [sampleEvent("evt_\(index)", tenant: tenant, session: "s\(index)")])
         }
         var seen: [String] = []
         var after: Int64 = 0
@@ -158,7 +163,9 @@ func sampleEvent(
         #expect(states?.contains("\(claim.webhook) delivered 1") == true)
     }
 
-    @Test(.postgres) func retriesAreScheduledFailuresKeptAndRequeuedOnPostgres() async throws { try await retriesAreScheduledFailuresKeptAndRequeued(kind: .postgres) }
+    @Test(.postgres) func retriesAreScheduledFailuresKeptAndRequeuedOnPostgres() async throws {
+        try await retriesAreScheduledFailuresKeptAndRequeued(kind: .postgres)
+    }
 
     @Test(arguments: StoreKind.sqlite)
     func retriesAreScheduledFailuresKeptAndRequeued(kind: StoreKind) async throws {

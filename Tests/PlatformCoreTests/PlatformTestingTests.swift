@@ -1,8 +1,8 @@
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// PlatformTesting's own helpers on the fixture plugin: FlowDriver's walk to a step, profile
@@ -106,7 +106,10 @@ struct PlatformTestingTests {
         #expect(GenericAnswers.make(["type": "text", "minLength": 8, "maxLength": 10]) == "Alexaaaa")
         #expect(GenericAnswers.make(["type": "integer", "min": 1, "max": 7]) == 4)
         #expect(GenericAnswers.make(["type": "choice", "options": [["value": "x", "locked": true], ["value": "y", "locked": false]]]) == "y")
-        #expect(GenericAnswers.make(["type": "multi_choice", "minItems": 2, "maxItems": 2, "options": [["value": "a"], ["value": "b"], ["value": "c"]]]) == ["a", "b"])
+        #expect(
+            GenericAnswers.make(["type": "multi_choice", "minItems": 2, "maxItems": 2, "options": [["value": "a"], ["value": "b"], ["value": "c"]]]) == [
+                "a", "b",
+            ])
         #expect(GenericAnswers.make(["type": "date", "min": "2000-01-01", "max": "2000-01-03"]) == "2000-01-02")
     }
 }

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// What a plugin author declares instead of writing it by hand (the fixture's `planner` flow):
@@ -48,10 +48,12 @@ import Testing
 
     @Test func aDateOrTimeOutsideItsBoundsIsOutOfRangeWithTheFieldsMessage() async throws {
         let view = try await startAtPlan()
-        let refused = await driver.refuse(view, [
-            "startDate": .string(today.adding(days: -1).description), "startTime": "22:00",
-            "born": .string(today.adding(days: -1).description),
-        ])
+        let refused = await driver.refuse(
+            view,
+            [
+                "startDate": .string(today.adding(days: -1).description), "startTime": "22:00",
+                "born": .string(today.adding(days: -1).description),
+            ])
         #expect(refused?.code == -32004)
         let errors = refused?.fieldErrors ?? []
         #expect(errors.map(\.field) == ["startDate", "startTime", "born"])
@@ -89,9 +91,11 @@ import Testing
                 [
                     FieldSpec(id: "day", type: .date, label: "Day", earliest: .time(6, 0)),
                     FieldSpec(id: "when", type: .date, label: "When", earliest: .date(2030, 1, 1), latest: .date(2020, 1, 1)),
-                    FieldSpec(id: "items", type: .list, label: "Items", itemFields: [
-                        FieldSpec(id: "a", type: .text, label: "A", visibleWhen: VisibilityCondition(field: "elsewhere", equals: true)),
-                    ]),
+                    FieldSpec(
+                        id: "items", type: .list, label: "Items",
+                        itemFields: [
+                            FieldSpec(id: "a", type: .text, label: "A", visibleWhen: VisibilityCondition(field: "elsewhere", equals: true))
+                        ]),
                 ]
             }
         }
@@ -130,16 +134,21 @@ import Testing
     @Test func theStepsOwnRulesRunBesideTheFieldRulesInOneReply() async throws {
         var view = try await driver.start("u1", flow: "planner")
         view = try await driver.submit(view, ["level": "racer"])
-        let refused = await driver.refuse(view, ["races": [
-            ["name": "", "distance": "10k"], ["name": "Boston", "distance": "marathon"], ["name": "boston", "distance": "10k"],
-            ["name": "Comrades", "distance": "ultra"], ["name": "Tomorrow", "distance": "10k", "on": .string(today.adding(days: 1).description)],
-        ]])
+        let refused = await driver.refuse(
+            view,
+            [
+                "races": [
+                    ["name": "", "distance": "10k"], ["name": "Boston", "distance": "marathon"], ["name": "boston", "distance": "10k"],
+                    ["name": "Comrades", "distance": "ultra"], ["name": "Tomorrow", "distance": "10k", "on": .string(today.adding(days: 1).description)],
+                ]
+            ])
         let errors = refused?.fieldErrors ?? []
         #expect(errors.map(\.code) == [.required, .required, .outOfRange, .duplicate])
-        #expect(errors.map(\.message) == [
-            "Entry 1: Race is required.", "Entry 4: Kilometres is required.", "Entry 5: Date must be \(today) or earlier.",
-            "Each race once, please.",
-        ])
+        #expect(
+            errors.map(\.message) == [
+                "Entry 1: Race is required.", "Entry 4: Kilometres is required.", "Entry 5: Date must be \(today) or earlier.",
+                "Each race once, please.",
+            ])
         #expect(errors.allSatisfy { $0.field == "races" })
         #expect(await driver.refuse(view, ["races": []])?.fieldErrors.map(\.code) == [.count])
     }

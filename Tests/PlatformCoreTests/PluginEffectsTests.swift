@@ -1,10 +1,10 @@
-import PlatformServer
-import PlatformStorage
-import SQLiteStore
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Synchronization
 import Testing
 
@@ -37,7 +37,6 @@ final class Journal: Sendable {
     }
 }
 
-
 /// A store over the in-memory SQLite one that notes each commit that wrote in the journal, and
 /// whose next commit can be made to fail after the command was decided (a full disk).
 final class JournalStore: SessionStore {
@@ -62,7 +61,10 @@ final class JournalStore: SessionStore {
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result {
-        if failing.withLock({ failing in defer { failing = false }; return failing }) {
+        if failing.withLock({ failing in
+            defer { failing = false }
+            return failing
+        }) {
             // The engine decides as usual; then the commit fails and nothing is written.
             _ = try body(try await inner.session(tenant: tenant, key: key))
             throw StoreUnavailable("disk full")

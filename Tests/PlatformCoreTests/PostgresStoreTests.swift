@@ -1,12 +1,13 @@
-import SQLiteStore
-import PlatformStorage
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
-@testable import PostgresStore
+import SQLiteStore
 import Synchronization
 import Testing
+
+@testable import PostgresStore
 
 /// Keys and tokens behave the same on every store.
 @Suite struct CredentialStoreConformance {
@@ -255,9 +256,11 @@ import Testing
                             let event = PlatformEvent(
                                 id: "evt-\(next.id)", type: .sessionCompleted, tenant: "t1", userId: user, sessionId: next.id,
                                 occurredAt: epoch, data: ["records": [flow: ["done": true]]])
-                            return (SessionCommit(
-                                state: next, events: [FlowEvent(.completed, at: epoch)], profile: profile,
-                                outbox: [OutboxEvent(event: event, webhooks: ["https://example.com/hook"], deliverUntil: epoch.addingTimeInterval(60))]), ())
+                            return (
+                                SessionCommit(
+                                    state: next, events: [FlowEvent(.completed, at: epoch)], profile: profile,
+                                    outbox: [OutboxEvent(event: event, webhooks: ["https://example.com/hook"], deliverUntil: epoch.addingTimeInterval(60))]), ()
+                            )
                         }
                     }
                 }
@@ -310,15 +313,17 @@ import Testing
             stdin: .descriptor(input.fileHandleForReading.fileDescriptor), stdout: .descriptor(output.fileHandleForWriting.fileDescriptor))
         try input.fileHandleForReading.close()
         try output.fileHandleForWriting.close()
-        input.fileHandleForWriting.write(Data("""
-            SET search_path TO \(schema);
-            BEGIN;
-            SELECT id FROM sessions WHERE id = 'held' FOR UPDATE \\g /dev/null
-            \\echo locked
-            SELECT pg_sleep(10) \\g /dev/null
-            COMMIT;
+        input.fileHandleForWriting.write(
+            Data(
+                """
+                SET search_path TO \(schema);
+                BEGIN;
+                SELECT id FROM sessions WHERE id = 'held' FOR UPDATE \\g /dev/null
+                \\echo locked
+                SELECT pg_sleep(10) \\g /dev/null
+                COMMIT;
 
-            """.utf8))
+                """.utf8))
         try input.fileHandleForWriting.close()
         let reader = output.fileHandleForReading
         let said: String = await withCheckedContinuation { continuation in

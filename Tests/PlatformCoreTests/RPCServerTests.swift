@@ -1,7 +1,7 @@
-import PlatformStorage
-import PlatformServer
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import Testing
 
 @Suite struct RPCServerTests {
@@ -9,7 +9,10 @@ import Testing
         methods: [
             "echo": { params in .object(params.object) },
             "fail": { _ in throw RPCError(FlowError.notFound("thing")) },
-            "crash": { _ in struct Boom: Error {}; throw Boom() },
+            "crash": { _ in
+                struct Boom: Error {}
+                throw Boom()
+            },
         ],
         logger: Logger(label: "test"))
 
@@ -63,7 +66,8 @@ import Testing
     }
 
     @Test func batchesAnswerInOrderAndSkipNotifications() async {
-        let answer = await reply(#"[{"jsonrpc":"2.0","id":1,"method":"echo","params":{"n":1}},{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","id":2,"method":"nope"},5]"#)
+        let answer = await reply(
+            #"[{"jsonrpc":"2.0","id":1,"method":"echo","params":{"n":1}},{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","id":2,"method":"nope"},5]"#)
         let items = answer?.arrayValue ?? []
         #expect(items.count == 3)
         #expect(items[0]["result"] == ["n": 1])

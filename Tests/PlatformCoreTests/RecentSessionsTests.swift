@@ -1,8 +1,9 @@
+import Foundation
+import Testing
+
+@testable import PlatformCore
 @testable import PlatformServer
 @testable import PlatformStorage
-import Foundation
-@testable import PlatformCore
-import Testing
 
 /// The store's memory of the states it last committed: scoped by tenant, never older than what
 /// it already holds, without rejected sessions, and bounded.

@@ -1,16 +1,18 @@
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// Revocable tokens, one-use start links and dashboard sign-ins on every store: what each host
 /// of a shared database reads back.
 @Suite("Tokens, start links and sign-ins in the store")
 struct RevocationStoreTests {
-    @Test(.postgres) func tokensAreRevokedByTokenByUserAndWithTheirKeyOnPostgres() async throws { try await tokensAreRevokedByTokenByUserAndWithTheirKey(kind: .postgres) }
+    @Test(.postgres) func tokensAreRevokedByTokenByUserAndWithTheirKeyOnPostgres() async throws {
+        try await tokensAreRevokedByTokenByUserAndWithTheirKey(kind: .postgres)
+    }
 
     @Test(arguments: StoreKind.sqlite)
     func tokensAreRevokedByTokenByUserAndWithTheirKey(kind: StoreKind) async throws {
@@ -39,7 +41,9 @@ struct RevocationStoreTests {
         try await store.close()
     }
 
-    @Test(.postgres) func aStartLinkIsUsedOnceAndASignInEndsWithSignOutOrItsKeyOnPostgres() async throws { try await aStartLinkIsUsedOnceAndASignInEndsWithSignOutOrItsKey(kind: .postgres) }
+    @Test(.postgres) func aStartLinkIsUsedOnceAndASignInEndsWithSignOutOrItsKeyOnPostgres() async throws {
+        try await aStartLinkIsUsedOnceAndASignInEndsWithSignOutOrItsKey(kind: .postgres)
+    }
 
     @Test(arguments: StoreKind.sqlite)
     func aStartLinkIsUsedOnceAndASignInEndsWithSignOutOrItsKey(kind: StoreKind) async throws {

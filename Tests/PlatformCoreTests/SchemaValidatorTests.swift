@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformServer
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
 import Testing
 

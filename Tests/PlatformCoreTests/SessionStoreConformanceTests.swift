@@ -1,11 +1,11 @@
-import PlatformServer
-import PlatformStorage
-import SQLiteStore
 import Foundation
 import GRDB
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
 import PostgresStore
+import SQLiteStore
 import Testing
 
 /// A place to open stores: a SQLite file in a fresh directory, SQLite in memory, or a fresh
@@ -48,7 +48,6 @@ enum TestPostgres {
         guard let url = ProcessInfo.processInfo.environment[variable], !url.isEmpty else { return nil }
         return url
     }
-
 
     static func freshSchema() -> String {
         "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
@@ -113,7 +112,9 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         try await store.close()
     }
 
-    @Test(.postgres) func updatesReplaceAnswersAndDropRemovedStepsOnPostgres() async throws { try await updatesReplaceAnswersAndDropRemovedSteps(kind: .postgres) }
+    @Test(.postgres) func updatesReplaceAnswersAndDropRemovedStepsOnPostgres() async throws {
+        try await updatesReplaceAnswersAndDropRemovedSteps(kind: .postgres)
+    }
 
     @Test(arguments: StoreKind.sqlite)
     func updatesReplaceAnswersAndDropRemovedSteps(kind: StoreKind) async throws {
@@ -202,10 +203,12 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
     @Test(arguments: StoreKind.sqlite)
     func eventsInOrderFilteredByFlowAndTime(kind: StoreKind) async throws {
         let store = try await kind.open()
-        try await save(store, sampleState(id: "s1"), events: [
-            FlowEvent(.started, at: epoch),
-            FlowEvent(.left, step: "a", action: "continue", seconds: 4.5, at: epoch.addingTimeInterval(10)),
-        ])
+        try await save(
+            store, sampleState(id: "s1"),
+            events: [
+                FlowEvent(.started, at: epoch),
+                FlowEvent(.left, step: "a", action: "continue", seconds: 4.5, at: epoch.addingTimeInterval(10)),
+            ])
         try await save(store, sampleState(id: "s2", flow: "quick"), events: [FlowEvent(.started, at: epoch.addingTimeInterval(20))])
         let all = try await store.events(tenant: "t1", flow: nil, since: nil, until: nil)
         #expect(all.map(\.event.kind) == [.started, .left, .started])
@@ -290,10 +293,12 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         let d = try FlowDriver(plugin: FixturePlugin(), store: store)
         let markers = ["Quokkaname", "quokka@example.com", "Petquokka", "Customquokkatag"]
         var view = try await atBasics(d, details: UserDetails(firstName: "Zed", email: "quokka@example.com"))
-        view = try await d.walk(view, [
-            basics.merging(["name": "Quokkaname", "hasPet": true, "petName": "Petquokka"]) { $1 },
-            ["route": "slow"], ["tags": ["a1", ["title": "Customquokkatag"]]],
-        ])
+        view = try await d.walk(
+            view,
+            [
+                basics.merging(["name": "Quokkaname", "hasPet": true, "petName": "Petquokka"]) { $1 },
+                ["route": "slow"], ["tags": ["a1", ["title": "Customquokkatag"]]],
+            ])
         // A second user's session, which must survive the erasure intact.
         let other = try await atBasics(d, user: "u2")
         _ = try await d.submit(other, basics.merging(["name": "Keepme"]) { $1 })
@@ -370,9 +375,10 @@ extension Erasure {
         let reader = try DatabaseQueue(path: path)
         func stamps() async throws -> [String: Double] {
             try await reader.read { db in
-                try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, updated_at FROM records").map {
-                    (($0["name"] as String), ($0["updated_at"] as Double))
-                })
+                try Dictionary(
+                    uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, updated_at FROM records").map {
+                        (($0["name"] as String), ($0["updated_at"] as Double))
+                    })
             }
         }
         // A completion's records carry the commit's time.
@@ -382,9 +388,10 @@ extension Erasure {
             updated?.records["b"] = ["y": 2]
             return (updated, ())
         }
-        #expect(try await stamps() == [
-            "a": epoch.addingTimeInterval(90).timeIntervalSince1970, "b": epoch.addingTimeInterval(90).timeIntervalSince1970,
-        ])
+        #expect(
+            try await stamps() == [
+                "a": epoch.addingTimeInterval(90).timeIntervalSince1970, "b": epoch.addingTimeInterval(90).timeIntervalSince1970,
+            ])
         try await store.close()
     }
 }

@@ -1,8 +1,8 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 import Testing
 
 /// What the engine hands a step or a completion handler about its session.

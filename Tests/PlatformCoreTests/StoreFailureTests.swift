@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import GRDB
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// A store that cannot take a write answers -32008 (retryable), never -32603, and keeps nothing.

@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformServer
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import Testing
 
 /// A submit's digest recognises a retry: equal for equal submits, different otherwise.

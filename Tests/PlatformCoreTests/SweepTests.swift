@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// Abandonment, expiry and retention with an injected clock, on SQLite and PostgreSQL, and on
@@ -31,7 +31,9 @@ struct SweepTests {
         try await store.outbox(tenant: "fixture", after: 0, limit: 1000).map(\.event).filter { $0.type == type }
     }
 
-    @Test(.postgres) func abandonedOncePerIdlePeriodThenExpiredAndStartedAfreshOnPostgres() async throws { try await abandonedOncePerIdlePeriodThenExpiredAndStartedAfresh(kind: .postgres) }
+    @Test(.postgres) func abandonedOncePerIdlePeriodThenExpiredAndStartedAfreshOnPostgres() async throws {
+        try await abandonedOncePerIdlePeriodThenExpiredAndStartedAfresh(kind: .postgres)
+    }
 
     @Test(arguments: [StoreKind.file])
     func abandonedOncePerIdlePeriodThenExpiredAndStartedAfresh(kind: StoreKind) async throws {
@@ -78,7 +80,9 @@ struct SweepTests {
 
     /// An operator replaying a day ahead (`sessions sweep --now T`): the events happen at T, but
     /// their deliveries are due now, when the sweep runs, and retried for the window from now.
-    @Test(.postgres) func deliveriesASweepRaisesAreDueWhenItRunsWhateverNowSaysOnPostgres() async throws { try await deliveriesASweepRaisesAreDueWhenItRunsWhateverNowSays(kind: .postgres) }
+    @Test(.postgres) func deliveriesASweepRaisesAreDueWhenItRunsWhateverNowSaysOnPostgres() async throws {
+        try await deliveriesASweepRaisesAreDueWhenItRunsWhateverNowSays(kind: .postgres)
+    }
 
     @Test(arguments: [StoreKind.file])
     func deliveriesASweepRaisesAreDueWhenItRunsWhateverNowSays(kind: StoreKind) async throws {
@@ -97,7 +101,9 @@ struct SweepTests {
         try await store.close()
     }
 
-    @Test(.postgres) func completedDetailsAndOldEventsAreDeletedRecordsStayOnPostgres() async throws { try await completedDetailsAndOldEventsAreDeletedRecordsStay(kind: .postgres) }
+    @Test(.postgres) func completedDetailsAndOldEventsAreDeletedRecordsStayOnPostgres() async throws {
+        try await completedDetailsAndOldEventsAreDeletedRecordsStay(kind: .postgres)
+    }
 
     @Test(arguments: [StoreKind.file])
     func completedDetailsAndOldEventsAreDeletedRecordsStay(kind: StoreKind) async throws {
@@ -112,8 +118,9 @@ struct SweepTests {
         #expect(report.tenants.first?.pruned == 1)
         let stored = try #require(try await store.session(tenant: "fixture", key: .id(view.sessionId)))
         #expect(stored.user == .empty && stored.answers.isEmpty && stored.status == .completed)
-        #expect(stored.completion?.message == "" && stored.completion?.screen == nil && stored.completion?.records.isEmpty == false,
-                "the completion's copy (which may name the person) goes; the records' names stay")
+        #expect(
+            stored.completion?.message == "" && stored.completion?.screen == nil && stored.completion?.records.isEmpty == false,
+            "the completion's copy (which may name the person) goes; the records' names stay")
         #expect(try await host.sweep(now: clock.now.addingTimeInterval(92 * 86_400)).tenants.first?.pruned ?? 0 == 0, "pruned once")
         #expect(try await store.profile(tenant: "fixture", userId: "done")?.records.isEmpty == false, "records stay")
         // Events older than eventsDays go: funnel events, and completion events no longer being delivered.
@@ -124,7 +131,9 @@ struct SweepTests {
         try await store.close()
     }
 
-    @Test("two hosts sweeping one database raise each event once, on PostgreSQL", .postgres) func twoHostsRaiseEachEventOnceOnPostgres() async throws { try await twoHostsRaiseEachEventOnce(kind: .postgres) }
+    @Test("two hosts sweeping one database raise each event once, on PostgreSQL", .postgres) func twoHostsRaiseEachEventOnceOnPostgres() async throws {
+        try await twoHostsRaiseEachEventOnce(kind: .postgres)
+    }
 
     @Test("two hosts sweeping one database raise each event once", arguments: [StoreKind.file])
     func twoHostsRaiseEachEventOnce(kind: StoreKind) async throws {

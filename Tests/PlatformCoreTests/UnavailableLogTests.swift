@@ -1,9 +1,10 @@
-@testable import PlatformStorage
-@testable import PlatformServer
 import Foundation
-@testable import PlatformCore
 import PlatformTesting
 import Testing
+
+@testable import PlatformCore
+@testable import PlatformServer
+@testable import PlatformStorage
 
 /// While the store is away every request is answered -32008 at once: the log gets one line per
 /// interval, which says how many more there were, not one line per request.

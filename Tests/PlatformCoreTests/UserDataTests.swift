@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import GRDB
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// `user.export` and `user.erase` on every store: the export is everything the tables hold about
@@ -19,7 +19,8 @@ struct UserDataTests {
     /// unfinished one in another flow, for a user whose name is `marker`.
     func personWithData(_ driver: FlowDriver, user: String, marker: String) async throws {
         var view = try await driver.submit(try await driver.start(user, user: UserDetails(firstName: marker, email: "\(marker)@example.com")))
-        view = try await driver.walk(view, [["name": .string(marker), "age": 30, "kind": "alpha", "hasPet": false], ["route": "fast"], ["birthdate": "1990-05-01"]])
+        view = try await driver.walk(
+            view, [["name": .string(marker), "age": 30, "kind": "alpha", "hasPet": false], ["route": "fast"], ["birthdate": "1990-05-01"]])
         view = try await driver.submit(view)
         #expect(view.status == .completed)
         let quick = try await driver.call("flow.start", ["userId": .string(user), "flow": "quick", "user": ["firstName": .string(marker)]])
@@ -27,7 +28,9 @@ struct UserDataTests {
         _ = try await driver.call("flow.submit", ["sessionId": .string(sessionId), "stepId": "one", "revision": 0, "values": ["oneAnswer": .string(marker)]])
     }
 
-    @Test(.postgres) func anExportHoldsEverythingAndAnErasureRemovesItOnceOnPostgres() async throws { try await anExportHoldsEverythingAndAnErasureRemovesItOnce(kind: .postgres) }
+    @Test(.postgres) func anExportHoldsEverythingAndAnErasureRemovesItOnceOnPostgres() async throws {
+        try await anExportHoldsEverythingAndAnErasureRemovesItOnce(kind: .postgres)
+    }
 
     @Test(arguments: StoreKind.sqlite)
     func anExportHoldsEverythingAndAnErasureRemovesItOnce(kind: StoreKind) async throws {

@@ -1,10 +1,10 @@
-import PlatformServer
-import PlatformStorage
-import SQLiteStore
 import Foundation
 import GRDB
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// Committed pages reach the database file soon after a write, copied by the store's own

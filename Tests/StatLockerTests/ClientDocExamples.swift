@@ -18,9 +18,9 @@ enum ClientDocExamples {
 
         var view = try await client.start(tenant: "statlocker", userId: "u1", user: .init(firstName: "Alex"))
         view = try await client.submit(view, values: ["sport": "lacrosse"])
-        view = try await client.submit(view, action: .continue, values: [:])   // a content step
+        view = try await client.submit(view, action: .continue, values: [:])  // a content step
         view = try await client.back(view)
-        view = try await client.goto(view, stepId: "team_info")                 // a review's Edit
+        view = try await client.goto(view, stepId: "team_info")  // a review's Edit
         let values: [String: JSONValue] = [
             "gradYear": 2026, "level": "JV", "seasonGoals": ["g-mid-jv-dc-50", ["title": "Win 60% of draws", "targetValue": 60]],
         ]
@@ -33,7 +33,7 @@ enum ClientDocExamples {
         var view = try await client.start(tenant: "statlocker", userId: "u1", user: .init(firstName: "Alex"))
         var errors: [FieldError] = []
         while !view.status.isFinal, let step = view.step {
-            let answer = await render(step, errors: errors)   // your UI: an action and the values
+            let answer = await render(step, errors: errors)  // your UI: an action and the values
             do {
                 view = try await client.submit(view, action: answer.action, values: answer.values)
                 errors = []
@@ -53,8 +53,8 @@ enum ClientDocExamples {
             view = try await client.submit(view, values: ["sport": "basketball"])
         } catch let error as PlatformClientError {
             switch error.errorCode {
-            case .validationFailed?: show(error.fieldErrors)          // "Basketball is coming soon! …"; nothing saved
-            case .conflict?: view = error.session ?? view             // another device moved the session on
+            case .validationFailed?: show(error.fieldErrors)  // "Basketball is coming soon! …"; nothing saved
+            case .conflict?: view = error.session ?? view  // another device moved the session on
             default: throw error
             }
         }

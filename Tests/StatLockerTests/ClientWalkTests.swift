@@ -22,7 +22,6 @@ struct ClientWalkTests {
             #expect(view.progress.label == "Step 1 of 11")
             #expect(view.locale == "en")
 
-
             // Before completion the onboarding gate blocks everything.
             let blocked = try await client.checkGate(tenant: "statlocker", userId: "walker", action: "log_stats")
             #expect(!blocked.allowed)

@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import StatLocker
 
 /// "Enter Your Locker": the re-check, the records, the cleared progress, and what can change later.
@@ -23,10 +24,11 @@ import Testing
         #expect(stored["userId"] == "athlete-7")
         #expect(stored["completedAt"]?.stringValue == Timestamp.string(d.clock.now))
         let profile = try #require(stored["records"]?["profile"]?.objectValue)
-        #expect(Set(profile.keys) == [
-            "id", "userId", "firstName", "lastName", "email", "sport", "teamGender", "gradYear", "level", "position",
-            "aiTone", "seasonGoals", "onboardingCompleted", "createdAt",
-        ])
+        #expect(
+            Set(profile.keys) == [
+                "id", "userId", "firstName", "lastName", "email", "sport", "teamGender", "gradYear", "level", "position",
+                "aiTone", "seasonGoals", "onboardingCompleted", "createdAt",
+            ])
         #expect(UUID(uuidString: profile["id"]?.stringValue ?? "") != nil)
         #expect(profile["userId"] == "athlete-7")
         #expect(profile["firstName"] == "Alex")
@@ -43,14 +45,16 @@ import Testing
 
         let goals = try #require(profile["seasonGoals"]?.arrayValue)
         #expect(goals.count == 3)
-        #expect(goals[0] == [
-            "id": "gk-var-savepct-60", "title": "60%+ save percentage", "targetValue": 0.6, "currentValue": 0,
-            "unit": "%", "metricType": "percent", "trackingKey": "save_pct", "isCustom": false,
-        ])
-        #expect(goals[1] == [
-            "id": "gk-var-saves-200", "title": "200+ saves (season)", "targetValue": 200, "currentValue": 0,
-            "unit": "saves", "metricType": "count", "trackingKey": "saves", "isCustom": false,
-        ])
+        #expect(
+            goals[0] == [
+                "id": "gk-var-savepct-60", "title": "60%+ save percentage", "targetValue": 0.6, "currentValue": 0,
+                "unit": "%", "metricType": "percent", "trackingKey": "save_pct", "isCustom": false,
+            ])
+        #expect(
+            goals[1] == [
+                "id": "gk-var-saves-200", "title": "200+ saves (season)", "targetValue": 200, "currentValue": 0,
+                "unit": "saves", "metricType": "count", "trackingKey": "saves", "isCustom": false,
+            ])
         let customGoal = goals[2]
         #expect(UUID(uuidString: customGoal["id"]?.stringValue ?? "") != nil)
         #expect(customGoal["title"] == "Improve weak-side coverage")
@@ -61,19 +65,23 @@ import Testing
         #expect(customGoal["metricType"] == "count")
         #expect(customGoal["trackingKey"] == "custom")
 
-        #expect(stored["records"]?["team"] == [
-            "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": false,
-            "clubTeamName": nil, "clubCity": nil, "clubState": nil,
-        ])
+        #expect(
+            stored["records"]?["team"] == [
+                "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": false,
+                "clubTeamName": nil, "clubCity": nil, "clubState": nil,
+            ])
 
         // The saved progress is gone: the session has no step, no path to go back on, nothing to resubmit.
         let again = try await d.start("athlete-7", user: alex)
         #expect(again.status == .completed)
         #expect(again.step == nil)
         #expect(await d.error("flow.back", ["sessionId": .string(again.sessionId), "revision": .int(Int64(again.revision))])?.code == -32005)
-        #expect(await d.error("flow.goto", [
-            "sessionId": .string(again.sessionId), "stepId": "tone_quiz", "revision": .int(Int64(again.revision)),
-        ])?.code == -32005)
+        #expect(
+            await d.error(
+                "flow.goto",
+                [
+                    "sessionId": .string(again.sessionId), "stepId": "tone_quiz", "revision": .int(Int64(again.revision)),
+                ])?.code == -32005)
         // A lost reply can be fetched by resending the last submit.
         #expect(try await d.submit(review).status == .completed)
     }
@@ -81,19 +89,22 @@ import Testing
     @Test func teamRecordWithAClub() async throws {
         let d = try makeDriver()
         _ = try await d.completed(overrides: [
-            "team_info": ["hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
-                          "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA"],
+            "team_info": [
+                "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
+                "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
+            ]
         ])
-        #expect(try await d.profile("u1")["records"]?["team"] == [
-            "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
-            "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
-        ])
+        #expect(
+            try await d.profile("u1")["records"]?["team"] == [
+                "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
+                "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
+            ])
     }
 
     @Test func qualitativeCustomGoalHasNoTarget() async throws {
         let d = try makeDriver()
         _ = try await d.completed(overrides: [
-            "season_goals": ["seasonGoals": [custom("Be a vocal leader"), custom("Own the crease", unit: "games"), "gk-var-ga-8"]],
+            "season_goals": ["seasonGoals": [custom("Be a vocal leader"), custom("Own the crease", unit: "games"), "gk-var-ga-8"]]
         ])
         let goals = try await d.profile("u1")["records"]?["profile"]?["seasonGoals"]?.arrayValue ?? []
         #expect(goals.map { $0["isCustom"] } == [true, true, false])
@@ -108,7 +119,9 @@ import Testing
     @Test func customPercentGoalsAreKeptAsFractions() async throws {
         let d = try makeDriver()
         _ = try await d.completed(overrides: [
-            "season_goals": ["seasonGoals": [custom("Win 70% of ground balls", target: 70, unit: "%"), custom("Clear rate", target: 0.85, unit: "%"), "gk-var-ga-8"]],
+            "season_goals": [
+                "seasonGoals": [custom("Win 70% of ground balls", target: 70, unit: "%"), custom("Clear rate", target: 0.85, unit: "%"), "gk-var-ga-8"]
+            ]
         ])
         let goals = try await d.profile("u1")["records"]?["profile"]?["seasonGoals"]?.arrayValue ?? []
         #expect(goals[0]["targetValue"] == 0.7)
@@ -157,9 +170,11 @@ import Testing
 
         // Editing the goals fixes it.
         let goals = try await after.goto(try await after.get(review), "season_goals")
-        let fixed = try await after.walk(goals, to: "review", overrides: [
-            "season_goals": ["seasonGoals": ["gk-var-savepct-60", "gk-var-ga-8", custom("Improve weak-side coverage")]],
-        ])
+        let fixed = try await after.walk(
+            goals, to: "review",
+            overrides: [
+                "season_goals": ["seasonGoals": ["gk-var-savepct-60", "gk-var-ga-8", custom("Improve weak-side coverage")]]
+            ])
         #expect(try await after.submit(fixed).status == .completed)
     }
 
@@ -172,15 +187,17 @@ import Testing
         #expect(try await d.submit(review).status == .completed)
         let profile = try #require(try await d.profile("athlete-7")["records"]?["profile"])
         #expect(profile["id"] == "id-2")
-        #expect(profile["seasonGoals"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [
-            "gk-var-savepct-60", "gk-var-saves-200", "id-3",
-        ])
+        #expect(
+            profile["seasonGoals"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [
+                "gk-var-savepct-60", "gk-var-saves-200", "id-3",
+            ])
 
         let goals: JSONValue = ["gk-var-savepct-60", custom("Improve weak-side coverage"), custom("Lead the defense")]
         let updated = try await d.call("profile.update", ["userId": "athlete-7", "values": ["seasonGoals": goals]])
-        #expect(updated["records"]?["profile"]?["seasonGoals"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [
-            "gk-var-savepct-60", "id-3", "id-4",
-        ])
+        #expect(
+            updated["records"]?["profile"]?["seasonGoals"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [
+                "gk-var-savepct-60", "id-3", "id-4",
+            ])
     }
 
     @Test func reviewReportsEveryMissingOrInvalidAnswer() throws {
@@ -189,9 +206,10 @@ import Testing
         let review = try #require(flow.step("review") as? LockerReviewStep)
         var context = StepContext(tenant: "statlocker", userId: "u1", displayName: "Alex", now: Date())
         let empty = review.validate([:], in: context)
-        #expect(Set(empty.compactMap(\.field)) == [
-            "sport", "teamGender", "gradYear", "level", "position", "hsTeamName", "hsCity", "hsState", "seasonGoals", "aiTone",
-        ])
+        #expect(
+            Set(empty.compactMap(\.field)) == [
+                "sport", "teamGender", "gradYear", "level", "position", "hsTeamName", "hsCity", "hsState", "seasonGoals", "aiTone",
+            ])
         #expect(empty.allSatisfy { $0.code == .required || $0.code == .notAnOption })
 
         context.answers = [
@@ -257,9 +275,13 @@ import Testing
         let before = try await d.profile("u1")["records"]?["profile"]?["seasonGoals"]?.arrayValue ?? []
         let customId = before[2]["id"]
 
-        let updated = try await update(d, ["seasonGoals": [
-            "gk-var-ga-8", "gk-var-saves-200", custom("improve WEAK-side coverage", target: 12, unit: "games"),
-        ]])
+        let updated = try await update(
+            d,
+            [
+                "seasonGoals": [
+                    "gk-var-ga-8", "gk-var-saves-200", custom("improve WEAK-side coverage", target: 12, unit: "games"),
+                ]
+            ])
         let goals = updated["records"]?["profile"]?["seasonGoals"]?.arrayValue ?? []
         #expect(goals.map { $0["id"] } == ["gk-var-ga-8", "gk-var-saves-200", customId ?? nil])
         #expect(goals[2]["targetValue"] == 12)
@@ -267,18 +289,24 @@ import Testing
         #expect(goals[0]["targetValue"] == 8)
         #expect(goals[0]["metricType"] == "max")
 
-        expectFieldError(await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-saves-200", "gk-jv-ga-10"]]),
-                         field: "seasonGoals", code: .notAnOption)
-        expectFieldError(await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-saves-200", "no-such-goal"]]),
-                         field: "seasonGoals", code: .notAnOption)
-        expectFieldError(await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-saves-200"]]),
-                         field: "seasonGoals", code: .count)
-        expectFieldError(await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-ga-8", "gk-var-saves-200"]]),
-                         field: "seasonGoals", code: .duplicate)
-        expectFieldError(await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-saves-200", custom("No")]]),
-                         field: "seasonGoals", code: .tooShort)
-        expectFieldError(await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-saves-200", custom("200+ SAVES (season)")]]),
-                         field: "seasonGoals", code: .duplicate)
+        expectFieldError(
+            await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-saves-200", "gk-jv-ga-10"]]),
+            field: "seasonGoals", code: .notAnOption)
+        expectFieldError(
+            await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-saves-200", "no-such-goal"]]),
+            field: "seasonGoals", code: .notAnOption)
+        expectFieldError(
+            await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-saves-200"]]),
+            field: "seasonGoals", code: .count)
+        expectFieldError(
+            await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-ga-8", "gk-var-saves-200"]]),
+            field: "seasonGoals", code: .duplicate)
+        expectFieldError(
+            await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-saves-200", custom("No")]]),
+            field: "seasonGoals", code: .tooShort)
+        expectFieldError(
+            await refusal(d, ["seasonGoals": ["gk-var-ga-8", "gk-var-saves-200", custom("200+ SAVES (season)")]]),
+            field: "seasonGoals", code: .duplicate)
         // Nothing was written by the refused updates.
         let after = try await d.profile("u1")["records"]?["profile"]?["seasonGoals"]?.arrayValue ?? []
         #expect(after.map { $0["id"] } == ["gk-var-ga-8", "gk-var-saves-200", customId ?? nil])
@@ -296,7 +324,8 @@ import Testing
         let goals = updated["records"]?["profile"]?["seasonGoals"]?.arrayValue ?? []
         #expect(goals.first?["targetValue"] == 0.4)
         #expect(goals.first?["unit"] == "%")
-        expectFieldError(await refusal(d, ["seasonGoals": ["g-att-jv-shotpct-40", "g-att-jv-dc-12", "att-jv-goals-32"]]),
-                         field: "seasonGoals", code: .notAnOption)
+        expectFieldError(
+            await refusal(d, ["seasonGoals": ["g-att-jv-shotpct-40", "g-att-jv-dc-12", "att-jv-goals-32"]]),
+            field: "seasonGoals", code: .notAnOption)
     }
 }

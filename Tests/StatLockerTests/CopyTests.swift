@@ -1,11 +1,12 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import StatLocker
 
 /// Every string the plugin can send, against the seeds' copy principles: microcopy at most 240
@@ -144,15 +145,17 @@ import Testing
         #expect(capture.lines.allSatisfy { $0.level == .debug })
         let messages = capture.lines.map(\.message)
         let prefix = "[StatLocker][Onboarding] "
-        #expect(messages == [
-            "Step 1 completed: sport=lacrosse",
-            "Step 2 completed: gender=boys",
-            "Step 3 completed: gradYear=2027, level=Varsity",
-            "Step 4 completed: position=Goalie",
-            "Step 5 completed: hs=Duxbury High School, hasClub=false",
-            "Step 6 completed: goals=[60%+ save percentage, 200+ saves (season), Improve weak-side coverage], customCount=1",
-            "Step 7 completed: tone=Hype",
-            "Step 8: Review complete, saved profile and team for user=athlete-7",
-        ].map { prefix + $0 })
+        #expect(
+            messages
+                == [
+                    "Step 1 completed: sport=lacrosse",
+                    "Step 2 completed: gender=boys",
+                    "Step 3 completed: gradYear=2027, level=Varsity",
+                    "Step 4 completed: position=Goalie",
+                    "Step 5 completed: hs=Duxbury High School, hasClub=false",
+                    "Step 6 completed: goals=[60%+ save percentage, 200+ saves (season), Improve weak-side coverage], customCount=1",
+                    "Step 7 completed: tone=Hype",
+                    "Step 8: Review complete, saved profile and team for user=athlete-7",
+                ].map { prefix + $0 })
     }
 }

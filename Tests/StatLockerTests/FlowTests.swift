@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import StatLocker
 
 /// The 11 screens in the revamp's order, their copy, progress and buttons.
@@ -118,9 +119,10 @@ import Testing
         let described = try await d.call("flow.describe")
         let steps = try #require(described["steps"]?.arrayValue)
         #expect(steps.map { $0["id"]?.stringValue ?? "" } == stepOrder)
-        let fields = Dictionary(uniqueKeysWithValues: steps.map {
-            ($0["id"]?.stringValue ?? "", $0["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-        })
+        let fields = Dictionary(
+            uniqueKeysWithValues: steps.map {
+                ($0["id"]?.stringValue ?? "", $0["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            })
         #expect(fields["sport"] == ["sport"])
         #expect(fields["team_gender"] == ["teamGender"])
         #expect(fields["profile_details"] == ["gradYear", "level"])
@@ -140,13 +142,15 @@ import Testing
     }
 
     @Test func firstWordOfTheFirstName() async throws {
-        #expect(try await title(UserDetails(firstName: "  Alex  Jordan ", email: "aj@x.com", displayName: "AJ"))
-            == "Hey Alex 👋 What sport do you play?")
+        #expect(
+            try await title(UserDetails(firstName: "  Alex  Jordan ", email: "aj@x.com", displayName: "AJ"))
+                == "Hey Alex 👋 What sport do you play?")
     }
 
     @Test func displayNameWhenThereIsNoFirstName() async throws {
-        #expect(try await title(UserDetails(firstName: "   ", email: "s@x.com", displayName: "Sam"))
-            == "Hey Sam 👋 What sport do you play?")
+        #expect(
+            try await title(UserDetails(firstName: "   ", email: "s@x.com", displayName: "Sam"))
+                == "Hey Sam 👋 What sport do you play?")
     }
 
     @Test func emailPrefixWhenThereIsNoName() async throws {

@@ -1,9 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 import Testing
+
 @testable import StatLocker
 
 /// Resources/goals.json: coverage, ids, fields, tracking keys and the documented level rule.
@@ -46,14 +47,17 @@ import Testing
 
     @Test func boysGoalieVarsityIsTheSeedsSix() {
         let goals = library.goals(sport: "lacrosse", gender: "boys", position: "Goalie", level: "Varsity")
-        #expect(goals.map(\.title) == [
-            "60%+ save percentage", "200+ saves (season)", "12.0+ saves per game", "≤8.0 goals against per game",
-            "90%+ clear success", "2+ goalie assists (season)",
-        ])
+        #expect(
+            goals.map(\.title) == [
+                "60%+ save percentage", "200+ saves (season)", "12.0+ saves per game", "≤8.0 goals against per game",
+                "90%+ clear success", "2+ goalie assists (season)",
+            ])
         let savePercentage = library.goal("gk-var-savepct-60")
-        #expect(savePercentage == GoalTemplate(
-            id: "gk-var-savepct-60", sport: "lacrosse", gender: "boys", position: "Goalie", level: "Varsity",
-            title: "60%+ save percentage", metricType: "percent", target: 0.6, unit: "%", trackingKey: "save_pct"))
+        #expect(
+            savePercentage
+                == GoalTemplate(
+                    id: "gk-var-savepct-60", sport: "lacrosse", gender: "boys", position: "Goalie", level: "Varsity",
+                    title: "60%+ save percentage", metricType: "percent", target: 0.6, unit: "%", trackingKey: "save_pct"))
         #expect(goals.map(\.metricType) == ["percent", "count", "rate", "max", "percent", "count"])
         #expect(goals.map(\.target) == [0.6, 200, 12, 8, 0.9, 2])
     }
@@ -131,9 +135,10 @@ import Testing
                 #expect(!positions.isEmpty, "\(sport.id) is open but has no \(gender) positions")
                 for position in positions {
                     for level in Level.allCases {
-                        #expect(GoalsLibrary.shared.goals(
-                            sport: sport.id, gender: gender.rawValue, position: position.name, level: level.rawValue
-                        ).count >= 3, "\(sport.id) \(gender) \(position.name) \(level) cannot fill 3 goals")
+                        #expect(
+                            GoalsLibrary.shared.goals(
+                                sport: sport.id, gender: gender.rawValue, position: position.name, level: level.rawValue
+                            ).count >= 3, "\(sport.id) \(gender) \(position.name) \(level) cannot fill 3 goals")
                     }
                 }
             }

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// StatLocker through `platformd mcp` (the real binary, PlatformTesting's `MCPClient`): the tools'
@@ -51,7 +51,8 @@ struct MCPTests {
     @Test func statLockerWalkToCompletionThenServeSeesTheProfile() async throws {
         try await withTemporaryDirectory { directory in
             let db = directory.appendingPathComponent("mcp.sqlite").path
-            try await PlatformdProcess.with(MCPClient.arguments("statlocker", user: "walker", db: db, ["--first-name", "Alex", "--last-name", "Morgan"])) { server in
+            try await PlatformdProcess.with(MCPClient.arguments("statlocker", user: "walker", db: db, ["--first-name", "Alex", "--last-name", "Morgan"])) {
+                server in
                 let client = MCPClient(server)
                 _ = try await client.initialize()
                 var view = try await client.view("onboarding_status")
@@ -89,10 +90,13 @@ struct MCPTests {
 
                 let after: [(String, JSONValue)] = [
                     ("position", ["position": "Midfield"]),
-                    ("team_info", [
-                        "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
-                        "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
-                    ]),
+                    (
+                        "team_info",
+                        [
+                            "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
+                            "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
+                        ]
+                    ),
                     ("season_goals", ["seasonGoals": ["g-mid-jv-dc-50", "g-mid-jv-goals-28", ["title": "Win 60% of draws", "targetValue": 60, "unit": "%"]]]),
                     ("goals_locked_in", [:]),
                     ("tone_quiz", ["aiTone": "Analyst"]),
@@ -144,13 +148,17 @@ struct MCPTests {
     /// custom goal, and every tool's input schema is valid JSON Schema (checked by jsonschema).
     @Test(.enabled("needs python3 with the jsonschema package (pip install jsonschema)") { await Python.has("jsonschema") })
     func answerSchemasAcceptARichWalk() async throws {
-        let (status, output) = try await Python.checkMCPAnswerSchemas(["statlocker": [
-            ["sport": "lacrosse"], [:], ["teamGender": "girls"], ["gradYear": 2026, "level": "JV"], ["position": "Midfield"],
-            ["hsTeamName": " Duxbury High School ", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
-             "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA"],
-            ["seasonGoals": ["g-mid-jv-dc-50", "g-mid-jv-goals-28", ["title": "Win 60% of draws", "targetValue": 60, "unit": "%"]]],
-            [:], ["aiTone": "Analyst"], [:], [:],
-        ]])
+        let (status, output) = try await Python.checkMCPAnswerSchemas([
+            "statlocker": [
+                ["sport": "lacrosse"], [:], ["teamGender": "girls"], ["gradYear": 2026, "level": "JV"], ["position": "Midfield"],
+                [
+                    "hsTeamName": " Duxbury High School ", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
+                    "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
+                ],
+                ["seasonGoals": ["g-mid-jv-dc-50", "g-mid-jv-goals-28", ["title": "Win 60% of draws", "targetValue": 60, "unit": "%"]]],
+                [:], ["aiTone": "Analyst"], [:], [:],
+            ]
+        ])
         #expect(status == 0, "\(output)")
         #expect(output.hasSuffix(" passed, 0 failed\n"), "\(output)")
     }

@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import StatLocker
 
 /// Back, resume and the review's edits (flow.goto), and what an edit clears ahead.
@@ -12,18 +13,21 @@ import Testing
     @Test func backKeepsEveryAnswer() async throws {
         let d = try makeDriver()
         let withClub: [String: [String: JSONValue]] = [
-            "team_info": ["hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
-                          "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA"],
+            "team_info": [
+                "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
+                "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
+            ]
         ]
         var view = try await d.started(at: "review", overrides: withClub)
         var shown: [String: [String: JSONValue]] = [:]
         while view.stepId != "sport" {
             view = try await d.back(view)
             let fields = view.step?["fields"]?.arrayValue ?? []
-            shown[view.stepId ?? ""] = Dictionary(uniqueKeysWithValues: fields.compactMap { field in
-                guard let id = field["id"]?.stringValue, let value = field["value"], !value.isNull else { return nil }
-                return (id, value)
-            })
+            shown[view.stepId ?? ""] = Dictionary(
+                uniqueKeysWithValues: fields.compactMap { field in
+                    guard let id = field["id"]?.stringValue, let value = field["value"], !value.isNull else { return nil }
+                    return (id, value)
+                })
         }
         #expect(shown["sport"] == ["sport": "lacrosse"])
         #expect(shown["team_gender"] == ["teamGender": "boys"])
@@ -155,12 +159,18 @@ import Testing
     @Test func gotoOnlyToAVisitedStep() async throws {
         let d = try makeDriver()
         let view = try await d.started(at: "position")
-        #expect(await d.error("flow.goto", [
-            "sessionId": .string(view.sessionId), "stepId": "tone_quiz", "revision": .int(Int64(view.revision)),
-        ])?.code == -32005)
-        #expect(await d.error("flow.goto", [
-            "sessionId": .string(view.sessionId), "stepId": "sport", "revision": .int(Int64(view.revision - 1)),
-        ])?.code == -32003)
+        #expect(
+            await d.error(
+                "flow.goto",
+                [
+                    "sessionId": .string(view.sessionId), "stepId": "tone_quiz", "revision": .int(Int64(view.revision)),
+                ])?.code == -32005)
+        #expect(
+            await d.error(
+                "flow.goto",
+                [
+                    "sessionId": .string(view.sessionId), "stepId": "sport", "revision": .int(Int64(view.revision - 1)),
+                ])?.code == -32003)
         let sport = try await d.goto(view, "sport")
         #expect(sport.stepId == "sport")
         #expect(sport.value("sport") == "lacrosse")
@@ -185,9 +195,11 @@ import Testing
         // The boys' FOGO goals are gone; the custom goal stays.
         #expect(goals.value("seasonGoals") == [["title": "Win the opening draw"]])
         #expect(goals.optionValues("seasonGoals").allSatisfy { $0.hasPrefix("g-mid-var-") })
-        let tone = try await d.walk(goals, to: "tone_quiz", overrides: [
-            "season_goals": ["seasonGoals": ["g-mid-var-dc-60", "g-mid-var-goals-35", custom("Win the opening draw")]],
-        ])
+        let tone = try await d.walk(
+            goals, to: "tone_quiz",
+            overrides: [
+                "season_goals": ["seasonGoals": ["g-mid-var-dc-60", "g-mid-var-goals-35", custom("Win the opening draw")]]
+            ])
         #expect(tone.value("aiTone") == "Hype")
     }
 
@@ -201,9 +213,11 @@ import Testing
         #expect(goals.value("seasonGoals") == [["title": "Win the opening draw"]])
         #expect(goals.optionValues("seasonGoals").contains("fogo-jv-fopct-55"))
         // Three again, with the new level's goals, and the session completes at JV.
-        let review = try await d.walk(goals, to: "review", overrides: [
-            "season_goals": ["seasonGoals": ["fogo-jv-fopct-55", "fogo-jv-fow-120", custom("Win the opening draw")]],
-        ])
+        let review = try await d.walk(
+            goals, to: "review",
+            overrides: [
+                "season_goals": ["seasonGoals": ["fogo-jv-fopct-55", "fogo-jv-fow-120", custom("Win the opening draw")]]
+            ])
         let done = try await d.submit(review)
         let profile = try await d.profile("u1")["records"]?["profile"]
         #expect(done.status == .completed)
@@ -241,8 +255,11 @@ import Testing
         let d = try makeDriver()
         // After an edit, the steps ahead must be walked again: there is no jumping back to the review.
         let edit = try await d.goto(try await review(d), "position")
-        #expect(await d.error("flow.goto", [
-            "sessionId": .string(edit.sessionId), "stepId": "review", "revision": .int(Int64(edit.revision)),
-        ])?.code == -32005)
+        #expect(
+            await d.error(
+                "flow.goto",
+                [
+                    "sessionId": .string(edit.sessionId), "stepId": "review", "revision": .int(Int64(edit.revision)),
+                ])?.code == -32005)
     }
 }

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// StatLocker's `profile.update` (an editable `aiTone`) through the real binary: a
@@ -24,10 +24,12 @@ struct ProfileUpdatedEventTests {
         let started = try await server.call("flow.start", ["tenant": "statlocker", "userId": .string(user), "user": ["firstName": "Alex"]])
         var view = try #require(started["result"], "\(started.serialized())")
         for values in answers {
-            let reply = try await server.call("flow.submit", [
-                "tenant": "statlocker", "sessionId": view["sessionId"]!, "stepId": view["step"]?["id"] ?? .null,
-                "revision": view["revision"]!, "values": values,
-            ])
+            let reply = try await server.call(
+                "flow.submit",
+                [
+                    "tenant": "statlocker", "sessionId": view["sessionId"]!, "stepId": view["step"]?["id"] ?? .null,
+                    "revision": view["revision"]!, "values": values,
+                ])
             view = try #require(reply["result"], "\(reply.serialized())")
         }
         #expect(view["status"] == "completed")
@@ -39,7 +41,8 @@ struct ProfileUpdatedEventTests {
             let receiver = try WebhookReceiver(failFirst: 2)
             defer { receiver.close() }
             let file = directory.appendingPathComponent("tenants.json")
-            let text = #"{ "tenants": [ { "id": "statlocker", "plugin": "StatLocker", "webhooks": [ { "url": "\#(receiver.url)", "secretEnv": "STATLOCKER_HOOK_SECRET", "events": ["session.completed", "session.rejected", "profile.updated"] } ] } ] }"#
+            let text =
+                #"{ "tenants": [ { "id": "statlocker", "plugin": "StatLocker", "webhooks": [ { "url": "\#(receiver.url)", "secretEnv": "STATLOCKER_HOOK_SECRET", "events": ["session.completed", "session.rejected", "profile.updated"] } ] } ] }"#
             try Data(text.utf8).write(to: file)
             let db = directory.appendingPathComponent("events.sqlite").path
             try await PlatformdProcess.with(["serve", "--db", db, "--tenants", file.path], environment: Self.secrets) { server in
@@ -49,7 +52,9 @@ struct ProfileUpdatedEventTests {
 
                 #expect(await eventually { receiver.delivered.count == 2 }, "\(receiver.requests.map { "\($0.eventId ?? "?") \($0.answered)" })")
                 for request in receiver.requests {
-                    #expect(WebhookReceiver.validSignature(request.headers["platformd-signature"], body: request.body, secret: Self.secrets["STATLOCKER_HOOK_SECRET"]!))
+                    #expect(
+                        WebhookReceiver.validSignature(
+                            request.headers["platformd-signature"], body: request.body, secret: Self.secrets["STATLOCKER_HOOK_SECRET"]!))
                 }
                 for id in receiver.delivered.keys {
                     #expect(receiver.requests.filter { $0.eventId == id }.map(\.answered) == [500, 0, 200], "\(id)")

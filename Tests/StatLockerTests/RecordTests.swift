@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import StatLocker
 
 /// The typed records (`AthleteProfile`, `SeasonGoal`, `TeamInfo`) read and write exactly the JSON
@@ -34,17 +35,21 @@ import Testing
 
         // Without a club the club keys are present and null.
         let team = try roundTrip(TeamInfo.self, records?["team"])
-        #expect(team == TeamInfo(
-            hsTeamName: "Duxbury High School", hsCity: "Duxbury", hsState: "MA", hasClubTeam: false,
-            clubTeamName: nil, clubCity: nil, clubState: nil))
+        #expect(
+            team
+                == TeamInfo(
+                    hsTeamName: "Duxbury High School", hsCity: "Duxbury", hsState: "MA", hasClubTeam: false,
+                    clubTeamName: nil, clubCity: nil, clubState: nil))
         #expect(records?["team"]?["clubTeamName"] == .null)
     }
 
     @Test func aClubAndGoalsWithoutTargetsRoundTrip() async throws {
         let d = try makeDriver()
         _ = try await d.completed(overrides: [
-            "team_info": ["hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
-                          "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA"],
+            "team_info": [
+                "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
+                "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
+            ],
             "season_goals": ["seasonGoals": [custom("Be a vocal leader"), custom("Win 70% of ground balls", target: 70, unit: "%"), "gk-var-ga-8"]],
         ])
         let records = try await d.profile("u1")["records"]

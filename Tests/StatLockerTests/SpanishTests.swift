@@ -1,9 +1,10 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
 import Testing
+
 @testable import StatLocker
 
 /// StatLocker in Spanish: every path the walk answers take, every position's and level's goals,
@@ -28,7 +29,9 @@ import Testing
                 #expect(!positions.isEmpty)
                 for position in positions {
                     answers["position"] = ["position": .string(position)]
-                    answers["team_info"] = walks % 2 == 0 ? answers["team_info"] : ["hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": false]
+                    answers["team_info"] =
+                        walks % 2 == 0
+                        ? answers["team_info"] : ["hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": false]
                     let report = try await LocaleWalk(driver: driver, locale: "es").walk(
                         "w\(walks)", user: UserDetails(firstName: "Alex"), answers: answers, known: known)
                     walks += 1

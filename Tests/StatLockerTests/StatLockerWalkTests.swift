@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// The StatLocker onboarding walked end to end over stdio against the real binary, with the
@@ -25,10 +25,12 @@ struct StatLockerWalkTests {
 
     @Test func wholeFlowOverStdio() async throws {
         try await PlatformdProcess.withServer { server in
-            let started = try await server.call("flow.start", [
-                "tenant": "statlocker", "userId": "walker",
-                "user": ["firstName": "Alex", "lastName": "Morgan", "email": "alex@example.com"],
-            ])
+            let started = try await server.call(
+                "flow.start",
+                [
+                    "tenant": "statlocker", "userId": "walker",
+                    "user": ["firstName": "Alex", "lastName": "Morgan", "email": "alex@example.com"],
+                ])
             var view = try #require(started["result"], "flow.start failed: \(started.serialized())")
             #expect(view["step"]?["id"] == "sport")
             #expect(view["step"]?["title"] == "Hey Alex 👋 What sport do you play?")
@@ -56,10 +58,12 @@ struct StatLockerWalkTests {
             #expect(sections.first { $0["id"] == "clubTeam" }?["lines"] == ["Laxachusetts – Boston, MA"])
 
             // Edit: back to the goals and forward again, with the answers pre-filled.
-            let edit = try await server.call("flow.goto", [
-                "tenant": "statlocker", "sessionId": view["sessionId"] ?? .null, "stepId": "season_goals",
-                "revision": view["revision"] ?? .null,
-            ], id: 50)
+            let edit = try await server.call(
+                "flow.goto",
+                [
+                    "tenant": "statlocker", "sessionId": view["sessionId"] ?? .null, "stepId": "season_goals",
+                    "revision": view["revision"] ?? .null,
+                ], id: 50)
             view = try #require(edit["result"], "goto failed: \(edit.serialized())")
             let goals = view["step"]?["fields"]?.arrayValue?.first?["value"]
             #expect(goals?.arrayValue?.count == 3)
@@ -95,14 +99,17 @@ struct StatLockerWalkTests {
             #expect(seasonGoals.first?["id"] == "g-mid-jv-dc-50")
             #expect(seasonGoals.first?["trackingKey"] == "draw_controls")
             #expect(seasonGoals.last?["title"] == "Win 60% of draws")
-            #expect(records["team"] == [
-                "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
-                "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
-            ])
+            #expect(
+                records["team"] == [
+                    "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
+                    "clubTeamName": "Laxachusetts", "clubCity": "Boston", "clubState": "MA",
+                ])
 
-            let updated = try await server.call("profile.update", [
-                "tenant": "statlocker", "userId": "walker", "values": ["aiTone": "Captain"],
-            ], id: 91)
+            let updated = try await server.call(
+                "profile.update",
+                [
+                    "tenant": "statlocker", "userId": "walker", "values": ["aiTone": "Captain"],
+                ], id: 91)
             #expect(updated["result"]?["records"]?["profile"]?["aiTone"] == "Captain")
 
             try server.closeStdin()

@@ -1,12 +1,13 @@
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Synchronization
 import Testing
+
 @testable import StatLocker
 
 /// The 11 step ids in flow order, as the contract lists them.
@@ -92,8 +93,9 @@ func expectFieldError(
 ) {
     #expect(error?.code == -32004, "expected -32004, got \(String(describing: error))", sourceLocation: sourceLocation)
     let matching = error?.fieldErrors.filter { $0.field == field && $0.code == code } ?? []
-    #expect(!matching.isEmpty, "no \(code.rawValue) error on \(field ?? "null") in \(error?.fieldErrors ?? [])",
-            sourceLocation: sourceLocation)
+    #expect(
+        !matching.isEmpty, "no \(code.rawValue) error on \(field ?? "null") in \(error?.fieldErrors ?? [])",
+        sourceLocation: sourceLocation)
 }
 
 /// Collects what a Logger emits, for the seed's debug lines.

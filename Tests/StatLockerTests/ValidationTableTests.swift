@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import StatLocker
 
 /// Seed 000's validation table, row by row (steps numbered as 000 numbers them), with the
@@ -113,9 +114,10 @@ import Testing
     ]
 
     func tooltips(_ view: SessionView) -> [String: String] {
-        Dictionary(uniqueKeysWithValues: view.field("position")?["options"]?.arrayValue?.compactMap { option in
-            option["value"]?.stringValue.map { ($0, option["detail"]?.stringValue ?? "") }
-        } ?? [])
+        Dictionary(
+            uniqueKeysWithValues: view.field("position")?["options"]?.arrayValue?.compactMap { option in
+                option["value"]?.stringValue.map { ($0, option["detail"]?.stringValue ?? "") }
+            } ?? [])
     }
 
     @Test func genderChangesThePositionsAndTheirTooltips() async throws {
@@ -150,12 +152,15 @@ import Testing
         expectFieldError(error, field: "hsCity", code: .required)
         expectFieldError(error, field: "hsState", code: .required)
         #expect(error?.fieldErrors.count == 3)
-        expectFieldError(await d.refuse(view, ["hsTeamName": "   ", "hsCity": "Duxbury", "hsState": "MA"]),
-                         field: "hsTeamName", code: .required)
-        expectFieldError(await d.refuse(view, ["hsTeamName": .string(String(repeating: "x", count: 81)), "hsCity": "Duxbury", "hsState": "MA"]),
-                         field: "hsTeamName", code: .tooLong)
-        expectFieldError(await d.refuse(view, ["hsTeamName": "Duxbury", "hsCity": .string(String(repeating: "y", count: 81)), "hsState": "MA"]),
-                         field: "hsCity", code: .tooLong)
+        expectFieldError(
+            await d.refuse(view, ["hsTeamName": "   ", "hsCity": "Duxbury", "hsState": "MA"]),
+            field: "hsTeamName", code: .required)
+        expectFieldError(
+            await d.refuse(view, ["hsTeamName": .string(String(repeating: "x", count: 81)), "hsCity": "Duxbury", "hsState": "MA"]),
+            field: "hsTeamName", code: .tooLong)
+        expectFieldError(
+            await d.refuse(view, ["hsTeamName": "Duxbury", "hsCity": .string(String(repeating: "y", count: 81)), "hsState": "MA"]),
+            field: "hsCity", code: .tooLong)
     }
 
     @Test func namesAreTrimmedAndEightyCharactersFit() async throws {
@@ -179,10 +184,12 @@ import Testing
         #expect(states.allSatisfy { $0.count == 2 && $0 == $0.uppercased() })
         #expect(view.option("hsState", "MA")?["label"] == "Massachusetts")
         #expect(!states.contains("PR"))
-        expectFieldError(await d.refuse(view, ["hsTeamName": "A", "hsCity": "B", "hsState": "Massachusetts"]),
-                         field: "hsState", code: .notAnOption)
-        expectFieldError(await d.refuse(view, ["hsTeamName": "A", "hsCity": "B", "hsState": "ma"]),
-                         field: "hsState", code: .notAnOption)
+        expectFieldError(
+            await d.refuse(view, ["hsTeamName": "A", "hsCity": "B", "hsState": "Massachusetts"]),
+            field: "hsState", code: .notAnOption)
+        expectFieldError(
+            await d.refuse(view, ["hsTeamName": "A", "hsCity": "B", "hsState": "ma"]),
+            field: "hsState", code: .notAnOption)
         #expect(try await d.submit(view, ["hsTeamName": "A", "hsCity": "B", "hsState": "DC"]).stepId == "season_goals")
     }
 
@@ -237,14 +244,16 @@ import Testing
     @Test func goalsAreFilteredByGenderPositionAndLevel() async throws {
         let d = try makeDriver()
         let boysGoalieVarsity = try await d.started("a", at: "season_goals")
-        #expect(boysGoalieVarsity.optionValues("seasonGoals") == [
-            "gk-var-savepct-60", "gk-var-saves-200", "gk-var-savespg-12", "gk-var-ga-8", "gk-var-clearpct-90", "gk-var-assists-2",
-        ])
+        #expect(
+            boysGoalieVarsity.optionValues("seasonGoals") == [
+                "gk-var-savepct-60", "gk-var-saves-200", "gk-var-savespg-12", "gk-var-ga-8", "gk-var-clearpct-90", "gk-var-assists-2",
+            ])
         let labels = boysGoalieVarsity.field("seasonGoals")?["options"]?.arrayValue?.compactMap { $0["label"]?.stringValue }
-        #expect(labels == [
-            "60%+ save percentage", "200+ saves (season)", "12.0+ saves per game", "≤8.0 goals against per game",
-            "90%+ clear success", "2+ goalie assists (season)",
-        ])
+        #expect(
+            labels == [
+                "60%+ save percentage", "200+ saves (season)", "12.0+ saves per game", "≤8.0 goals against per game",
+                "90%+ clear success", "2+ goalie assists (season)",
+            ])
         #expect(boysGoalieVarsity.option("seasonGoals", "gk-var-saves-200")?["detail"] == "Target: 200 saves")
         #expect(boysGoalieVarsity.option("seasonGoals", "gk-var-savepct-60")?["detail"] == "Target: 60%")
         #expect(boysGoalieVarsity.option("seasonGoals", "gk-var-ga-8")?["detail"] == "Target: ≤8.0 goals against per game")
@@ -256,11 +265,13 @@ import Testing
             ("d", "girls", "Goalie", "Varsity"), ("e", "girls", "Midfield", "JV"),
         ]
         for (user, gender, position, level) in cases {
-            let view = try await d.started(user, at: "season_goals", overrides: [
-                "team_gender": ["teamGender": .string(gender)],
-                "profile_details": ["gradYear": 2026, "level": .string(level)],
-                "position": ["position": .string(position)],
-            ])
+            let view = try await d.started(
+                user, at: "season_goals",
+                overrides: [
+                    "team_gender": ["teamGender": .string(gender)],
+                    "profile_details": ["gradYear": 2026, "level": .string(level)],
+                    "position": ["position": .string(position)],
+                ])
             let expected = library.goals.filter {
                 $0.gender == gender && $0.position == position && $0.level == level
             }.map(\.id)
@@ -280,10 +291,12 @@ import Testing
         #expect(field["allowCustom"] == true)
         expectFieldError(await d.refuse(view, [:]), field: "seasonGoals", code: .required)
         expectFieldError(await d.refuse(view, ["seasonGoals": []]), field: "seasonGoals", code: .count)
-        expectFieldError(await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200"]]),
-                         field: "seasonGoals", code: .count)
-        expectFieldError(await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200", "gk-var-ga-8", "gk-var-assists-2"]]),
-                         field: "seasonGoals", code: .count)
+        expectFieldError(
+            await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200"]]),
+            field: "seasonGoals", code: .count)
+        expectFieldError(
+            await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200", "gk-var-ga-8", "gk-var-assists-2"]]),
+            field: "seasonGoals", code: .count)
         expectFieldError(await d.refuse(view, ["seasonGoals": "gk-var-savepct-60"]), field: "seasonGoals", code: .invalidType)
         let next = try await d.submit(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200", "gk-var-ga-8"]])
         #expect(next.stepId == "goals_locked_in")
@@ -292,24 +305,30 @@ import Testing
     @Test func goalsOfAnotherPositionOrLevelAreRefused() async throws {
         let d = try makeDriver()
         let view = try await d.started(at: "season_goals")
-        expectFieldError(await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200", "gk-jv-ga-10"]]),
-                         field: "seasonGoals", code: .notAnOption)
-        expectFieldError(await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200", "att-var-goals-40"]]),
-                         field: "seasonGoals", code: .notAnOption)
-        expectFieldError(await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200", "g-gk-var-ga-9"]]),
-                         field: "seasonGoals", code: .notAnOption)
+        expectFieldError(
+            await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200", "gk-jv-ga-10"]]),
+            field: "seasonGoals", code: .notAnOption)
+        expectFieldError(
+            await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200", "att-var-goals-40"]]),
+            field: "seasonGoals", code: .notAnOption)
+        expectFieldError(
+            await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200", "g-gk-var-ga-9"]]),
+            field: "seasonGoals", code: .notAnOption)
     }
 
     @Test func noDuplicates() async throws {
         let d = try makeDriver()
         let view = try await d.started(at: "season_goals")
-        expectFieldError(await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-savepct-60", "gk-var-ga-8"]]),
-                         field: "seasonGoals", code: .duplicate)
-        expectFieldError(await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", custom("Win the draw"), custom("  win THE  draw ")]]),
-                         field: "seasonGoals", code: .duplicate)
+        expectFieldError(
+            await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-savepct-60", "gk-var-ga-8"]]),
+            field: "seasonGoals", code: .duplicate)
+        expectFieldError(
+            await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", custom("Win the draw"), custom("  win THE  draw ")]]),
+            field: "seasonGoals", code: .duplicate)
         // A custom goal that repeats a library goal picked with it is the same goal twice.
-        expectFieldError(await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-ga-8", custom("60%+ Save Percentage")]]),
-                         field: "seasonGoals", code: .duplicate)
+        expectFieldError(
+            await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-ga-8", custom("60%+ Save Percentage")]]),
+            field: "seasonGoals", code: .duplicate)
     }
 
     @Test func customGoalsCanBeAddedAndSelected() async throws {
@@ -321,17 +340,20 @@ import Testing
         #expect(field["itemFields"]?.arrayValue?.first?["placeholder"] == "Improve weak-side coverage")
 
         // Zero to three custom goals make up the three.
-        let three: [String: JSONValue] = ["seasonGoals": [
-            custom("Improve weak-side coverage"), custom("Lead the team in clears", target: 40, unit: "clears"),
-            custom("Call out every slide", target: 12.5, unit: "games"),
-        ]]
+        let three: [String: JSONValue] = [
+            "seasonGoals": [
+                custom("Improve weak-side coverage"), custom("Lead the team in clears", target: 40, unit: "clears"),
+                custom("Call out every slide", target: 12.5, unit: "games"),
+            ]
+        ]
         let saved = try await d.submit(view, three)
         #expect(saved.stepId == "goals_locked_in")
         let back = try await d.back(saved)
-        #expect(back.value("seasonGoals") == [
-            ["title": "Improve weak-side coverage"], ["title": "Lead the team in clears", "targetValue": 40, "unit": "clears"],
-            ["title": "Call out every slide", "targetValue": 12.5, "unit": "games"],
-        ])
+        #expect(
+            back.value("seasonGoals") == [
+                ["title": "Improve weak-side coverage"], ["title": "Lead the team in clears", "targetValue": 40, "unit": "clears"],
+                ["title": "Call out every slide", "targetValue": 12.5, "unit": "games"],
+            ])
     }
 
     @Test func customGoalTitlesAreThreeToEightyCharacters() async throws {
@@ -344,8 +366,9 @@ import Testing
         expectFieldError(await d.refuse(view, goals(custom(String(repeating: "g", count: 81)))), field: "seasonGoals", code: .tooLong)
         expectFieldError(await d.refuse(view, goals(custom("Clear it", target: "ten"))), field: "seasonGoals", code: .invalidType)
         expectFieldError(await d.refuse(view, goals(custom("Clear it", target: -1))), field: "seasonGoals", code: .outOfRange)
-        expectFieldError(await d.refuse(view, goals(custom("Clear it", unit: String(repeating: "u", count: 21)))),
-                         field: "seasonGoals", code: .tooLong)
+        expectFieldError(
+            await d.refuse(view, goals(custom("Clear it", unit: String(repeating: "u", count: 21)))),
+            field: "seasonGoals", code: .tooLong)
         expectFieldError(await d.refuse(view, goals(["title": 42])), field: "seasonGoals", code: .invalidType)
 
         // Three and eighty fit; unknown keys and blank units are not kept; spaces collapse.

@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import TeePals
 
 @Suite("Age verification")
@@ -52,7 +53,10 @@ struct AgeVerificationTests {
         #expect(AgeCheck.age(bornOn: CalendarDate("2012-03-01")!, on: CalendarDate("2025-03-01")!) == 13)
     }
 
-    @Test(arguments: ["2013-02-30", "2011-02-29", "2013-13-01", "2013-00-10", "2013-06-31", "15/06/2000", "2000-6-1", "20000601", "2000-06-01T00:00:00Z", " 2000-06-01", "yesterday"])
+    @Test(arguments: [
+        "2013-02-30", "2011-02-29", "2013-13-01", "2013-00-10", "2013-06-31", "15/06/2000", "2000-6-1", "20000601", "2000-06-01T00:00:00Z", " 2000-06-01",
+        "yesterday",
+    ])
     func datesThatDoNotExistOrAreMalformedAreRefused(_ text: String) async throws {
         let result = try await check(.string(text))
         #expect(result.error?.code == -32004)
@@ -61,14 +65,16 @@ struct AgeVerificationTests {
     }
 
     @Test func aDateMustBeAString() async throws {
-        #expect(try await check(20000601).error?.fieldErrors.map(\.code) == [.invalidType])
+        #expect(try await check(20_000_601).error?.fieldErrors.map(\.code) == [.invalidType])
         #expect(try await check(nil).error?.fieldErrors.map(\.code) == [.required])
     }
 
     @Test func futureDatesAndDatesBefore1900AreOutOfRange() async throws {
         let tomorrow = try await check("2026-06-16")
-        #expect(tomorrow.error?.fieldErrors.first == FieldError(
-            field: "birthdate", code: .outOfRange, message: "Your birthday can't be in the future."))
+        #expect(
+            tomorrow.error?.fieldErrors.first
+                == FieldError(
+                    field: "birthdate", code: .outOfRange, message: "Your birthday can't be in the future."))
         #expect(try await check("2031-01-01").error?.fieldErrors.map(\.code) == [.outOfRange])
         let old = try await check("1899-12-31")
         #expect(old.error?.fieldErrors.map(\.code) == [.outOfRange])
@@ -111,17 +117,22 @@ struct RejectionTests {
         #expect(again.rejection == rejected.rejection)
         // A different birthdate, any step, any move: invalid state.
         for stepId in ["birthdate", "nickname", "location"] {
-            let error = await d.error("flow.submit", [
-                "sessionId": .string(rejected.sessionId), "stepId": .string(stepId),
-                "revision": .int(Int64(rejected.revision)), "values": ["birthdate": "1990-01-01"],
-            ])
+            let error = await d.error(
+                "flow.submit",
+                [
+                    "sessionId": .string(rejected.sessionId), "stepId": .string(stepId),
+                    "revision": .int(Int64(rejected.revision)), "values": ["birthdate": "1990-01-01"],
+                ])
             #expect(error?.code == -32005)
             #expect(error?.session?.status == .rejected)
         }
         #expect(await d.error("flow.back", ["sessionId": .string(rejected.sessionId), "revision": .int(Int64(rejected.revision))])?.code == -32005)
-        #expect(await d.error("flow.goto", [
-            "sessionId": .string(rejected.sessionId), "stepId": "nickname", "revision": .int(Int64(rejected.revision)),
-        ])?.code == -32005)
+        #expect(
+            await d.error(
+                "flow.goto",
+                [
+                    "sessionId": .string(rejected.sessionId), "stepId": "nickname", "revision": .int(Int64(rejected.revision)),
+                ])?.code == -32005)
         // No profile, and the app stays gated.
         #expect(await d.error("profile.get", ["userId": "u1"])?.code == -32002)
         #expect(try await d.gate("u1", "browse_rounds")["gate"] == "tier1")

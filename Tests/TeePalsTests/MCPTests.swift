@@ -1,7 +1,7 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
 import Testing
 
@@ -45,9 +45,11 @@ struct MCPTests {
 
     @Test(.enabled("needs python3 with the jsonschema package (pip install jsonschema)") { await Python.has("jsonschema") })
     func answerSchemasAcceptAWalk() async throws {
-        let (status, output) = try await Python.checkMCPAnswerSchemas(["teepals": [
-            ["nickname": "Sam"], ["birthdate": "1991-08-17"], ["location": "4671654"], ["gender": "prefer_not_to_say"],
-        ]])
+        let (status, output) = try await Python.checkMCPAnswerSchemas([
+            "teepals": [
+                ["nickname": "Sam"], ["birthdate": "1991-08-17"], ["location": "4671654"], ["gender": "prefer_not_to_say"],
+            ]
+        ])
         #expect(status == 0, "\(output)")
         #expect(output.hasSuffix(" passed, 0 failed\n"), "\(output)")
     }

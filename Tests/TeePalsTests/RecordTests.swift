@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import TeePals
 
 /// The typed records (`PublicProfile`, `PrivateProfile`) read and write exactly the JSON a real
@@ -25,10 +26,12 @@ struct RecordTests {
         let records = try await d.profile("u1")["records"]
 
         let profile = try roundTrip(PublicProfile.self, records?["profile_public"])
-        #expect(profile == PublicProfile(
-            nickname: "Birdie Queen",
-            city: .init(cityId: "4671654", label: "Austin, TX, United States", latitude: 30.26715, longitude: -97.74306, countryCode: "US"),
-            gender: "female"))
+        #expect(
+            profile
+                == PublicProfile(
+                    nickname: "Birdie Queen",
+                    city: .init(cityId: "4671654", label: "Austin, TX, United States", latitude: 30.26715, longitude: -97.74306, countryCode: "US"),
+                    gender: "female"))
         // Not set yet: present and null, not absent.
         #expect(records?["profile_public"]?.objectValue?["photoUrl"] == .null)
         #expect(records?["profile_public"]?.objectValue?["skillLevel"] == .null)
@@ -40,9 +43,11 @@ struct RecordTests {
     @Test func updatedProfileRoundTrips() async throws {
         let d = try teePals()
         _ = try await d.completed("u1")
-        let updated = try await d.call("profile.update", [
-            "userId": "u1", "values": ["photoUrl": "https://cdn.teepals.example/u1/photo.jpg", "skillLevel": "advanced"],
-        ])
+        let updated = try await d.call(
+            "profile.update",
+            [
+                "userId": "u1", "values": ["photoUrl": "https://cdn.teepals.example/u1/photo.jpg", "skillLevel": "advanced"],
+            ])
         let profile = try roundTrip(PublicProfile.self, updated["records"]?["profile_public"])
         #expect(profile.photoUrl == "https://cdn.teepals.example/u1/photo.jpg")
         #expect(profile.skillLevel == "advanced")

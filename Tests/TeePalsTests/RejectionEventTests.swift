@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// TeePals' `session.rejected` event through the real binary: delivered signed to the tenant's
@@ -14,22 +14,28 @@ struct RejectionEventTests {
 
     static func tenantsFile(in directory: URL, url: String) throws -> String {
         let file = directory.appendingPathComponent("tenants.json")
-        let text = #"{ "tenants": [ { "id": "teepals", "plugin": "TeePals", "webhooks": [ { "url": "\#(url)", "secretEnv": "TEEPALS_HOOK_SECRET", "events": ["session.rejected"] } ] } ] }"#
+        let text =
+            #"{ "tenants": [ { "id": "teepals", "plugin": "TeePals", "webhooks": [ { "url": "\#(url)", "secretEnv": "TEEPALS_HOOK_SECRET", "events": ["session.rejected"] } ] } ] }"#
         try Data(text.utf8).write(to: file)
         return file.path
     }
 
     /// A TeePals user too young: rejected on the birthdate step.
     static func rejectTeePals(_ server: PlatformdProcess, user: String, tenant: String = "teepals") async throws -> JSONValue {
-        let started = try await server.call("flow.start", ["tenant": .string(tenant), "userId": .string(user), "user": ["firstName": "Kiddo", "email": "kid@example.com"]])
+        let started = try await server.call(
+            "flow.start", ["tenant": .string(tenant), "userId": .string(user), "user": ["firstName": "Kiddo", "email": "kid@example.com"]])
         let view = try #require(started["result"], "\(started.serialized())")
-        let named = try await server.call("flow.submit", [
-            "tenant": .string(tenant), "sessionId": view["sessionId"]!, "stepId": "nickname", "revision": 0, "values": ["nickname": "Kiddo"],
-        ])
-        let rejected = try await server.call("flow.submit", [
-            "tenant": .string(tenant), "sessionId": view["sessionId"]!, "stepId": "birthdate",
-            "revision": named["result"]?["revision"] ?? 1, "values": ["birthdate": "2019-03-04"],
-        ])
+        let named = try await server.call(
+            "flow.submit",
+            [
+                "tenant": .string(tenant), "sessionId": view["sessionId"]!, "stepId": "nickname", "revision": 0, "values": ["nickname": "Kiddo"],
+            ])
+        let rejected = try await server.call(
+            "flow.submit",
+            [
+                "tenant": .string(tenant), "sessionId": view["sessionId"]!, "stepId": "birthdate",
+                "revision": named["result"]?["revision"] ?? 1, "values": ["birthdate": "2019-03-04"],
+            ])
         #expect(rejected["result"]?["status"] == "rejected", "\(rejected.serialized())")
         return try #require(rejected["result"])
     }
@@ -48,7 +54,9 @@ struct RejectionEventTests {
                     let event = try #require(request.json)
                     #expect(request.headers["content-type"] == "application/json")
                     #expect(request.eventId == event["id"]?.stringValue)
-                    #expect(WebhookReceiver.validSignature(request.headers["platformd-signature"], body: request.body, secret: Self.secrets["TEEPALS_HOOK_SECRET"]!))
+                    #expect(
+                        WebhookReceiver.validSignature(request.headers["platformd-signature"], body: request.body, secret: Self.secrets["TEEPALS_HOOK_SECRET"]!)
+                    )
                     #expect(request.path == "/hooks?from=teepals")
                 }
                 let delivery = try #require(receiver.delivered.values.first)

@@ -1,12 +1,13 @@
-import PlatformServer
-import SQLiteStore
-import PlatformStorage
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Synchronization
 import Testing
+
 @testable import TeePals
 
 /// A UTC instant, for clocks that must sit on an exact day.
@@ -40,9 +41,11 @@ func teePals(now: Date = testDay, store: (any SessionStore)? = nil, logs: LogRec
 extension FlowDriver {
     /// Starts `user`'s session and answers every step before `step`.
     func session(_ user: String = "u1", at step: String) async throws -> SessionView {
-        try await walk(user, to: step, answers: [
-            "nickname": Answers.nickname, "birthdate": Answers.birthdate, "location": Answers.location, "gender": Answers.gender,
-        ])
+        try await walk(
+            user, to: step,
+            answers: [
+                "nickname": Answers.nickname, "birthdate": Answers.birthdate, "location": Answers.location, "gender": Answers.gender,
+            ])
     }
 
     /// Walks `user` through the whole wizard.
@@ -70,4 +73,3 @@ extension LogRecorder {
     var all: [String] { lines.map { "\($0.level) \($0.message) \($0.allMetadata)" } }
     var logger: Logger { logger("TeePals") }
 }
-

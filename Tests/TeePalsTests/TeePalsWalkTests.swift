@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// The TeePals wizard walked against the real binary, one JSON line at a time, as an app would.
@@ -53,18 +53,24 @@ struct TeePalsWalkTests {
             #expect(view["step"]?["id"] == "nickname")
             #expect(view["progress"]?["label"] == "1/4")
 
-            view = try await client.result("flow.submit", #"""
+            view = try await client.result(
+                "flow.submit",
+                #"""
                 {"tenant":"teepals","sessionId":"\#(session)","stepId":"nickname","revision":0,"values":{"nickname":"  Sam   the Slicer "}}
                 """#)
             #expect(view["step"]?["id"] == "birthdate")
             #expect(view["progress"]?["label"] == "2/4")
 
-            view = try await client.result("flow.submit", #"""
+            view = try await client.result(
+                "flow.submit",
+                #"""
                 {"tenant":"teepals","sessionId":"\#(session)","stepId":"birthdate","revision":1,"values":{"birthdate":"\#(Self.adultBirthdate)"}}
                 """#)
             #expect(view["step"]?["id"] == "location")
 
-            let search = try await client.result("flow.search", #"""
+            let search = try await client.result(
+                "flow.search",
+                #"""
                 {"tenant":"teepals","sessionId":"\#(session)","field":"location","query":"Portland, ME","limit":5}
                 """#)
             let city = try #require(search["results"]?.arrayValue?.first)
@@ -72,41 +78,52 @@ struct TeePalsWalkTests {
             #expect(city["label"] == "Portland, ME, United States")
             #expect(city["latitude"] == 43.65737)
             #expect(city["longitude"] == -70.2589)
-            let empty = try await client.result("flow.search", #"""
+            let empty = try await client.result(
+                "flow.search",
+                #"""
                 {"tenant":"teepals","sessionId":"\#(session)","field":"location","query":"Qwxzzy"}
                 """#)
             #expect(empty == ["results": [], "message": "No results found"])
 
-            let freeText = try await client.send("flow.submit", #"""
+            let freeText = try await client.send(
+                "flow.submit",
+                #"""
                 {"tenant":"teepals","sessionId":"\#(session)","stepId":"location","revision":2,"values":{"location":"Portland, ME"}}
                 """#)
             #expect(freeText["error"]?["code"] == -32004)
             #expect(freeText["error"]?["data"]?["errors"]?.arrayValue?.first?["code"] == "unknown_city")
 
-            view = try await client.result("flow.submit", #"""
+            view = try await client.result(
+                "flow.submit",
+                #"""
                 {"tenant":"teepals","sessionId":"\#(session)","stepId":"location","revision":2,"values":{"location":"4975802"}}
                 """#)
             #expect(view["step"]?["id"] == "gender")
             #expect(view["step"]?["actions"]?.arrayValue?.first == ["id": "continue", "label": "Complete Setup"])
 
-            view = try await client.result("flow.submit", #"""
+            view = try await client.result(
+                "flow.submit",
+                #"""
                 {"tenant":"teepals","sessionId":"\#(session)","stepId":"gender","revision":3,"values":{"gender":"prefer_not_to_say"}}
                 """#)
             #expect(view["status"] == "completed")
             #expect(view["completion"]?["message"] == "Welcome to TeePals, Sam the Slicer!")
 
             let profile = try await client.result("profile.get", #"{"tenant":"teepals","userId":"walker"}"#)
-            #expect(profile["records"]?["profile_public"] == [
-                "nickname": "Sam the Slicer", "cityId": "4975802", "label": "Portland, ME, United States",
-                "latitude": 43.65737, "longitude": -70.2589, "countryCode": "US",
-                "gender": "prefer_not_to_say", "photoUrl": nil, "skillLevel": nil,
-            ])
+            #expect(
+                profile["records"]?["profile_public"] == [
+                    "nickname": "Sam the Slicer", "cityId": "4975802", "label": "Portland, ME, United States",
+                    "latitude": 43.65737, "longitude": -70.2589, "countryCode": "US",
+                    "gender": "prefer_not_to_say", "photoUrl": nil, "skillLevel": nil,
+                ])
             #expect(profile["records"]?["profile_private"]?["ageVerified"] == true)
 
             let gated = try await client.result("gate.check", #"{"tenant":"teepals","userId":"walker","action":"join_round"}"#)
             #expect(gated["allowed"] == false)
             #expect(gated["gate"] == "tier2")
-            _ = try await client.result("profile.update", #"""
+            _ = try await client.result(
+                "profile.update",
+                #"""
                 {"tenant":"teepals","userId":"walker","values":{"photoUrl":"https://img.example/sam.jpg","skillLevel":"advanced"}}
                 """#)
             let open = try await client.result("gate.check", #"{"tenant":"teepals","userId":"walker","action":"join_round"}"#)
@@ -115,17 +132,23 @@ struct TeePalsWalkTests {
             // A child is turned away and stays turned away.
             let child = try await client.result("flow.start", #"{"tenant":"teepals","userId":"kid"}"#)
             let childSession = try #require(child["sessionId"]?.stringValue)
-            _ = try await client.result("flow.submit", #"""
+            _ = try await client.result(
+                "flow.submit",
+                #"""
                 {"tenant":"teepals","sessionId":"\#(childSession)","stepId":"nickname","revision":0,"values":{"nickname":"Kiddo"}}
                 """#)
-            let rejected = try await client.result("flow.submit", #"""
+            let rejected = try await client.result(
+                "flow.submit",
+                #"""
                 {"tenant":"teepals","sessionId":"\#(childSession)","stepId":"birthdate","revision":1,"values":{"birthdate":"\#(Self.childBirthdate)"}}
                 """#)
             #expect(rejected["status"] == "rejected")
             #expect(rejected["rejection"] == ["code": "underage", "message": "You must be 13+ to use TeePals"])
             let again = try await client.result("flow.start", #"{"tenant":"teepals","userId":"kid"}"#)
             #expect(again["status"] == "rejected")
-            let refused = try await client.send("flow.submit", #"""
+            let refused = try await client.send(
+                "flow.submit",
+                #"""
                 {"tenant":"teepals","sessionId":"\#(childSession)","stepId":"birthdate","revision":\#(rejected["revision"]?.intValue ?? -1),"values":{"birthdate":"1990-01-01"}}
                 """#)
             #expect(refused["error"]?["code"] == -32005)

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// TeePals' tenant settings through the real binary's `--tenants` file: `minimumAge` checked at
@@ -51,17 +51,23 @@ struct TenantSettingsTests {
                 }
                 func walk(_ tenant: JSONValue) async throws -> JSONValue {
                     var view = try #require(try await call("flow.start", ["tenant": tenant, "userId": "teen"])["result"])
-                    view = try #require(try await call("flow.submit", [
-                        "tenant": tenant, "sessionId": view["sessionId"]!, "stepId": "nickname", "revision": view["revision"]!,
-                        "values": ["nickname": "Teen Golfer"],
-                    ])["result"])
+                    view = try #require(
+                        try await call(
+                            "flow.submit",
+                            [
+                                "tenant": tenant, "sessionId": view["sessionId"]!, "stepId": "nickname", "revision": view["revision"]!,
+                                "values": ["nickname": "Teen Golfer"],
+                            ])["result"])
                     let today = Date()
                     let born = Calendar(identifier: .gregorian).date(byAdding: .year, value: -14, to: today)!
                     let birthdate = String(Timestamp.string(born).prefix(10))
-                    return try #require(try await call("flow.submit", [
-                        "tenant": tenant, "sessionId": view["sessionId"]!, "stepId": "birthdate", "revision": view["revision"]!,
-                        "values": ["birthdate": .string(birthdate)],
-                    ])["result"])
+                    return try #require(
+                        try await call(
+                            "flow.submit",
+                            [
+                                "tenant": tenant, "sessionId": view["sessionId"]!, "stepId": "birthdate", "revision": view["revision"]!,
+                                "values": ["birthdate": .string(birthdate)],
+                            ])["result"])
                 }
                 let global = try await walk("teepals")
                 #expect(global["status"] == "active")

@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import TeePals
 
 @Suite("Tier 1 wizard")
@@ -78,11 +79,12 @@ struct WizardTests {
         #expect(profile["completedAt"] == "2026-06-15T12:00:00Z")
         let records = try #require(profile["records"]?.objectValue)
         #expect(Set(records.keys) == ["profile_public", "profile_private"])
-        #expect(records["profile_public"] == [
-            "nickname": "Birdie Queen", "cityId": "4671654", "label": "Austin, TX, United States",
-            "latitude": 30.26715, "longitude": -97.74306, "countryCode": "US",
-            "gender": "female", "photoUrl": nil, "skillLevel": nil,
-        ])
+        #expect(
+            records["profile_public"] == [
+                "nickname": "Birdie Queen", "cityId": "4671654", "label": "Austin, TX, United States",
+                "latitude": 30.26715, "longitude": -97.74306, "countryCode": "US",
+                "gender": "female", "photoUrl": nil, "skillLevel": nil,
+            ])
         #expect(records["profile_private"] == ["ageVerified": true, "ageVerifiedAt": "2026-06-15T12:00:00Z"])
         #expect(!profile.serialized().contains(Answers.adultBirthdate))
     }
@@ -141,11 +143,12 @@ struct WizardTests {
         let posters = try #require(description["intro"]?.arrayValue)
         #expect(posters.map { $0["headline"] } == ["Find Your Next Round", "Host Like a Pro", "Golf is Better Together"])
         #expect(posters.map { $0["highlight"] } == ["Next Round", "Pro", "Together"])
-        #expect(posters.map { $0["subheading"] } == [
-            "Find nearby rounds and meet golfers who match your vibe",
-            "Organize rounds and build the perfect group",
-            "Connect, share your game, and build your golf circle",
-        ])
+        #expect(
+            posters.map { $0["subheading"] } == [
+                "Find nearby rounds and meet golfers who match your vibe",
+                "Organize rounds and build the perfect group",
+                "Connect, share your game, and build your golf circle",
+            ])
         for poster in posters {
             let headline = try #require(poster["headline"]?.stringValue)
             #expect(headline.hasSuffix(try #require(poster["highlight"]?.stringValue)))
@@ -158,10 +161,12 @@ struct WizardTests {
         let again = try await d.start("u1")
         #expect(again.status == .completed)
         #expect(again.sessionId == done.sessionId)
-        let error = await d.error("flow.submit", [
-            "sessionId": .string(done.sessionId), "stepId": "gender", "revision": .int(Int64(done.revision)),
-            "values": .object(["gender": "male"]),
-        ])
+        let error = await d.error(
+            "flow.submit",
+            [
+                "sessionId": .string(done.sessionId), "stepId": "gender", "revision": .int(Int64(done.revision)),
+                "values": .object(["gender": "male"]),
+            ])
         #expect(error?.code == -32005)
     }
 }

@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import NIOHTTP1
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// One lock for every door: ids are bytes over HTTP and MCP, MCP counts against the tenant's rate
@@ -26,7 +26,8 @@ struct AuthDoorsTests {
 
     @Test func aTokenForALookalikeIdReadsNothingOfTheOriginalOverRPCAndMCP() async throws {
         try await HTTPTests.withKeys { http, admin, _ in
-            let started = try await http.call("flow.start", ["tenant": .string(Self.tenant), "userId": "Kate", "user": ["firstName": "Katherine"]], bearer: admin)
+            let started = try await http.call(
+                "flow.start", ["tenant": .string(Self.tenant), "userId": "Kate", "user": ["firstName": "Katherine"]], bearer: admin)
             let sessionId = try #require(started["result"]?["sessionId"]?.stringValue)
             let mallory = try await HostedFlowTests.mint(http, admin, tenant: Self.tenant, user: "\u{212A}ate")
             let export = try await http.call("user.export", ["tenant": .string(Self.tenant), "userId": "Kate"], bearer: mallory)
@@ -37,7 +38,8 @@ struct AuthDoorsTests {
             let opened = try await Self.initialize(http, token: mallory)
             let mcpSession = try #require(opened.header("Mcp-Session-Id"))
             let status: JSONValue = ["jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": ["name": "onboarding_status", "arguments": [:]]]
-            let answer = try await http.request(.POST, "/mcp", body: status.serializedBytes(), headers: [("Authorization", "Bearer \(mallory)"), ("Mcp-Session-Id", mcpSession)])
+            let answer = try await http.request(
+                .POST, "/mcp", body: status.serializedBytes(), headers: [("Authorization", "Bearer \(mallory)"), ("Mcp-Session-Id", mcpSession)])
             #expect(answer.status == 200)
             #expect(!answer.text.contains(sessionId) && !answer.text.contains("Katherine"), "\(answer.text)")
             // A NUL in an id is refused, not cut short.
@@ -70,8 +72,11 @@ struct AuthDoorsTests {
             let session = try #require(opened.header("Mcp-Session-Id"))
             var refusedTools = 0
             for index in 0..<4 {
-                let call: JSONValue = ["jsonrpc": "2.0", "id": .int(Int64(10 + index)), "method": "tools/call", "params": ["name": "onboarding_status", "arguments": [:]]]
-                let answer = try await http.request(.POST, "/mcp", body: call.serializedBytes(), headers: [("Authorization", "Bearer \(token)"), ("Mcp-Session-Id", session)])
+                let call: JSONValue = [
+                    "jsonrpc": "2.0", "id": .int(Int64(10 + index)), "method": "tools/call", "params": ["name": "onboarding_status", "arguments": [:]],
+                ]
+                let answer = try await http.request(
+                    .POST, "/mcp", body: call.serializedBytes(), headers: [("Authorization", "Bearer \(token)"), ("Mcp-Session-Id", session)])
                 if answer.json?["result"]?["isError"] == true, answer.json?["result"]?["structuredContent"]?["code"] == -32007 { refusedTools += 1 }
             }
             #expect(refusedTools >= 2, "MCP tool calls skipped the rate limit")
@@ -104,11 +109,14 @@ struct AuthDoorsTests {
                 .write(toFile: tenants, atomically: true, encoding: .utf8)
             try await PlatformdProcess.with(["mcp", "--db", ":memory:", "--tenants", tenants, "--tenant", "slow", "--user-id", "u1"]) { server in
                 // Raw lines: the MCP methods are not the platform's (no rpc.discover schema for them).
-                let initialized = try await server.request(#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+                let initialized = try await server.request(
+                    #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+                )
                 #expect(initialized["result"] != nil)
                 var codes: [JSONValue?] = []
                 for index in 0..<4 {
-                    let reply = try await server.request(#"{"jsonrpc":"2.0","id":\#(index + 2),"method":"tools/call","params":{"name":"onboarding_status","arguments":{}}}"#)
+                    let reply = try await server.request(
+                        #"{"jsonrpc":"2.0","id":\#(index + 2),"method":"tools/call","params":{"name":"onboarding_status","arguments":{}}}"#)
                     codes.append(reply["result"]?["structuredContent"]?["code"])
                 }
                 #expect(codes.filter { $0 == -32007 }.count == 2, "\(codes)")
@@ -131,9 +139,11 @@ struct AuthDoorsTests {
                 if first == nil { first = opened.header("Mcp-Session-Id") }
             }
             let ping: JSONValue = ["jsonrpc": "2.0", "id": 3, "method": "ping"]
-            let kept = try await http.request(.POST, "/mcp", body: ping.serializedBytes(), headers: [("Authorization", "Bearer \(other)"), ("Mcp-Session-Id", bystander)])
+            let kept = try await http.request(
+                .POST, "/mcp", body: ping.serializedBytes(), headers: [("Authorization", "Bearer \(other)"), ("Mcp-Session-Id", bystander)])
             #expect(kept.status == 200, "the bystander's session was evicted")
-            let oldest = try await http.request(.POST, "/mcp", body: ping.serializedBytes(), headers: [("Authorization", "Bearer \(flooder)"), ("Mcp-Session-Id", first ?? "")])
+            let oldest = try await http.request(
+                .POST, "/mcp", body: ping.serializedBytes(), headers: [("Authorization", "Bearer \(flooder)"), ("Mcp-Session-Id", first ?? "")])
             #expect(oldest.status == 404, "the flooder kept more than its cap")
         }
     }
@@ -142,7 +152,8 @@ struct AuthDoorsTests {
         try await HTTPTests.withKeys(["--allowed-origin", "https://assistant.example"]) { http, admin, _ in
             let token = try await HostedFlowTests.mint(http, admin, tenant: Self.tenant, user: "origin")
             // DNS rebinding: the page's origin names the attacker's host, the Host header agrees.
-            let rebound = try await Self.initialize(http, token: token, headers: [("Origin", "http://attacker.example:\(http.port)"), ("Host", "attacker.example:\(http.port)")])
+            let rebound = try await Self.initialize(
+                http, token: token, headers: [("Origin", "http://attacker.example:\(http.port)"), ("Host", "attacker.example:\(http.port)")])
             #expect(rebound.status == 403)
             #expect(try await Self.initialize(http, token: token, headers: [("Origin", "null")]).status == 403)
             #expect(try await Self.initialize(http, token: token, headers: [("Origin", "https://assistant.example")]).status == 200)

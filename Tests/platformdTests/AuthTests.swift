@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
-import PlatformTesting
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// Keys, logins, user tokens and what each principal may do, against the real binary.
@@ -110,20 +110,26 @@ struct AuthTests {
                 let userToken: JSONValue = ["token": token["token"]!]
 
                 expect(try await outcomes(adminKey, tenant: .string(tenant), userId: "u1", session: mine["sessionId"]!), { _ in .allowed }, "admin")
-                expect(try await outcomes(tenantsKey, tenant: .string(tenant), userId: "u1", session: mine["sessionId"]!), { _ in .allowed }, "its tenant's key")
-                expect(try await outcomes(otherTenantsKey, tenant: .string(tenant), userId: "u1", session: mine["sessionId"]!),
-                       { $0 == "platform.info" ? .allowed : .unauthorized }, "another tenant's key")
-                expect(try await outcomes(userToken, tenant: .string(tenant), userId: "u1", session: mine["sessionId"]!),
-                       { userMethods.contains($0) ? .allowed : .unauthorized }, "the user's token")
-                expect(try await outcomes(userToken, tenant: .string(tenant), userId: "u2", session: theirs["sessionId"]!),
-                       { method in
-                           guard userMethods.contains(method) else { return .unauthorized }
-                           // Naming another user is refused; another user's session does not exist.
-                           return ["flow.get", "flow.submit", "flow.back", "flow.goto", "flow.search"].contains(method) ? .notFound
-                               : method == "flow.describe" ? .allowed : .unauthorized
-                       }, "the user's token, for another user")
-                expect(try await outcomes(userToken, tenant: .string(other), userId: "u1", session: mine["sessionId"]!),
-                       { _ in .unauthorized }, "the user's token, for another tenant")
+                expect(
+                    try await outcomes(tenantsKey, tenant: .string(tenant), userId: "u1", session: mine["sessionId"]!), { _ in .allowed }, "its tenant's key")
+                expect(
+                    try await outcomes(otherTenantsKey, tenant: .string(tenant), userId: "u1", session: mine["sessionId"]!),
+                    { $0 == "platform.info" ? .allowed : .unauthorized }, "another tenant's key")
+                expect(
+                    try await outcomes(userToken, tenant: .string(tenant), userId: "u1", session: mine["sessionId"]!),
+                    { userMethods.contains($0) ? .allowed : .unauthorized }, "the user's token")
+                expect(
+                    try await outcomes(userToken, tenant: .string(tenant), userId: "u2", session: theirs["sessionId"]!),
+                    { method in
+                        guard userMethods.contains(method) else { return .unauthorized }
+                        // Naming another user is refused; another user's session does not exist.
+                        return ["flow.get", "flow.submit", "flow.back", "flow.goto", "flow.search"].contains(method)
+                            ? .notFound
+                            : method == "flow.describe" ? .allowed : .unauthorized
+                    }, "the user's token, for another user")
+                expect(
+                    try await outcomes(userToken, tenant: .string(other), userId: "u1", session: mine["sessionId"]!),
+                    { _ in .unauthorized }, "the user's token, for another tenant")
 
                 // Keys list without secrets; a revoked key stops working from the next request on.
                 let listed = try await Self.command(["keys", "list", "--db", db])

@@ -1,11 +1,12 @@
-@testable import PlatformTransports
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
+@testable import PlatformTransports
 @testable import platformd
 
 /// The command line and HTTP details a new user and an operator met: each one says what it is

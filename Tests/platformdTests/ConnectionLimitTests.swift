@@ -1,14 +1,14 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
-import PlatformTesting
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The contract's connection limits, as an abusive client would meet them.
@@ -34,7 +34,10 @@ struct ConnectionLimitTests {
             for _ in 0..<100 where admitted == nil {
                 let candidate = try listening.connect()
                 try? candidate.send(SocketTests.request(5))
-                if let line = try? candidate.readLine() { admitted = candidate; #expect(line.contains("\"id\":5")) }
+                if let line = try? candidate.readLine() {
+                    admitted = candidate
+                    #expect(line.contains("\"id\":5"))
+                }
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(admitted != nil)
@@ -98,7 +101,10 @@ struct ConnectionLimitTests {
             var cut = false
             // One byte every 100 ms: never idle, never a whole line within the second allowed.
             for byte in line {
-                guard (try? client.write([byte])) != nil else { cut = true; break }
+                guard (try? client.write([byte])) != nil else {
+                    cut = true
+                    break
+                }
                 try await Task.sleep(for: .milliseconds(100))
             }
             if !cut { cut = (try client.readLine()) == nil }
@@ -115,7 +121,9 @@ struct ConnectionLimitTests {
             #expect(try probe.readReply()["id"] == 0)
             let before = try #require(listening.server.residentKiB)
             let flooder = try listening.connect()
-            let line = Array((SocketTests.request(1, "flow.describe").replacingOccurrences(of: "\"method\"", with: "\"params\":{\"tenant\":\"\(Hosted.tenant)\"},\"method\"") + "\n").utf8)
+            let line = Array(
+                (SocketTests.request(1, "flow.describe").replacingOccurrences(of: "\"method\"", with: "\"params\":{\"tenant\":\"\(Hosted.tenant)\"},\"method\"")
+                    + "\n").utf8)
             var batch: [UInt8] = []
             for _ in 0..<200 { batch += line }
             var sent = 0

@@ -1,11 +1,12 @@
-@testable import PlatformTransports
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
+@testable import PlatformTransports
 @testable import platformd
 
 /// Copy in the person's language through the real binary: `copy keys` and `copy check`, a
@@ -39,9 +40,18 @@ struct CopyTests {
                 case .plain(let value):
                     localizations[locale] = ["stringUnit": ["state": "translated", "value": .string(key == template ? "no placeholder" : value)]]
                 case .plural(let forms):
-                    localizations[locale] = ["variations": ["plural": .object(Dictionary(uniqueKeysWithValues: forms.map {
-                        ($0.key.rawValue, ["stringUnit": ["state": "translated", "value": .string(key == template ? "no placeholder" : $0.value)]])
-                    }))]]
+                    localizations[locale] = [
+                        "variations": [
+                            "plural": .object(
+                                Dictionary(
+                                    uniqueKeysWithValues: forms.map {
+                                        (
+                                            $0.key.rawValue,
+                                            ["stringUnit": ["state": "translated", "value": .string(key == template ? "no placeholder" : $0.value)]]
+                                        )
+                                    }))
+                        ]
+                    ]
                 }
             }
             strings[key] = ["localizations": .object(localizations)]
@@ -111,10 +121,14 @@ struct CopyTests {
 
         try await withTemporaryDirectory { directory in
             let file = directory.appendingPathComponent("tenants.json")
-            let tenants: JSONValue = ["tenants": [[
-                "id": .string(hosted.id), "plugin": .string(hosted.pluginName),
-                "copy": [.init(stringLiteral: locale): [.init(stringLiteral: key): "Overridden title"]],
-            ]]]
+            let tenants: JSONValue = [
+                "tenants": [
+                    [
+                        "id": .string(hosted.id), "plugin": .string(hosted.pluginName),
+                        "copy": [.init(stringLiteral: locale): [.init(stringLiteral: key): "Overridden title"]],
+                    ]
+                ]
+            ]
             try Data(tenants.serialized().utf8).write(to: file)
             try await PlatformdProcess.withServer(["--tenants", file.path]) { server in
                 let local = try await server.call("flow.start", ["tenant": .string(hosted.id), "userId": "o", "locale": .string(locale)])
@@ -137,9 +151,12 @@ struct CopyTests {
         let (hosted, locale) = try #require(TranslatedTenant.translated)
         try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--auth", "none"]) { http in
             let body: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": "flow.start", "params": ["tenant": .string(hosted.id), "userId": "h"]]
-            let asked = try await http.request(.POST, "/rpc", body: body.serializedBytes(), headers: [("Accept-Language", "xx-YY, \(locale)-ZZ;q=0.8, en;q=0.5")])
+            let asked = try await http.request(
+                .POST, "/rpc", body: body.serializedBytes(), headers: [("Accept-Language", "xx-YY, \(locale)-ZZ;q=0.8, en;q=0.5")])
             #expect(asked.json?["result"]?["locale"] == .string(locale), "\(asked.text)")
-            let explicit: JSONValue = ["jsonrpc": "2.0", "id": 2, "method": "flow.start", "params": ["tenant": .string(hosted.id), "userId": "i", "locale": "en"]]
+            let explicit: JSONValue = [
+                "jsonrpc": "2.0", "id": 2, "method": "flow.start", "params": ["tenant": .string(hosted.id), "userId": "i", "locale": "en"],
+            ]
             let given = try await http.request(.POST, "/rpc", body: explicit.serializedBytes(), headers: [("Accept-Language", locale)])
             #expect(given.json?["result"]?["locale"] == "en", "a locale in the params wins over the header")
             let plain = try await http.call("flow.start", ["tenant": .string(hosted.id), "userId": "j"])

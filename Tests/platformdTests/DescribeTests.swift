@@ -1,11 +1,12 @@
-@testable import PlatformTransports
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
+@testable import PlatformTransports
 @testable import platformd
 
 /// `platformd info`, `platformd describe` and `flow.describe` for every registered flow.
@@ -57,13 +58,15 @@ struct DescribeTests {
         let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Docs/plugins/\(tenant).md").standardizedFileURL
         let page = try String(contentsOf: docs, encoding: .utf8)
-        let block = try #require(page.range(of: "```mermaid\n").map { start in
-            page[start.upperBound...].prefix { _ in true }
-        })
+        let block = try #require(
+            page.range(of: "```mermaid\n").map { start in
+                page[start.upperBound...].prefix { _ in true }
+            })
         let diagram = try #require(block.range(of: "```").map { block[..<$0.lowerBound] })
         let live = try await Self.output(["describe", tenant, "--format", "mermaid"])
-        #expect(diagram.trimmingCharacters(in: .whitespacesAndNewlines) == live.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-                "Docs/plugins/\(tenant).md: paste `platformd describe \(tenant) --format mermaid`")
+        #expect(
+            diagram.trimmingCharacters(in: .whitespacesAndNewlines) == live.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+            "Docs/plugins/\(tenant).md: paste `platformd describe \(tenant) --format mermaid`")
     }
 
     @Test func infoListsEveryTenant() async throws {

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// `rpc.discover` as served by the real binary, and an independent check of real replies against

@@ -1,13 +1,13 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A full disk is a passing condition: -32008 with nothing saved, then service resumes once
@@ -17,10 +17,10 @@ import Glibc
 struct DiskFullTests {
     static func mountSmallFileSystem(at path: String) -> Bool {
         #if os(Linux)
-        guard getuid() == 0 else { return false }
-        return mount("tmpfs", path, "tmpfs", 0, "size=4m") == 0
+            guard getuid() == 0 else { return false }
+            return mount("tmpfs", path, "tmpfs", 0, "size=4m") == 0
         #else
-        return false
+            return false
         #endif
     }
 

@@ -1,13 +1,13 @@
-import PlatformServer
-import SQLiteStore
-import PlatformStorage
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `serve --http --drain-seconds`: on SIGTERM the server says it is going (/health/ready 503)

@@ -1,15 +1,15 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
-import PlatformTesting
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTesting
+import SQLiteStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Completion events through the real binary, on the registered tenants (a completion made with
@@ -102,10 +102,11 @@ struct EventsTests {
                 let id = try #require(page["events"]?.arrayValue?.first?["id"]?.stringValue)
                 // Wait for a failed attempt to be recorded, then kill -9 before the next succeeds.
                 let store = try await SQLiteSessionStore.open(path: db)
-                #expect(try await eventually {
-                    let delivery = try await store.recentEvents(tenant: tenant, limit: 1, failedOnly: false).first?.deliveries.first
-                    return (delivery?.attempts ?? 0) >= 1 && delivery?.state == .pending
-                })
+                #expect(
+                    try await eventually {
+                        let delivery = try await store.recentEvents(tenant: tenant, limit: 1, failedOnly: false).first?.deliveries.first
+                        return (delivery?.attempts ?? 0) >= 1 && delivery?.state == .pending
+                    })
                 try await store.close()
                 server.send(signal: SIGKILL)
                 #expect(try await server.waitForExit() == .init(status: SIGKILL, signaled: true))
@@ -165,8 +166,9 @@ struct EventsTests {
                 environment: Self.secrets, executable: python
             ) { receiver in
                 #expect(await eventually { receiver.stderrText.contains("listening on http://127.0.0.1:") }, "\(receiver.stderrText)")
-                let port = try #require(receiver.stderrText.split(separator: "\n").first { $0.contains("listening on") }
-                    .flatMap { $0.split(separator: ":").last?.split(separator: "/").first }.flatMap { UInt16($0) })
+                let port = try #require(
+                    receiver.stderrText.split(separator: "\n").first { $0.contains("listening on") }
+                        .flatMap { $0.split(separator: ":").last?.split(separator: "/").first }.flatMap { UInt16($0) })
                 let tenants = try Self.tenantsFile(in: directory, url: "http://127.0.0.1:\(port)/hooks")
                 try await PlatformdProcess.with(["serve", "--db", ":memory:", "--tenants", tenants], environment: Self.secrets) { server in
                     let (tenant, _) = try await Hosted.complete(on: server, userId: "fan-1")
@@ -185,7 +187,10 @@ struct EventsTests {
                         WebhookSignature.value(body: body, secret: Array(key.utf8), time: time)
                     }
                     #expect(try Self.post(port: port, body: body, headers: ["Platformd-Event-Id": id, "Platformd-Signature": signed(Date(), "wrong")]) == 401)
-                    #expect(try Self.post(port: port, body: body, headers: ["Platformd-Event-Id": id, "Platformd-Signature": signed(Date().addingTimeInterval(-600), secret)]) == 401)
+                    #expect(
+                        try Self.post(
+                            port: port, body: body, headers: ["Platformd-Event-Id": id, "Platformd-Signature": signed(Date().addingTimeInterval(-600), secret)])
+                            == 401)
                     #expect(try Self.post(port: port, body: body, headers: ["Platformd-Event-Id": id, "Platformd-Signature": signed(Date(), secret)]) == 200)
                     // (Its log line was written before the answer; the test reads the pipe on its own time.)
                     #expect(await eventually { receiver.stderrText.contains("duplicate \(id)") }, "\(receiver.stderrText)")
@@ -212,8 +217,9 @@ struct EventsTests {
                     id: "s\(index)", tenant: tenant, userId: "u\(index)", flow: "onboarding", status: .completed,
                     path: [], arrivedAt: time, createdAt: time, updatedAt: time)
                 let event = OutboxEvent(
-                    event: PlatformEvent(id: "evt_\(index)", type: .sessionCompleted, tenant: tenant, userId: "u\(index)",
-                                         sessionId: "s\(index)", occurredAt: time, data: ["records": [:]]),
+                    event: PlatformEvent(
+                        id: "evt_\(index)", type: .sessionCompleted, tenant: tenant, userId: "u\(index)",
+                        sessionId: "s\(index)", occurredAt: time, data: ["records": [:]]),
                     webhooks: webhooks, deliverUntil: time.addingTimeInterval(60))
                 try await store.updateSession(tenant: tenant, key: .id("s\(index)")) { _ in
                     (SessionCommit(state: state, events: [], outbox: [event]), ())

@@ -1,11 +1,12 @@
-@testable import PlatformTransports
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
+@testable import PlatformTransports
 @testable import platformd
 
 /// The hosted flow's page for a made-up step holding every field type (no plugin's): each a
@@ -19,28 +20,37 @@ import Testing
         FieldView(id: "height", type: .number, label: "Height", required: false, min: 1.2, max: 2.5, step: 0.01),
         FieldView(id: "born", type: .date, label: "Birthday", required: true, min: "1900-01-01", max: "2026-11-25"),
         FieldView(id: "wake", type: .time, label: "Wake up", required: false),
-        FieldView(id: "level", type: .choice, label: "Level", required: true, options: [
-            OptionView(value: "a", label: "Beginner", detail: "New to it"), OptionView(value: "b", label: "Expert", locked: true, badge: "Soon"),
-        ]),
-        FieldView(id: "tags", type: .multiChoice, label: "Tags", required: false, options: [
-            OptionView(value: "x", label: "X"), OptionView(value: "y", label: "Y"),
-        ], minItems: 1, maxItems: 2),
+        FieldView(
+            id: "level", type: .choice, label: "Level", required: true,
+            options: [
+                OptionView(value: "a", label: "Beginner", detail: "New to it"), OptionView(value: "b", label: "Expert", locked: true, badge: "Soon"),
+            ]),
+        FieldView(
+            id: "tags", type: .multiChoice, label: "Tags", required: false,
+            options: [
+                OptionView(value: "x", label: "X"), OptionView(value: "y", label: "Y"),
+            ], minItems: 1, maxItems: 2),
         FieldView(id: "agree", type: .boolean, label: "I agree", required: true),
         FieldView(id: "effort", type: .slider, label: "Effort", required: false, min: 0, max: 10, step: 1, default: 5),
-        FieldView(id: "pets", type: .list, label: "Pets", required: false, itemFields: [
-            FieldView(id: "kind", type: .text, label: "Kind", required: true),
-            FieldView(id: "age", type: .integer, label: "Age", required: false),
-        ]),
-        FieldView(id: "city", type: .search, label: "City", required: true, placeholder: "Search for your city", value: ["value": "42", "label": "Austin, TX"]),
+        FieldView(
+            id: "pets", type: .list, label: "Pets", required: false,
+            itemFields: [
+                FieldView(id: "kind", type: .text, label: "Kind", required: true),
+                FieldView(id: "age", type: .integer, label: "Age", required: false),
+            ]),
+        FieldView(
+            id: "city", type: .search, label: "City", required: true, placeholder: "Search for your city", value: ["value": "42", "label": "Austin, TX"]),
     ]
 
     static func view(status: SessionStatus = .active, errors: [FieldError] = []) -> SessionView {
         SessionView(
             sessionId: "s", tenant: "t", userId: "u", flow: "onboarding", status: status, revision: 3,
             progress: SessionProgress(index: 2, total: 4, label: "Step 2 of 4", fraction: 0.5),
-            step: status.isFinal ? nil : StepView(
-                id: "everything", kind: .question, title: "All <of> it", subtitle: "Sub", helper: "Help",
-                fields: fields, actions: [.continue(), .skip(), .back], errors: errors),
+            step: status.isFinal
+                ? nil
+                : StepView(
+                    id: "everything", kind: .question, title: "All <of> it", subtitle: "Sub", helper: "Help",
+                    fields: fields, actions: [.continue(), .skip(), .back], errors: errors),
             completion: status == .completed ? CompletionView(message: "Welcome, Alex!", records: ["profile"]) : nil,
             rejection: status == .rejected ? Rejection(code: "underage", message: "You must be 13+") : nil,
             locale: "en")
@@ -52,7 +62,8 @@ import Testing
         #expect(html.contains("<html lang=\"en\">"))
         // Every input, select and textarea a person types or picks in has a label naming it (by
         // `for`, or inside a label, or in a fieldset with a legend).
-        let ids = html.matches(of: #/<(?:input|select) type="(?!hidden)[^"]*"? ?id="([^"]+)"/#).map { String($0.1) }
+        let ids =
+            html.matches(of: #/<(?:input|select) type="(?!hidden)[^"]*"? ?id="([^"]+)"/#).map { String($0.1) }
             + html.matches(of: #/<select id="([^"]+)"/#).map { String($0.1) }
         #expect(!ids.isEmpty)
         for id in ids {
@@ -81,8 +92,10 @@ import Testing
 
     @Test func aRefusalIsShownBesideItsFieldAndTheAnswerIsKept() throws {
         var page = FlowPage(view: Self.view(), tenant: "t", flow: "onboarding", csrf: "c")
-        page.errors = [FieldError(field: "age", code: .outOfRange, message: "Age must be between 13 and 120."),
-                       FieldError(field: nil, code: .required, message: "Something across fields.")]
+        page.errors = [
+            FieldError(field: "age", code: .outOfRange, message: "Age must be between 13 and 120."),
+            FieldError(field: nil, code: .required, message: "Something across fields."),
+        ]
         page.posted = FormBody(Array("age=7&name=Al".utf8))
         let html = page.render()
         #expect(html.contains("value=\"7\"") && html.contains("value=\"Al\""))
@@ -98,11 +111,11 @@ import Testing
     }
 
     @Test func aPostedFormBecomesTheSubmitsValuesByFieldType() {
-        let form = FormBody(Array((
-            "name=Alex+M%C3%BCller&email=&age=42&height=1.85&born=1990-04-25&level=a&_present=tags&tags=x&tags=y"
-                + "&agree=false&agree=true&effort=7&pets%5B0%5D.kind=dog&pets%5B0%5D.age=3&pets%5B1%5D.kind=&pets%5B1%5D.age="
-                + "&city=4671654&city.query=austin"
-        ).utf8))
+        let form = FormBody(
+            Array(
+                ("name=Alex+M%C3%BCller&email=&age=42&height=1.85&born=1990-04-25&level=a&_present=tags&tags=x&tags=y"
+                    + "&agree=false&agree=true&effort=7&pets%5B0%5D.kind=dog&pets%5B0%5D.age=3&pets%5B1%5D.kind=&pets%5B1%5D.age="
+                    + "&city=4671654&city.query=austin").utf8))
         let values = FormValues.values(form, fields: Self.fields)
         #expect(values["name"] == "Alex Müller")
         #expect(values["email"] == "", "an empty text is sent as empty: the server says whether it may be")
@@ -124,12 +137,17 @@ import Testing
     }
 
     @Test func entriesAnsweredWithNothingAreDroppedAndAnEmptiedListIsCleared() {
-        let withFlag = FieldView(id: "pets", type: .list, label: "Pets", required: false, itemFields: [
-            FieldView(id: "kind", type: .text, label: "Kind", required: true),
-            FieldView(id: "indoor", type: .boolean, label: "Indoor", required: false),
-        ])
+        let withFlag = FieldView(
+            id: "pets", type: .list, label: "Pets", required: false,
+            itemFields: [
+                FieldView(id: "kind", type: .text, label: "Kind", required: true),
+                FieldView(id: "indoor", type: .boolean, label: "Indoor", required: false),
+            ])
         // A row whose only answer is the checkbox's hidden "false" is an empty row.
-        let form = FormBody(Array("_present=pets&pets%5B0%5D._entry=1&pets%5B0%5D.kind=cat&pets%5B0%5D.indoor=false&pets%5B1%5D._entry=1&pets%5B1%5D.kind=&pets%5B1%5D.indoor=false".utf8))
+        let form = FormBody(
+            Array(
+                "_present=pets&pets%5B0%5D._entry=1&pets%5B0%5D.kind=cat&pets%5B0%5D.indoor=false&pets%5B1%5D._entry=1&pets%5B1%5D.kind=&pets%5B1%5D.indoor=false"
+                    .utf8))
         #expect(FormValues.values(form, fields: [withFlag])["pets"] == [["kind": "cat", "indoor": false]])
         // The last entry removed, then Continue: the list is sent empty, not left as saved.
         #expect(FormValues.values(FormBody(Array("_present=pets".utf8)), fields: [withFlag])["pets"] == [])

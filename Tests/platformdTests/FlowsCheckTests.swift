@@ -1,9 +1,9 @@
-import PlatformServer
-import PlatformStorage
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// `platformd flows check` before a deploy, and `serve` after it, on a database with sessions in
@@ -72,7 +72,9 @@ struct FlowsCheckTests {
                 #expect(moved["result"]?["flowVersion"] == .string(version), "\(moved.serialized())")
                 #expect(moved["result"]?["step"]?["id"] == .string(firstStep), "\(moved.serialized())")
                 #expect(moved["result"]?["revision"] == 4)
-                #expect(server.stderrText.split(separator: "\n").contains { $0.contains("warning platformd:") && $0.contains("flows: not safe") }, "\(server.stderrText)")
+                #expect(
+                    server.stderrText.split(separator: "\n").contains { $0.contains("warning platformd:") && $0.contains("flows: not safe") },
+                    "\(server.stderrText)")
                 try server.closeStdin()
                 _ = try await server.waitForExit()
             }

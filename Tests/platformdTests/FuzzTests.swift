@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// Seeded random requests to every method: the server never crashes, never answers -32603, and
@@ -36,7 +36,9 @@ struct FuzzTests {
         case 4: return .string(tenants.randomElement(using: &random) ?? "x")
         case 5: return .string(sessions.randomElement(using: &random) ?? "s")
         case 6: return .string(String(repeating: "é", count: Int.random(in: 0...300, using: &random)))
-        case 7: return ["sport", "nickname", "birthdate", "location", "continue", "skip", "later", "2010-02-30", "lacrosse", "\u{0}"][Int.random(in: 0..<10, using: &random)]
+        case 7:
+            return ["sport", "nickname", "birthdate", "location", "continue", "skip", "later", "2010-02-30", "lacrosse", "\u{0}"][
+                Int.random(in: 0..<10, using: &random)]
         case 8 where depth < 3:
             return .array((0..<Int.random(in: 0...4, using: &random)).map { _ in value(&random, tenants: tenants, sessions: sessions, depth: depth + 1) })
         case 9 where depth < 3:
@@ -50,7 +52,7 @@ struct FuzzTests {
         }
     }
 
-    @Test(arguments: [UInt64(20261123), 7, 424242])
+    @Test(arguments: [UInt64(20_261_123), 7, 424242])
     func randomRequestsNeverCrashOrAnswerInternalError(seed: UInt64) async throws {
         var random = SeededGenerator(state: seed)
         try await PlatformdProcess.withServer { server in
@@ -75,7 +77,8 @@ struct FuzzTests {
                 #expect(reply["jsonrpc"] == "2.0")
                 #expect(reply["id"] == .int(Int64(index + 10)))
                 #expect((reply["result"] == nil) != (reply["error"] == nil), "\(reply.serialized().prefix(300))")
-                #expect(reply["error"]?["code"] != -32603, "\(method) \(JSONValue.object(params).serialized().prefix(300)) -> \(reply.serialized().prefix(300))")
+                #expect(
+                    reply["error"]?["code"] != -32603, "\(method) \(JSONValue.object(params).serialized().prefix(300)) -> \(reply.serialized().prefix(300))")
             }
             // Still serving, and nothing went wrong inside.
             #expect(try await server.call("platform.info", id: 9999)["result"] != nil)

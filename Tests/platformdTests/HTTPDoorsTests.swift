@@ -1,12 +1,13 @@
-import PlatformServer
-import SQLiteStore
-@testable import PlatformTransports
-import PlatformStorage
 import Foundation
 import NIOHTTP1
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
+@testable import PlatformTransports
 @testable import platformd
 
 /// Every HTTP connection is bounded before it logs in (the contract's "Ids, doors and limits"):
@@ -55,7 +56,9 @@ struct HTTPDoorsTests {
 
     @Test func everyResponseCarriesTheSecurityHeaders() async throws {
         try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0"]) { http in
-            for (method, path) in [(HTTPMethod.GET, "/health/live"), (.GET, "/metrics"), (.POST, "/rpc"), (.GET, "/flow/nosuch/"), (.GET, "/admin/"), (.GET, "/nowhere")] {
+            for (method, path) in [
+                (HTTPMethod.GET, "/health/live"), (.GET, "/metrics"), (.POST, "/rpc"), (.GET, "/flow/nosuch/"), (.GET, "/admin/"), (.GET, "/nowhere"),
+            ] {
                 let answer = try await http.request(method, path, body: method == .POST ? Array("{}".utf8) : nil)
                 #expect(answer.header("X-Content-Type-Options") == "nosniff", "\(path) \(answer.status)")
                 #expect(answer.header("Referrer-Policy") == "no-referrer", "\(path) \(answer.status)")
@@ -100,7 +103,8 @@ struct HTTPDoorsTests {
             // A client that logged in on a keep-alive connection.
             let member = try RawHTTP(port: port, timeoutSeconds: 10)
             let rpc = #"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#
-            let request = "POST /rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(admin)\r\nContent-Type: application/json\r\nContent-Length: \(rpc.utf8.count)\r\n\r\n\(rpc)"
+            let request =
+                "POST /rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(admin)\r\nContent-Type: application/json\r\nContent-Length: \(rpc.utf8.count)\r\n\r\n\(rpc)"
             let first = try await Self.blocking {
                 try member.send(request)
                 let head = try member.readHead()
@@ -165,7 +169,9 @@ struct HTTPDoorsTests {
             for path in ["/rpc", "/mcp"] {
                 let (status, headers, closed) = try await Self.blocking {
                     let client = try RawHTTP(port: port, timeoutSeconds: 5)
-                    try client.send("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer pdk_wrong\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{")
+                    try client.send(
+                        "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer pdk_wrong\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"
+                    )
                     let head = try client.readHead()
                     return (head?.status, head?.headers ?? [:], client.closesWithin(seconds: 5))
                 }
@@ -187,7 +193,9 @@ struct HTTPDoorsTests {
                 var clients: [RawHTTP] = []
                 for _ in 0..<24 {
                     let client = try RawHTTP(port: port, timeoutSeconds: 1)
-                    try client.send("POST /rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(admin)\r\nContent-Type: application/json\r\nContent-Length: \(2 << 20)\r\n\r\n")
+                    try client.send(
+                        "POST /rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(admin)\r\nContent-Type: application/json\r\nContent-Length: \(2 << 20)\r\n\r\n"
+                    )
                     // Up to 1 MiB of the 2 MiB body, as far as the socket takes it now.
                     for _ in 0..<16 { if client.socket.writeWithoutWaiting(chunk) == 0 { break } }
                     clients.append(client)

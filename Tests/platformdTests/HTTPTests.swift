@@ -1,6 +1,3 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
@@ -9,7 +6,10 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Synchronization
 import Testing
 
@@ -62,11 +62,12 @@ struct HTTPTests {
             }
 
             // A batch: one HTTP reply holding each answer.
-            let batch = try await http.rpc([
-                ["jsonrpc": "2.0", "id": 1, "method": "platform.info"],
-                ["jsonrpc": "2.0", "method": "platform.info"],
-                ["jsonrpc": "2.0", "id": 2, "method": "no.such.method"],
-            ], bearer: admin)
+            let batch = try await http.rpc(
+                [
+                    ["jsonrpc": "2.0", "id": 1, "method": "platform.info"],
+                    ["jsonrpc": "2.0", "method": "platform.info"],
+                    ["jsonrpc": "2.0", "id": 2, "method": "no.such.method"],
+                ], bearer: admin)
             #expect(batch.status == 200)
             #expect(batch.json?.arrayValue?.count == 2)
             #expect(batch.json?[1]?["error"]?["code"] == -32601)
@@ -176,7 +177,10 @@ struct HTTPTests {
             guard expected > 0 else { return }
             for try await message in inbound.messages(maxSize: 1 << 22) {
                 guard case .text(let text) = message, let reply = try? JSONValue.parse(Array(text.utf8)) else { continue }
-                let count = replies.withLock { $0.append(reply); return $0.count }
+                let count = replies.withLock {
+                    $0.append(reply)
+                    return $0.count
+                }
                 if count >= expected { break }
             }
         }
@@ -198,13 +202,15 @@ struct HTTPTests {
             #expect(replies.allSatisfy { $0["result"]?["sessionId"]?.stringValue != nil })
 
             // No bearer: logged out until auth.login on the same connection, which then holds.
-            let loggedOut = try await Self.webSocket(http, bearer: nil, lines: [
-                #"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#,
-                #"{"jsonrpc":"2.0","id":2,"method":"auth.login","params":{"key":"\#(admin)"}}"#,
-                #"{"jsonrpc":"2.0","id":3,"method":"platform.info"}"#,
-                #"{"jsonrpc":"2.0","method":"platform.info"}"#,
-                "{broken",
-            ], expected: 4)
+            let loggedOut = try await Self.webSocket(
+                http, bearer: nil,
+                lines: [
+                    #"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#,
+                    #"{"jsonrpc":"2.0","id":2,"method":"auth.login","params":{"key":"\#(admin)"}}"#,
+                    #"{"jsonrpc":"2.0","id":3,"method":"platform.info"}"#,
+                    #"{"jsonrpc":"2.0","method":"platform.info"}"#,
+                    "{broken",
+                ], expected: 4)
             #expect(loggedOut[0]["error"]?["code"] == -32001)
             #expect(loggedOut[1]["result"]?["principal"] == ["kind": "admin"])
             #expect(loggedOut[2]["result"] != nil)

@@ -1,12 +1,12 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// The hosted flow (`/flow/TENANT/`) and the dashboard (`/admin/`) through the real binary: over
@@ -209,7 +209,7 @@ struct HostedFlowTests {
     /// Chromium, its driver, and Python with Selenium and html5lib (`.ci/run` installs them).
     static func browserIsInstalled() async -> Bool {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
         else { return false }
         let selenium = await Python.has("selenium")
         let html5lib = await Python.has("html5lib")

@@ -1,8 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 import Testing
+
 @testable import platformd
 
 /// The contract names step ids in snake_case (`team_gender`) and field ids in lowerCamelCase

@@ -1,12 +1,13 @@
-@testable import PlatformTransports
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
-@testable import platformd
+import SQLiteStore
 import Testing
+
+@testable import PlatformTransports
+@testable import platformd
 
 /// The contract's "Limits on input": batch size, parameter lengths, and ids echoed exactly.
 @Suite("Input limits and id echo")
@@ -48,7 +49,8 @@ struct InputLimitTests {
     @Test func limitsAreInclusive() async throws {
         try await PlatformdProcess.withServer { server in
             let userId = String(repeating: "é", count: 256)
-            let reply = try await server.call("flow.start", ["tenant": .string(Hosted.tenant), "userId": .string(userId), "user": ["firstName": .string(String(repeating: "a", count: 256))]])
+            let reply = try await server.call(
+                "flow.start", ["tenant": .string(Hosted.tenant), "userId": .string(userId), "user": ["firstName": .string(String(repeating: "a", count: 256))]])
             #expect(reply["result"]?["userId"] == .string(userId))
         }
     }

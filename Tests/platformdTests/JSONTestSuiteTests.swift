@@ -1,8 +1,8 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
-import PlatformTesting
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTesting
 import Testing
 
 /// JSONTestSuite's parsing cases through the real binary, one connection for all of them.

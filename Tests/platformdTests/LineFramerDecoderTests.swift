@@ -1,12 +1,12 @@
-import PlatformStorage
-import PlatformServer
-@testable import PlatformTransports
 import NIOCore
 import NIOEmbedded
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
 import Testing
 
+@testable import PlatformTransports
 @testable import platformd
 
 /// The socket transport's line decoder: the same rules as `LineFramer`, on NIO's buffer.

@@ -1,9 +1,9 @@
-import PlatformStorage
-import SQLiteStore
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// `platformd mcp` driven over stdio as an MCP host drives it (PlatformTesting's `MCPClient`): the
@@ -52,7 +52,9 @@ struct MCPTests {
         let tenant = Hosted.tenant
         let firstStep = try await Hosted.firstStep(of: tenant)
         try await PlatformdProcess.with(MCPClient.arguments(tenant, user: "u1", db: ":memory:")) { server in
-            try server.send(#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+            try server.send(
+                #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+            )
             try server.send(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
             try server.send(#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
             try server.send(#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"onboarding_status"}}"#)

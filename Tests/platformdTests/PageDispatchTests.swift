@@ -39,10 +39,12 @@ struct PageDispatchTests {
             // Answer the first step over /rpc, then the page's Back runs flow.back.
             let view = try await http.call("flow.get", ["tenant": .string(tenant), "sessionId": sessionId], bearer: admin)
             let values = GenericAnswers().valuesWithoutSearch(for: view["result"]?["step"]?["fields"]?.arrayValue ?? [])
-            let submitted = try await http.call("flow.submit", [
-                "tenant": .string(tenant), "sessionId": sessionId, "stepId": view["result"]?["step"]?["id"] ?? .null,
-                "revision": view["result"]?["revision"] ?? .null, "values": .object(values),
-            ], bearer: admin)
+            let submitted = try await http.call(
+                "flow.submit",
+                [
+                    "tenant": .string(tenant), "sessionId": sessionId, "stepId": view["result"]?["step"]?["id"] ?? .null,
+                    "revision": view["result"]?["revision"] ?? .null, "values": .object(values),
+                ], bearer: admin)
             try #require(submitted["result"] != nil, "\(submitted)")
             let shown = try await browser.request(.GET, "/flow/\(tenant)/")
             let csrf = try #require(HostedFlowTests.Browser.csrf(shown.text))
@@ -64,7 +66,8 @@ struct PageDispatchTests {
             let session = try #require(opened.header("Mcp-Session-Id"))
             func tool(_ name: String, _ id: Int64) async throws -> HTTPServing.Answer {
                 let call: JSONValue = ["jsonrpc": "2.0", "id": .int(id), "method": "tools/call", "params": ["name": .string(name), "arguments": [:]]]
-                return try await http.request(.POST, "/mcp", body: call.serializedBytes(), headers: [("Authorization", "Bearer \(token)"), ("Mcp-Session-Id", session)])
+                return try await http.request(
+                    .POST, "/mcp", body: call.serializedBytes(), headers: [("Authorization", "Bearer \(token)"), ("Mcp-Session-Id", session)])
             }
             let start = #"platformd_requests_total{transport="mcp",method="flow.start",outcome="ok"}"#
             let get = #"platformd_requests_total{transport="mcp",method="flow.get",outcome="ok"}"#

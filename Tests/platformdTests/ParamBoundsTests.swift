@@ -22,7 +22,8 @@ struct ServedParamBoundsTests {
                 for (value, refused) in [(bound.range.upperBound, false), (bound.range.upperBound + 1, true), (bound.range.lowerBound - 1, true)] {
                     params[bound.name] = .int(Int64(value))
                     let reply = try await server.call(method.rawValue, .object(params))
-                    let invalid = reply["error"]?["code"] == .int(Int64(ErrorCode.invalidParams.rawValue)) && reply["error"]?["data"]?["param"] == .string(bound.name)
+                    let invalid =
+                        reply["error"]?["code"] == .int(Int64(ErrorCode.invalidParams.rawValue)) && reply["error"]?["data"]?["param"] == .string(bound.name)
                     #expect(invalid == refused, "\(method.rawValue) \(bound.name) = \(value): \(reply.serialized())")
                     if refused {
                         #expect(reply["error"]?["message"]?.stringValue?.hasSuffix(bound.outOfRange) == true, "\(reply.serialized())")

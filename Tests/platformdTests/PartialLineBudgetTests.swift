@@ -1,15 +1,15 @@
-import PlatformServer
-import SQLiteStore
-import PlatformStorage
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The bytes held for lines not yet whole are bounded over all connections together

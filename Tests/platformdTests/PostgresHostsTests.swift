@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
-import PlatformTesting
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// Several `platformd serve` processes on one PostgreSQL database (`PLATFORMD_TEST_POSTGRES_URL`).
@@ -26,16 +26,21 @@ struct PostgresHostsTests {
     }
 
     static func submit(_ server: PlatformdProcess, _ tenant: String, _ view: JSONValue, _ values: [String: JSONValue], id: Int) async throws -> JSONValue {
-        try await server.call("flow.submit", [
-            "tenant": .string(tenant), "sessionId": view["sessionId"] ?? .null, "stepId": view["step"]?["id"] ?? .null,
-            "revision": view["revision"] ?? .null, "values": .object(values),
-        ], id: .int(Int64(id)))
+        try await server.call(
+            "flow.submit",
+            [
+                "tenant": .string(tenant), "sessionId": view["sessionId"] ?? .null, "stepId": view["step"]?["id"] ?? .null,
+                "revision": view["revision"] ?? .null, "values": .object(values),
+            ], id: .int(Int64(id)))
     }
 
     /// Two hosts serve one user's walk alternately (generic answers, on the first registered
     /// tenant), race one submit (one winner, one -32003), see the same keys, profile and funnel;
     /// one killed with SIGKILL leaves the other serving.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_URL"]?.isEmpty == false, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_URL"]?.isEmpty == false,
+            "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)"))
     func twoHostsServeOneWalkAlternatelyAndSurviveAKill() async throws {
         guard let url = Self.url else { return }
         let tenant = Hosted.tenant
@@ -52,9 +57,11 @@ struct PostgresHostsTests {
             let login = try await host.call("auth.login", ["key": .string(key)])
             #expect(login["result"]?["principal"] == ["kind": "tenant", "tenant": .string(tenant)], "\(login.serialized())")
         }
-        let started = try await a.call("flow.start", [
-            "tenant": .string(tenant), "userId": .string(user), "user": ["firstName": "Alex", "email": "alex@example.com"],
-        ], id: 2)
+        let started = try await a.call(
+            "flow.start",
+            [
+                "tenant": .string(tenant), "userId": .string(user), "user": ["firstName": "Alex", "email": "alex@example.com"],
+            ], id: 2)
         var view = try #require(started["result"], "\(started.serialized())")
         let firstStep = view["step"]?["id"]
 

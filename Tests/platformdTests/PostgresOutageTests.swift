@@ -1,16 +1,16 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A serving host whose PostgreSQL goes away and comes back (a TCP proxy in between is cut and
@@ -76,10 +76,13 @@ struct PostgresOutageTests {
         }
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_URL"]?.isEmpty == false, "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_URL"]?.isEmpty == false,
+            "needs PLATFORMD_TEST_POSTGRES_URL (.ci/run starts a PostgreSQL)"))
     func requestsAreRefusedBeforeTheOperationTimeoutWhileTheDatabaseIsAwayAndServedWhenItReturns() async throws {
         guard let url = PostgresHostsTests.url, var components = URLComponents(string: url),
-              let host = components.host, let port = components.port ?? 5432 as Int?
+            let host = components.host, let port = components.port ?? 5432 as Int?
         else { return }
         let proxy = try Proxy(targetHost: host, targetPort: port)
         defer { proxy.stop() }

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// `--db postgres://…?sslmode=…`, against a cluster that serves TLS and a role that may only
@@ -29,7 +29,7 @@ struct PostgresTLSTests {
     static var setup: Setup? {
         let environment = ProcessInfo.processInfo.environment
         guard let url = environment["PLATFORMD_TEST_POSTGRES_TLS_URL"], !url.isEmpty,
-              let root = environment["PLATFORMD_TEST_POSTGRES_ROOTCERT"], let other = environment["PLATFORMD_TEST_POSTGRES_OTHER_ROOTCERT"]
+            let root = environment["PLATFORMD_TEST_POSTGRES_ROOTCERT"], let other = environment["PLATFORMD_TEST_POSTGRES_OTHER_ROOTCERT"]
         else { return nil }  // the tests say what they need with `.enabled(if:)`, which reports the skip
         return Setup(url: url, rootCertificate: root, otherRootCertificate: other)
     }
@@ -56,7 +56,10 @@ struct PostgresTLSTests {
         }
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_TLS_URL"]?.isEmpty == false, "needs PostgreSQL with TLS (.ci/run sets PLATFORMD_TEST_POSTGRES_TLS_URL)"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_TLS_URL"]?.isEmpty == false,
+            "needs PostgreSQL with TLS (.ci/run sets PLATFORMD_TEST_POSTGRES_TLS_URL)"))
     func everySSLModeThatCanConnectDoesAndTheOthersSayWhy() async throws {
         guard let setup = Self.setup else { return }
         // Encrypted, the certificate checked against the CA and the host's name (and its IP).
@@ -77,7 +80,10 @@ struct PostgresTLSTests {
         #expect(wrongCA.contains("TLS"), "\(wrongCA)")
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_TLS_URL"]?.isEmpty == false, "needs PostgreSQL with TLS (.ci/run sets PLATFORMD_TEST_POSTGRES_TLS_URL)"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["PLATFORMD_TEST_POSTGRES_TLS_URL"]?.isEmpty == false,
+            "needs PostgreSQL with TLS (.ci/run sets PLATFORMD_TEST_POSTGRES_TLS_URL)"))
     func aModeThatNeedsARootCertificateWithoutOneIsAUsageError() async throws {
         guard let setup = Self.setup else { return }
         for query in ["sslmode=verify-full", "sslmode=verify-ca", "sslmode=sometimes", "sslmode=require&sslrootcert=/nonexistent/ca.crt"] {

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
-import PlatformTesting
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// Sessions live in the `--db` file, not in the process.
@@ -23,10 +23,12 @@ struct RestartTests {
                 // Past the steps that ask nothing, to the first one with fields.
                 while view["step"]?["fields"]?.arrayValue?.isEmpty != false {
                     id += 1
-                    let next = try await server.call("flow.submit", [
-                        "tenant": .string(tenant), "sessionId": view["sessionId"]!, "stepId": view["step"]?["id"] ?? .null,
-                        "revision": view["revision"]!,
-                    ], id: .int(id))
+                    let next = try await server.call(
+                        "flow.submit",
+                        [
+                            "tenant": .string(tenant), "sessionId": view["sessionId"]!, "stepId": view["step"]?["id"] ?? .null,
+                            "revision": view["revision"]!,
+                        ], id: .int(id))
                     view = try #require(next["result"], "flow.submit failed: \(next.serialized())")
                     try #require(view["status"] == "active" && id < 20, "no step with fields: \(view.serialized())")
                 }
@@ -36,10 +38,12 @@ struct RestartTests {
                 while true {
                     values = try await answers.values(for: answered["step"]?["fields"]?.arrayValue ?? [])
                     id += 1
-                    let submitted = try await server.call("flow.submit", [
-                        "tenant": .string(tenant), "sessionId": answered["sessionId"]!, "stepId": answered["step"]?["id"] ?? .null,
-                        "revision": answered["revision"]!, "values": .object(values),
-                    ], id: .int(id))
+                    let submitted = try await server.call(
+                        "flow.submit",
+                        [
+                            "tenant": .string(tenant), "sessionId": answered["sessionId"]!, "stepId": answered["step"]?["id"] ?? .null,
+                            "revision": answered["revision"]!, "values": .object(values),
+                        ], id: .int(id))
                     if let next = submitted["result"] {
                         view = next
                         break
@@ -67,7 +71,8 @@ struct RestartTests {
                 #expect(resumed["result"]?["sessionId"]?.stringValue == sessionId)
                 #expect(resumed["result"]?["step"]?["id"] == moved["step"]?["id"])
                 #expect(resumed["result"]?["revision"] == moved["revision"])
-                let back = try await server.call("flow.back", ["tenant": .string(tenant), "sessionId": .string(sessionId), "revision": .int(Int64(revision))], id: 3)
+                let back = try await server.call(
+                    "flow.back", ["tenant": .string(tenant), "sessionId": .string(sessionId), "revision": .int(Int64(revision))], id: 3)
                 let fields = back["result"]?["step"]?["fields"]?.arrayValue ?? []
                 #expect(!answered.isEmpty)
                 for (field, value) in answered {

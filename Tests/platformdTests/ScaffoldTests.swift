@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// `platformd scaffold plugin NAME` on a copy of the package's manifest, registry and example
@@ -58,7 +58,8 @@ struct ScaffoldTests {
             for (written, example) in zip(Self.written, Self.example) {
                 let generated = try text(directory, written)
                 let original = try text(Self.root.appendingPathComponent("Examples/Tailwag"), example)
-                #expect(generated == original.replacingOccurrences(of: "Tailwag", with: "ScaffoldProbe").replacingOccurrences(of: "tailwag", with: "scaffoldprobe"))
+                #expect(
+                    generated == original.replacingOccurrences(of: "Tailwag", with: "ScaffoldProbe").replacingOccurrences(of: "tailwag", with: "scaffoldprobe"))
                 #expect(!generated.lowercased().contains("tailwag"), "\(written) still names the example")
             }
             let source = try text(directory, Self.written[0])

@@ -1,15 +1,15 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
-import PlatformTesting
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTesting
+import SQLiteStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `platformd serve --unix PATH` and `--tcp HOST:PORT`, driven as a client would.
@@ -49,7 +49,8 @@ struct SocketTests {
     ) async throws -> T {
         try await withTemporaryDirectory { directory in
             let socketPath = directory.appendingPathComponent("p.sock").path
-            let arguments = ["serve", "--db", ":memory:"] + extra
+            let arguments =
+                ["serve", "--db", ":memory:"] + extra
                 + (transport == .unix ? ["--unix", socketPath] : ["--tcp", "127.0.0.1:0", "--auth", "none"])
             return try await PlatformdProcess.with(arguments) { server in
                 let line = try await listeningLine(server)

@@ -1,17 +1,18 @@
-@testable import PlatformTransports
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
-@testable import platformd
+import SQLiteStore
 import Testing
 
+@testable import PlatformTransports
+@testable import platformd
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `platformd serve` over stdin/stdout, driven as a child process: the contract's

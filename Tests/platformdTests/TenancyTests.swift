@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
-import PlatformTesting
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// `--tenants FILE`: many tenants per plugin, each with its own settings, isolated from the others;
@@ -30,30 +30,61 @@ struct TenancyTests {
 
     /// Faults every plugin's tenants share, on the first registered plugin; each plugin's own
     /// settings are checked in its test target.
-    @Test(arguments: [
-        ("{ \"tenants\": [ { \"id\": \"x\", \"plugin\": \"\(Hosted.plugin)\" }, ", nil, nil, "invalid JSON"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "NoSuchPlugin" } ] }"#, "x", "plugin", "unknown plugin NoSuchPlugin"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "settings": { "noSuchSetting": 3 } } ] }"#, "x", "settings.noSuchSetting", "unknown setting"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)" }, { "id": "x", "plugin": "\#(Hosted.registrations.last?.name ?? Hosted.plugin)" } ] }"#, "x", "id", "another tenant"),
-        (#"{ "tenants": [ { "id": "Bad_Id", "plugin": "\#(Hosted.plugin)" } ] }"#, "Bad_Id", "id", "a-z, 0-9 and -"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "limits": { "requestsPerSecond": 0 } } ] }"#, "x", "limits.requestsPerSecond", "above 0"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "sessions": { "expireAfterDays": 0 } } ] }"#, "x", "sessions.expireAfterDays", "above 0"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "sessions": { "abandonedAfterHours": "24" } } ] }"#, "x", "sessions.abandonedAfterHours", "a number"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "retention": { "eventDays": 30 } } ] }"#, "x", "retention.eventDays", "unknown key"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "sessions": { "abandonedAfterHours": 800, "expireAfterDays": 30 } } ] }"#, "x", "sessions.abandonedAfterHours", "shorter than expireAfterDays"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/hooks", "secretEnv": "PLATFORMD_TEST_UNSET_SECRET", "events": ["session.completed"] } ] } ] }"#,
-         "x", "webhooks[0].secretEnv", "PLATFORMD_TEST_UNSET_SECRET is not set in the environment"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "ftp://127.0.0.1/hooks", "secretEnv": "PATH", "events": ["session.completed"] } ] } ] }"#,
-         "x", "webhooks[0].url", "http or https"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "PATH", "events": ["session.completed"] }, { "url": "http://127.0.0.1:9000/b", "secretEnv": "PATH", "events": ["session.started"] } ] } ] }"#,
-         "x", "webhooks[1].events", "unknown event type session.started"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "PATH", "events": [] } ] } ] }"#,
-         "x", "webhooks[0].events", "non-empty"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "PATH", "events": ["profile.updated"], "retries": 3 } ] } ] }"#,
-         "x", "webhooks[0].retries", "unknown key"),
-        (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "a secret", "events": ["profile.updated"] } ] } ] }"#,
-         "x", "webhooks[0].secretEnv", "never the secret itself"),
-    ] as [(String, String?, String?, String)])
+    @Test(
+        arguments: [
+            ("{ \"tenants\": [ { \"id\": \"x\", \"plugin\": \"\(Hosted.plugin)\" }, ", nil, nil, "invalid JSON"),
+            (#"{ "tenants": [ { "id": "x", "plugin": "NoSuchPlugin" } ] }"#, "x", "plugin", "unknown plugin NoSuchPlugin"),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "settings": { "noSuchSetting": 3 } } ] }"#, "x", "settings.noSuchSetting",
+                "unknown setting"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)" }, { "id": "x", "plugin": "\#(Hosted.registrations.last?.name ?? Hosted.plugin)" } ] }"#,
+                "x", "id", "another tenant"
+            ),
+            (#"{ "tenants": [ { "id": "Bad_Id", "plugin": "\#(Hosted.plugin)" } ] }"#, "Bad_Id", "id", "a-z, 0-9 and -"),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "limits": { "requestsPerSecond": 0 } } ] }"#, "x", "limits.requestsPerSecond",
+                "above 0"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "sessions": { "expireAfterDays": 0 } } ] }"#, "x", "sessions.expireAfterDays",
+                "above 0"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "sessions": { "abandonedAfterHours": "24" } } ] }"#, "x",
+                "sessions.abandonedAfterHours", "a number"
+            ),
+            (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "retention": { "eventDays": 30 } } ] }"#, "x", "retention.eventDays", "unknown key"),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "sessions": { "abandonedAfterHours": 800, "expireAfterDays": 30 } } ] }"#, "x",
+                "sessions.abandonedAfterHours", "shorter than expireAfterDays"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/hooks", "secretEnv": "PLATFORMD_TEST_UNSET_SECRET", "events": ["session.completed"] } ] } ] }"#,
+                "x", "webhooks[0].secretEnv", "PLATFORMD_TEST_UNSET_SECRET is not set in the environment"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "ftp://127.0.0.1/hooks", "secretEnv": "PATH", "events": ["session.completed"] } ] } ] }"#,
+                "x", "webhooks[0].url", "http or https"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "PATH", "events": ["session.completed"] }, { "url": "http://127.0.0.1:9000/b", "secretEnv": "PATH", "events": ["session.started"] } ] } ] }"#,
+                "x", "webhooks[1].events", "unknown event type session.started"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "PATH", "events": [] } ] } ] }"#,
+                "x", "webhooks[0].events", "non-empty"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "PATH", "events": ["profile.updated"], "retries": 3 } ] } ] }"#,
+                "x", "webhooks[0].retries", "unknown key"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "a secret", "events": ["profile.updated"] } ] } ] }"#,
+                "x", "webhooks[0].secretEnv", "never the secret itself"
+            ),
+        ] as [(String, String?, String?, String)])
     func aBadFileStopsTheServerWithOneLineNamingFileTenantAndKey(file: String, tenant: String?, key: String?, reason: String) async throws {
         try await expectTenantsFileRefused(file, tenant: tenant, key: key, reason: reason)
     }
@@ -115,7 +146,8 @@ struct TenancyTests {
     /// (One token per 100 s, so a slow machine cannot refill the bucket between requests.)
     @Test func aTenantOverItsRateLimitGetsRetryAfterAndOthersAreServed() async throws {
         try await withTemporaryDirectory { directory in
-            let path = try Self.write("""
+            let path = try Self.write(
+                """
                 { "tenants": [
                     { "id": "slow", "plugin": "\(Hosted.plugin)", "limits": { "requestsPerSecond": 0.01, "burst": 3 } },
                     { "id": "fast", "plugin": "\(Hosted.plugin)" }

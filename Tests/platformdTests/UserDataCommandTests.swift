@@ -1,13 +1,13 @@
-import PlatformServer
-import PlatformStorage
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The person's data through the binary: `platformd users export|erase` and `platformd backup`
@@ -41,10 +41,12 @@ struct UserDataCommandTests {
             }
             let again = try await AuthTests.command(["users", "erase", tenant, "person", "--db", db])
             #expect(again.stdout.contains(#""sessions":0"#))
-            #expect(try await AuthTests.command(["users", "export", tenant, "person", "--db", directory.appendingPathComponent("typo.sqlite").path]).status == 66)
+            #expect(
+                try await AuthTests.command(["users", "export", tenant, "person", "--db", directory.appendingPathComponent("typo.sqlite").path]).status == 66)
             // The plugin's name for the tenant id: one line that says what to write.
             let misnamed = try await AuthTests.command(["users", "export", Hosted.plugin, "person", "--db", db])
-            #expect(misnamed.status == 64 && misnamed.stderr.contains("is not hosted (tenants: \(Hosted.tenants.joined(separator: ", ")))"), "\(misnamed.stderr)")
+            #expect(
+                misnamed.status == 64 && misnamed.stderr.contains("is not hosted (tenants: \(Hosted.tenants.joined(separator: ", ")))"), "\(misnamed.stderr)")
         }
     }
 
@@ -64,7 +66,8 @@ struct UserDataCommandTests {
                 // The blocking client on a thread of its own, never on the test's cooperative pool.
                 let replies = try await BlockingWork.run {
                     try tenants.enumerated().map { index, tenant in
-                        try client.request(#"{"jsonrpc":"2.0","id":\#(index),"method":"flow.start","params":{"tenant":"\#(tenant)","userId":"acked-\#(index)"}}"#)
+                        try client.request(
+                            #"{"jsonrpc":"2.0","id":\#(index),"method":"flow.start","params":{"tenant":"\#(tenant)","userId":"acked-\#(index)"}}"#)
                     }
                 }
                 var acknowledged: [(tenant: String, id: String)] = []
@@ -97,7 +100,8 @@ struct SessionsSweepCommandTests {
     @Test func aSweepAtALaterTimeExpiresTheIdleAndSaysSo() async throws {
         try await withTemporaryDirectory { directory in
             let db = directory.appendingPathComponent("sweep.sqlite").path
-            let tenants = try TenancyTests.write(#"""
+            let tenants = try TenancyTests.write(
+                #"""
                 { "tenants": [ { "id": "\#(Hosted.tenant)", "plugin": "\#(Hosted.plugin)",
                     "sessions": { "abandonedAfterHours": 1, "expireAfterDays": 2 }, "retention": { "eventsDays": 30 } } ] }
                 """#, in: directory)

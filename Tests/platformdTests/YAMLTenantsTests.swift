@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// A tenants file ending in `.yaml` or `.yml` may be YAML: it hosts what the same file in JSON
@@ -63,16 +63,17 @@ struct YAMLTenantsTests {
         }
     }
 
-    @Test(arguments: [
-        ("tenants:\n  - id: x\n    plugin: [unclosed\n", nil, nil, "invalid YAML"),
-        ("tenants:\n  - id: x\n    plugin: \(Hosted.plugin)\n    limits: { requestsPerSecond: 1, burst: \"3\" }\n", "x", "limits.burst", "integer"),
-        ("tenants:\n  - id: x\n    plugin: \(Hosted.plugin)\n    extra: 1\n", "x", "extra", "unknown key"),
-        ("tenants:\n  - id: x\n    plugin: \(Hosted.plugin)\n    ? [a, b]\n    : c\n", nil, nil, "line 4"),
-        // An alias stands for what it names: here a second tenant with the first one's id.
-        ("tenants:\n  - &t { id: x, plugin: \(Hosted.plugin) }\n  - *t\n", "x", "id", "another tenant"),
-        ("", nil, nil, "empty"),
-        ("tenants:\n  - id: x\n    plugin: \(Hosted.plugin)\n    limits: { requestsPerSecond: .inf }\n", nil, nil, "not a finite number"),
-    ] as [(String, String?, String?, String)])
+    @Test(
+        arguments: [
+            ("tenants:\n  - id: x\n    plugin: [unclosed\n", nil, nil, "invalid YAML"),
+            ("tenants:\n  - id: x\n    plugin: \(Hosted.plugin)\n    limits: { requestsPerSecond: 1, burst: \"3\" }\n", "x", "limits.burst", "integer"),
+            ("tenants:\n  - id: x\n    plugin: \(Hosted.plugin)\n    extra: 1\n", "x", "extra", "unknown key"),
+            ("tenants:\n  - id: x\n    plugin: \(Hosted.plugin)\n    ? [a, b]\n    : c\n", nil, nil, "line 4"),
+            // An alias stands for what it names: here a second tenant with the first one's id.
+            ("tenants:\n  - &t { id: x, plugin: \(Hosted.plugin) }\n  - *t\n", "x", "id", "another tenant"),
+            ("", nil, nil, "empty"),
+            ("tenants:\n  - id: x\n    plugin: \(Hosted.plugin)\n    limits: { requestsPerSecond: .inf }\n", nil, nil, "not a finite number"),
+        ] as [(String, String?, String?, String)])
     func aBadYAMLFileIsRefusedLikeAJSONOne(file: String, tenant: String?, key: String?, reason: String) async throws {
         try await expectTenantsFileRefused(file, tenant: tenant, key: key, reason: reason, fileName: "tenants.yaml")
     }

@@ -19,7 +19,8 @@ func requestLines(size: Int) -> [UInt8] {
         id += 1
         let method = methods[Int(generator.next() % UInt64(methods.count))]
         let note = String(repeating: "x", count: Int(generator.next() % 80))
-        let line = #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":{"tenant":"acme","user":"u-\#(generator.next() % 100_000)","since":"2025-01-01T00:00:00Z","limit":50,"note":"\#(note)"}}"#
+        let line =
+            #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":{"tenant":"acme","user":"u-\#(generator.next() % 100_000)","since":"2025-01-01T00:00:00Z","limit":50,"note":"\#(note)"}}"#
         stream += line.utf8
         if generator.next() % 20 == 0 { stream.append(0x0D) }
         stream.append(0x0A)

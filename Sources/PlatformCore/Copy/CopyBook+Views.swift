@@ -96,9 +96,11 @@ extension JSONValue {
         case .array(let items):
             return .array(items.map { $0.mappingStrings(member: member, transform) })
         case .object(let members):
-            return .object(Dictionary(uniqueKeysWithValues: members.map { key, value in
-                (key, value.mappingStrings(member: key, transform))
-            }))
+            return .object(
+                Dictionary(
+                    uniqueKeysWithValues: members.map { key, value in
+                        (key, value.mappingStrings(member: key, transform))
+                    }))
         default:
             return self
         }

@@ -76,13 +76,14 @@ public struct CopyBook: Sendable {
         var shipped = Set(catalogs.flatMap(\.shippedLocales))
         for (locale, texts) in overrides {
             guard let tag = LocaleTag.normalized(locale), tag != baseLanguage,
-                  !LocaleTag.fallbacks(tag).contains(where: shipped.contains)
+                !LocaleTag.fallbacks(tag).contains(where: shipped.contains)
             else { continue }
             let missing = keys.filter { texts[$0.key] == nil }.count
             guard missing == 0 else {
                 let ships = shipped.isEmpty ? "no translation" : "only " + shipped.sorted().joined(separator: ", ")
                 throw CopyProblem(
-                    "copy.\(locale): the plugin ships \(ships), and the tenants file translates \(keys.count - missing) of the \(keys.count) texts: the other \(missing) would be shown in \(baseLanguage) under locale \(tag) (translate every key platformd copy keys lists, or none)")
+                    "copy.\(locale): the plugin ships \(ships), and the tenants file translates \(keys.count - missing) of the \(keys.count) texts: the other \(missing) would be shown in \(baseLanguage) under locale \(tag) (translate every key platformd copy keys lists, or none)"
+                )
             }
             shipped.insert(tag)
         }
@@ -271,7 +272,7 @@ struct CopyTable: Sendable {
     /// A label a message lowercased ("Choose home course from…") is still its key.
     private func capitalizedTranslation(of text: String) -> String? {
         guard let first = text.first, first.isLowercase,
-              let compiled = exact[first.uppercased() + text.dropFirst()]
+            let compiled = exact[first.uppercased() + text.dropFirst()]
         else { return nil }
         let translated = compiled.formatted([], key: Self.none, language: language)
         return translated.prefix(1).lowercased() + translated.dropFirst()

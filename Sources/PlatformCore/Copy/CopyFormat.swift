@@ -131,7 +131,8 @@ public struct CopyFormat: Sendable, Hashable {
             while let range = rest.range(of: literal, range: searchFrom..<rest.endIndex) {
                 var attempt = found
                 if Self.take(String(rest[..<range.lowerBound]), for: pending, into: &attempt),
-                   match(segments.dropFirst(), in: rest[range.upperBound...], pending: nil, into: &attempt) {
+                    match(segments.dropFirst(), in: rest[range.upperBound...], pending: nil, into: &attempt)
+                {
                     found = attempt
                     return true
                 }

@@ -7,7 +7,7 @@ public enum LocaleTag {
     public static func normalized(_ raw: String) -> String? {
         let parts = raw.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false)
         guard let language = parts.first, (2...8).contains(language.count), language.allSatisfy(\.isASCIILetter),
-              parts.count <= 8
+            parts.count <= 8
         else { return nil }
         var tag = [language.lowercased()]
         for part in parts.dropFirst() {

@@ -68,7 +68,7 @@ public struct StringCatalog: Sendable {
             }
             for key in keys {
                 guard let text = texts[key], let format = formats[key],
-                      let problem = CopyTable.placeholderProblem(text, of: format)
+                    let problem = CopyTable.placeholderProblem(text, of: format)
                 else { continue }
                 problems.append("\(name): \(locale): \"\(key)\": \(problem)")
             }
@@ -141,7 +141,7 @@ public struct StringCatalog: Sendable {
         var forms: [PluralCategory: String] = [:]
         for (name, variation) in plural {
             guard let category = PluralCategory(rawValue: name), let unit = variation["stringUnit"],
-                  let value = shipped(unit)
+                let value = shipped(unit)
             else { continue }
             forms[category] = value
         }

@@ -47,8 +47,9 @@ extension FlowEngine {
         let missing = unansweredRequiredSteps(state, now: now)
         guard !missing.isEmpty else { return nil }
         let context = self.context(state, now: now)
-        return .array(missing.compactMap { id in
-            flow.step(id).map { ["id": .string(id), "title": .string($0.copy(in: context).title)] }
-        })
+        return .array(
+            missing.compactMap { id in
+                flow.step(id).map { ["id": .string(id), "title": .string($0.copy(in: context).title)] }
+            })
     }
 }

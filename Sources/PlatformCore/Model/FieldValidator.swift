@@ -84,11 +84,12 @@ public struct FieldValidator: Sendable {
     /// nil for any other field, or when `raw` is not a list.
     public func passingEntries(_ raw: JSONValue?, against spec: FieldSpec) -> JSONValue? {
         guard spec.type == .list, let items = raw?.arrayValue else { return nil }
-        return .array(items.enumerated().compactMap { position, item in
-            guard let object = item.objectValue else { return nil }
-            let entry = checkEntry(object, of: spec, position: position)
-            return entry.errors.isEmpty ? .object(entry.clean) : nil
-        })
+        return .array(
+            items.enumerated().compactMap { position, item in
+                guard let object = item.objectValue else { return nil }
+                let entry = checkEntry(object, of: spec, position: position)
+                return entry.errors.isEmpty ? .object(entry.clean) : nil
+            })
     }
 
     /// One list entry through its item fields: an item field hidden by its `visibleWhen` (read
@@ -221,9 +222,9 @@ public struct FieldValidator: Sendable {
         guard !(low && high) else { return }
         let text: String
         switch (spec.min, spec.max) {
-        case let (min?, max?): text = "between \(JSONValue.number(min).serialized()) and \(JSONValue.number(max).serialized())"
-        case let (min?, nil): text = "at least \(JSONValue.number(min).serialized())"
-        case let (nil, max?): text = "at most \(JSONValue.number(max).serialized())"
+        case (let min?, let max?): text = "between \(JSONValue.number(min).serialized()) and \(JSONValue.number(max).serialized())"
+        case (let min?, nil): text = "at least \(JSONValue.number(min).serialized())"
+        case (nil, let max?): text = "at most \(JSONValue.number(max).serialized())"
         case (nil, nil): text = "in range"
         }
         throw failure(spec, .outOfRange, "\(spec.label) must be \(text).")
@@ -241,9 +242,9 @@ public struct FieldValidator: Sendable {
         guard tooEarly || tooLate, let broken = tooEarly ? spec.earliest : spec.latest else { return }
         let text: String
         switch (spec.earliest.map { $0.text(on: day) }, spec.latest.map { $0.text(on: day) }) {
-        case let (earliest?, latest?): text = "between \(earliest) and \(latest)"
-        case let (earliest?, nil): text = "\(earliest) or later"
-        case let (nil, latest?): text = "\(latest) or earlier"
+        case (let earliest?, let latest?): text = "between \(earliest) and \(latest)"
+        case (let earliest?, nil): text = "\(earliest) or later"
+        case (nil, let latest?): text = "\(latest) or earlier"
         case (nil, nil): text = "in range"
         }
         throw FieldError(
@@ -309,11 +310,11 @@ public struct FieldValidator: Sendable {
         let plural = noun == "entry" ? "entries" : noun + "s"
         func amount(_ n: Int) -> String { "\(n) \(n == 1 ? noun : plural)" }
         switch (spec.minItems, spec.maxItems) {
-        case let (min?, max?) where min == max && count != min:
+        case (let min?, let max?) where min == max && count != min:
             throw failure(spec, .count, "Pick exactly \(amount(min)) (you have \(count)).")
-        case let (min?, _) where count < min:
+        case (let min?, _) where count < min:
             throw failure(spec, .count, "Pick at least \(amount(min)) (you have \(count)).")
-        case let (_, max?) where count > max:
+        case (_, let max?) where count > max:
             throw failure(spec, .count, "Pick at most \(amount(max)) (you have \(count)).")
         default:
             if count == 0 && spec.required && spec.minItems == nil {
@@ -333,8 +334,9 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
     public init?(_ text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              let year = Self.digits(bytes[0..<4]), let month = Self.digits(bytes[5..<7]),
-              let day = Self.digits(bytes[8..<10]) else { return nil }
+            let year = Self.digits(bytes[0..<4]), let month = Self.digits(bytes[5..<7]),
+            let day = Self.digits(bytes[8..<10])
+        else { return nil }
         self.init(year: year, month: month, day: day)
     }
 
@@ -392,9 +394,10 @@ public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible
     public init?(_ text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let hour = Int(parts[0]), let minute = Int(parts[1]),
-              (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let hour = Int(parts[0]), let minute = Int(parts[1]),
+            (0..<24).contains(hour), (0..<60).contains(minute)
+        else { return nil }
         self.minutes = hour * 60 + minute
     }
 

@@ -227,7 +227,8 @@ public struct Flow: Sendable {
                 for item in field.itemFields {
                     problems += Self.boundProblems(item, in: step.id)
                     if let condition = item.visibleWhen, !siblings.contains(condition.field) {
-                        problems.append("\(step.id): list item field \(field.id).\(item.id) is visible when \(condition.field), which is not an item field of \(field.id)")
+                        problems.append(
+                            "\(step.id): list item field \(field.id).\(item.id) is visible when \(condition.field), which is not an item field of \(field.id)")
                     }
                 }
             }
@@ -249,7 +250,9 @@ public struct Flow: Sendable {
         case .date where bounds.allSatisfy({ $0.time == nil }):
             // Only bounds of one kind compare the same on every day (fixed ones, or relative ones).
             let day = CalendarDate(year: 2000, month: 1, day: 1)!
-            if field.earliest?.isRelative == field.latest?.isRelative, let earliest = field.earliest?.date(on: day), let latest = field.latest?.date(on: day), latest < earliest {
+            if field.earliest?.isRelative == field.latest?.isRelative, let earliest = field.earliest?.date(on: day), let latest = field.latest?.date(on: day),
+                latest < earliest
+            {
                 return ["\(step): field \(field.id)'s earliest date is after its latest"]
             }
             return []

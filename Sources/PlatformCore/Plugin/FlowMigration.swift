@@ -75,7 +75,8 @@ extension Flow {
                 var current = name
                 for _ in migrations {
                     guard let later = migrations.first(where: { $0.renamedSteps[current] != nil && $0.from != version }),
-                          let next = later.renamedSteps[current], next != current else { break }
+                        let next = later.renamedSteps[current], next != current
+                    else { break }
                     current = next
                 }
                 return current

@@ -216,10 +216,11 @@ extension FlowStep {
             }
             if case .valid = validator.check(value, against: spec) { continue }
             if spec.type == .multiChoice, let items = value.arrayValue {
-                kept[spec.id] = .array(items.filter { item in
-                    guard let choice = item.stringValue else { return spec.allowCustom }
-                    return spec.option(choice).map { !$0.locked } ?? false
-                })
+                kept[spec.id] = .array(
+                    items.filter { item in
+                        guard let choice = item.stringValue else { return spec.allowCustom }
+                        return spec.option(choice).map { !$0.locked } ?? false
+                    })
             } else if spec.type == .search {
                 continue
             } else {

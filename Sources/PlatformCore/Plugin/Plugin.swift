@@ -30,8 +30,10 @@ public struct OnboardingGate: Sendable, Hashable {
     /// The button's label, or nil for none.
     public var cta: String?
 
-    public init(id: String = "onboarding", title: String = "Finish onboarding",
-                message: String = "Complete onboarding to continue.", cta: String? = "Continue Onboarding") {
+    public init(
+        id: String = "onboarding", title: String = "Finish onboarding",
+        message: String = "Complete onboarding to continue.", cta: String? = "Continue Onboarding"
+    ) {
         self.id = id
         self.title = title
         self.message = message
@@ -208,7 +210,8 @@ extension OnboardingPlugin {
         var errors: [FieldError] = []
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
             guard let spec = editable.first(where: { $0.id == key }), let name = spec.record,
-                  var record = (records[name] ?? [:]).objectValue else {
+                var record = (records[name] ?? [:]).objectValue
+            else {
                 errors.append(FieldError(field: key, code: .notEditable, message: "\(key) can't be changed after onboarding."))
                 continue
             }

@@ -123,7 +123,8 @@ public struct ReviewStep: FlowStep {
             guard !omitted.contains(stepId), let saved = context.answers(of: stepId) else { return nil }
             let answers = step.fields(in: context).compactMap { spec -> ReviewAnswer? in
                 guard !omitted.contains(spec.id), !spec.sensitive, let value = saved[spec.id], !value.isNull,
-                      spec.isVisible(given: { saved[$0] ?? context.value(of: $0) }) else { return nil }
+                    spec.isVisible(given: { saved[$0] ?? context.value(of: $0) })
+                else { return nil }
                 return ReviewAnswer(field: spec.id, label: spec.label, text: Self.text(of: value, as: spec))
             }
             guard !answers.isEmpty else { return nil }
@@ -151,7 +152,8 @@ public struct ReviewStep: FlowStep {
         var seen = Set<String>()
         return context.path.compactMap { earlier -> (any FlowStep)? in
             guard earlier != stepId, seen.insert(earlier).inserted, !context.wasSkipped(earlier),
-                  let step = flow.step(earlier), step.kind != .review else { return nil }
+                let step = flow.step(earlier), step.kind != .review
+            else { return nil }
             return step
         }
     }

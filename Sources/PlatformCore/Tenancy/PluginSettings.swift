@@ -51,12 +51,14 @@ public struct SettingDeclaration: Sendable {
             return text.count > maxLength ? "must be at most \(maxLength) characters" : nil
         case .url:
             guard let text = value.stringValue, let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""),
-                  url.host != nil else { return "must be an http or https URL" }
+                url.host != nil
+            else { return "must be an http or https URL" }
             return nil
         case .environmentVariable:
             guard let text = value.stringValue, !text.isEmpty,
-                  text.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }),
-                  !(text.first?.isNumber ?? true) else {
+                text.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }),
+                !(text.first?.isNumber ?? true)
+            else {
                 return "must be the name of an environment variable (letters, digits and _), never the secret itself"
             }
             return nil
@@ -106,9 +108,11 @@ public struct TenantSettings: Sendable, Hashable {
         let known = Dictionary(declarations.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for name in given.keys.sorted() where known[name] == nil {
             let names = declarations.map(\.name)
-            throw SettingProblem(key: name, reason: names.isEmpty
-                ? "unknown setting: this plugin has no settings"
-                : "unknown setting (known: \(names.joined(separator: ", ")))")
+            throw SettingProblem(
+                key: name,
+                reason: names.isEmpty
+                    ? "unknown setting: this plugin has no settings"
+                    : "unknown setting (known: \(names.joined(separator: ", ")))")
         }
         var values: [String: JSONValue] = [:]
         for declaration in declarations {

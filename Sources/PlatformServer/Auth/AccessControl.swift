@@ -1,7 +1,7 @@
-import PlatformCore
-import PlatformStorage
 import Foundation
 import Logging
+import PlatformCore
+import PlatformStorage
 import Synchronization
 
 /// The one place that decides whether a request may run: who the connection is (the contract's
@@ -21,8 +21,10 @@ public struct AccessControl: Sendable {
     public init(platform: Platform, credentials: Credentials?, logger: Logger) {
         self.platform = platform
         self.credentials = credentials
-        self.limiter = RateLimiter(limits: Dictionary(platform.hosted.compactMap { tenant in tenant.limits.map { (tenant.id, $0) } },
-                                                      uniquingKeysWith: { first, _ in first }), clock: platform.clock)
+        self.limiter = RateLimiter(
+            limits: Dictionary(
+                platform.hosted.compactMap { tenant in tenant.limits.map { (tenant.id, $0) } },
+                uniquingKeysWith: { first, _ in first }), clock: platform.clock)
         self.logger = logger
     }
 
@@ -30,10 +32,11 @@ public struct AccessControl: Sendable {
     static let open: Set<String> = [PlatformMethod.login.rawValue, PlatformMethod.discover.rawValue]
     /// What a user token may call, for its own tenant and user only. Never `events.list`: a
     /// tenant's events are every user's, for its backend (a tenant key) only.
-    static let userMethods = Set([
-        PlatformMethod.start, .get, .submit, .back, .goto, .search, .describe, .profileGet, .profileUpdate, .gateCheck,
-        .userExport,
-    ].map(\.rawValue))
+    static let userMethods = Set(
+        [
+            PlatformMethod.start, .get, .submit, .back, .goto, .search, .describe, .profileGet, .profileUpdate, .gateCheck,
+            .userExport,
+        ].map(\.rawValue))
 
     /// Throws the contract's refusal (-32001, -32002 for another user's session, -32007) or returns.
     func admit(_ method: String, _ params: [String: JSONValue], connection: ConnectionState) async throws(RPCError) {
@@ -67,7 +70,8 @@ public struct AccessControl: Sendable {
                 throw refuse(connection, method, "this token acts for its own user only")
             }
             if let tenant, let sessionId,
-               let owner = await platform.owner(tenant: tenant, sessionId: sessionId), !IDBytes.equal(owner, principal.userId) {
+                let owner = await platform.owner(tenant: tenant, sessionId: sessionId), !IDBytes.equal(owner, principal.userId)
+            {
                 // Another user's session is "not found", as if it did not exist.
                 if let held = refusals.admit() {
                     logger.info("refused: another user's session\(Self.since(held))", metadata: ["connection": "\(connection.label)", "method": "\(method)"])
@@ -184,7 +188,8 @@ public struct AccessControl: Sendable {
         }
         let login: ConnectionState.Login
         do {
-            let found = secret.hasPrefix("pdt_")
+            let found =
+                secret.hasPrefix("pdt_")
                 ? try await credentials.token(hash: hash).map { ConnectionState.Login(token: $0, hash: hash) }
                 : try await credentials.key(secret: secret).map(ConnectionState.Login.init(key:))
             switch found {

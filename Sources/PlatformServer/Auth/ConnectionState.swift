@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformCore
 import Foundation
+import PlatformCore
+import PlatformStorage
 import Synchronization
 
 /// Who one connection acts for. Created by the transport with its default (admin where no login

@@ -1,7 +1,7 @@
-import PlatformCore
-import PlatformStorage
 import Crypto
 import Foundation
+import PlatformCore
+import PlatformStorage
 
 /// Makes and checks secrets: keys (`pdk_…`) and user tokens (`pdt_…`) are 32 random bytes,
 /// stored only as their SHA-256 (a secret that long needs no slow hash: it cannot be guessed).

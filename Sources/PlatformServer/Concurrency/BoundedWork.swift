@@ -1,7 +1,7 @@
-import PlatformStorage
-import PlatformCore
 import Foundation
+import PlatformCore
 import PlatformProtocol
+import PlatformStorage
 import Synchronization
 
 /// Runs async work with a deadline without waiting for work that ignores cancellation.

@@ -1,7 +1,7 @@
-import PlatformStorage
-import PlatformCore
 import Foundation
 import Logging
+import PlatformCore
+import PlatformStorage
 
 /// What a deploy would do to the sessions in flight: for each tenant and flow, the sessions by
 /// the version they run on, and for each version that is no longer served what moving them onto
@@ -102,7 +102,11 @@ extension Platform {
             for flowID in registered.flowIDs {
                 guard let newest = registered.engines[flowID] else { continue }
                 var counts: [String: FlowCheckReport.VersionCount] = [:]
-                var moves: [String: (move: FlowCheckReport.Move, resumed: [FlowMove.Resumption: Int], dropped: [FlowMove.DroppedAnswer: Int], refused: [String: Int], unanswered: [String: Int])] = [:]
+                var moves:
+                    [String: (
+                        move: FlowCheckReport.Move, resumed: [FlowMove.Resumption: Int], dropped: [FlowMove.DroppedAnswer: Int], refused: [String: Int],
+                        unanswered: [String: Int]
+                    )] = [:]
                 // Counted in the store; only the sessions of versions that would move are read,
                 // a page at a time (each page a store call of its own).
                 for group in try await store.versionsInFlight(tenant: entry.id, flow: flowID) {
@@ -132,11 +136,13 @@ extension Platform {
                                 // Stored before versions and moving nothing: it runs on the newest as it is.
                                 continue
                             }
-                            var entry = moves[key] ?? (
-                                FlowCheckReport.Move(
-                                    fromVersion: state.flowVersion, fromFingerprint: state.flowFingerprint, sessions: 0, declared: 0,
-                                    sameVersionChanged: state.flowVersion == newest.version, resumed: [], dropped: [], refused: []),
-                                [:], [:], [:], [:])
+                            var entry =
+                                moves[key] ?? (
+                                    FlowCheckReport.Move(
+                                        fromVersion: state.flowVersion, fromFingerprint: state.flowFingerprint, sessions: 0, declared: 0,
+                                        sameVersionChanged: state.flowVersion == newest.version, resumed: [], dropped: [], refused: []),
+                                    [:], [:], [:], [:]
+                                )
                             entry.move.sessions += 1
                             if move.declared { entry.move.declared += 1 }
                             if let resumption = move.resumption { entry.resumed[resumption, default: 0] += 1 }
@@ -157,25 +163,26 @@ extension Platform {
                         counts[key] = count
                     }
                 }
-                reports.append(FlowCheckReport.FlowReport(
-                    tenant: entry.id, flow: flowID, version: newest.version, fingerprint: newest.fingerprint,
-                    olderServed: (registered.olderEngines[flowID] ?? []).map(\.version),
-                    inFlight: counts.values.sorted { ($0.sessions, $0.version) > ($1.sessions, $1.version) },
-                    moves: moves.values.map { entry in
-                        var move = entry.move
-                        move.resumed = entry.resumed.map { .init(from: $0.key.from, to: $0.key.to, sessions: $0.value, declared: $0.key.declared) }
-                            .sorted { ($0.sessions, $0.from) > ($1.sessions, $1.from) }
-                        move.dropped = entry.dropped.map { .init(step: $0.key.step, field: $0.key.field, sessions: $0.value, declared: $0.key.declared) }
-                            .sorted { ($0.step, $0.field) < ($1.step, $1.field) }
-                        move.refused = entry.refused.map { key, count in
-                            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
-                            return .init(step: parts[0], field: parts.count > 1 ? parts[1] : "", sessions: count)
-                        }.sorted { ($0.step, $0.field) < ($1.step, $1.field) }
-                        let order = newest.flow.steps.map(\.id)
-                        move.unanswered = entry.unanswered.map { .init(step: $0.key, sessions: $0.value) }
-                            .sorted { (order.firstIndex(of: $0.step) ?? .max) < (order.firstIndex(of: $1.step) ?? .max) }
-                        return move
-                    }.sorted { $0.sessions > $1.sessions }))
+                reports.append(
+                    FlowCheckReport.FlowReport(
+                        tenant: entry.id, flow: flowID, version: newest.version, fingerprint: newest.fingerprint,
+                        olderServed: (registered.olderEngines[flowID] ?? []).map(\.version),
+                        inFlight: counts.values.sorted { ($0.sessions, $0.version) > ($1.sessions, $1.version) },
+                        moves: moves.values.map { entry in
+                            var move = entry.move
+                            move.resumed = entry.resumed.map { .init(from: $0.key.from, to: $0.key.to, sessions: $0.value, declared: $0.key.declared) }
+                                .sorted { ($0.sessions, $0.from) > ($1.sessions, $1.from) }
+                            move.dropped = entry.dropped.map { .init(step: $0.key.step, field: $0.key.field, sessions: $0.value, declared: $0.key.declared) }
+                                .sorted { ($0.step, $0.field) < ($1.step, $1.field) }
+                            move.refused = entry.refused.map { key, count in
+                                let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+                                return .init(step: parts[0], field: parts.count > 1 ? parts[1] : "", sessions: count)
+                            }.sorted { ($0.step, $0.field) < ($1.step, $1.field) }
+                            let order = newest.flow.steps.map(\.id)
+                            move.unanswered = entry.unanswered.map { .init(step: $0.key, sessions: $0.value) }
+                                .sorted { (order.firstIndex(of: $0.step) ?? .max) < (order.firstIndex(of: $1.step) ?? .max) }
+                            return move
+                        }.sorted { $0.sessions > $1.sessions }))
             }
         }
         return FlowCheckReport(flows: reports, unsafeSessions: unsafe)
@@ -192,36 +199,50 @@ extension FlowCheckReport {
             if flow.inFlight.isEmpty {
                 lines.append("  no sessions in flight")
             } else {
-                lines.append("  in flight: " + flow.inFlight.map { count in
-                    "\(count.sessions) on \(Self.name(count.version, count.fingerprint)): \(Self.fateWords(count.fate))"
-                }.joined(separator: "; "))
+                lines.append(
+                    "  in flight: "
+                        + flow.inFlight.map { count in
+                            "\(count.sessions) on \(Self.name(count.version, count.fingerprint)): \(Self.fateWords(count.fate))"
+                        }.joined(separator: "; "))
             }
             for move in flow.moves {
-                lines.append("  \(move.sessions) session(s) on \(Self.name(move.fromVersion, move.fromFingerprint)) move onto \(flow.version)"
-                    + (move.declared > 0 ? ", \(move.declared) by the flow's declared migration" : ", with no declared migration"))
+                lines.append(
+                    "  \(move.sessions) session(s) on \(Self.name(move.fromVersion, move.fromFingerprint)) move onto \(flow.version)"
+                        + (move.declared > 0 ? ", \(move.declared) by the flow's declared migration" : ", with no declared migration"))
                 if move.sameVersionChanged {
-                    lines.append("    the flow changed without a new version: \(flow.version) now has fingerprint \(flow.fingerprint); declare a new version and its migration")
+                    lines.append(
+                        "    the flow changed without a new version: \(flow.version) now has fingerprint \(flow.fingerprint); declare a new version and its migration"
+                    )
                 }
                 for resumed in move.resumed {
-                    lines.append("    \(resumed.sessions) resume at \(resumed.to) instead of \(resumed.from)" + (resumed.declared ? " (declared)" : " (an earlier step, not declared)"))
+                    lines.append(
+                        "    \(resumed.sessions) resume at \(resumed.to) instead of \(resumed.from)"
+                            + (resumed.declared ? " (declared)" : " (an earlier step, not declared)"))
                 }
                 for dropped in move.dropped {
-                    lines.append("    \(dropped.sessions) lose their answer to \(dropped.step).\(dropped.field)" + (dropped.declared ? " (declared)" : " (not declared)"))
+                    lines.append(
+                        "    \(dropped.sessions) lose their answer to \(dropped.step).\(dropped.field)" + (dropped.declared ? " (declared)" : " (not declared)")
+                    )
                 }
                 for refused in move.refused {
-                    lines.append("    \(refused.sessions) have an answer to \(refused.step).\(refused.field) the new rules refuse: shown with its error when they reach it")
+                    lines.append(
+                        "    \(refused.sessions) have an answer to \(refused.step).\(refused.field) the new rules refuse: shown with its error when they reach it"
+                    )
                 }
                 if move.sessionsWithUnanswered > 0 {
-                    lines.append("    \(move.sessionsWithUnanswered) have required steps of \(flow.version) to answer before they can complete (nothing is lost: they are asked)")
+                    lines.append(
+                        "    \(move.sessionsWithUnanswered) have required steps of \(flow.version) to answer before they can complete (nothing is lost: they are asked)"
+                    )
                 }
                 for unanswered in move.unanswered {
                     lines.append("    \(unanswered.sessions) must answer \(unanswered.step), a required step they have not seen")
                 }
             }
         }
-        lines.append(isSafe
-            ? "ok: no session in flight resumes at an earlier step or loses an answer without a declaration"
-            : "not safe: \(unsafeSessions) session(s) in flight would resume at an earlier step or lose an answer without a declaration")
+        lines.append(
+            isSafe
+                ? "ok: no session in flight resumes at an earlier step or loses an answer without a declaration"
+                : "not safe: \(unsafeSessions) session(s) in flight would resume at an earlier step or lose an answer without a declaration")
         return lines
     }
 
@@ -243,34 +264,48 @@ extension FlowCheckReport {
         .object([
             "ok": .bool(isSafe),
             "unsafeSessions": .int(Int64(unsafeSessions)),
-            "flows": .array(flows.map { flow in
-                .object([
-                    "tenant": .string(flow.tenant), "flow": .string(flow.flow), "version": .string(flow.version),
-                    "fingerprint": .string(flow.fingerprint), "olderServed": .array(flow.olderServed.map(JSONValue.string)),
-                    "inFlight": .array(flow.inFlight.map { count in
-                        ["version": .string(count.version), "fingerprint": .string(count.fingerprint),
-                         "sessions": .int(Int64(count.sessions)), "fate": .string(count.fate)]
-                    }),
-                    "moves": .array(flow.moves.map { move in
-                        .object([
-                            "fromVersion": .string(move.fromVersion), "fromFingerprint": .string(move.fromFingerprint),
-                            "sessions": .int(Int64(move.sessions)), "declared": .int(Int64(move.declared)),
-                            "sameVersionChanged": .bool(move.sameVersionChanged),
-                            "resumed": .array(move.resumed.map {
-                                ["from": .string($0.from), "to": .string($0.to), "sessions": .int(Int64($0.sessions)), "declared": .bool($0.declared)]
+            "flows": .array(
+                flows.map { flow in
+                    .object([
+                        "tenant": .string(flow.tenant), "flow": .string(flow.flow), "version": .string(flow.version),
+                        "fingerprint": .string(flow.fingerprint), "olderServed": .array(flow.olderServed.map(JSONValue.string)),
+                        "inFlight": .array(
+                            flow.inFlight.map { count in
+                                [
+                                    "version": .string(count.version), "fingerprint": .string(count.fingerprint),
+                                    "sessions": .int(Int64(count.sessions)), "fate": .string(count.fate),
+                                ]
                             }),
-                            "dropped": .array(move.dropped.map {
-                                ["step": .string($0.step), "field": .string($0.field), "sessions": .int(Int64($0.sessions)), "declared": .bool($0.declared)]
+                        "moves": .array(
+                            flow.moves.map { move in
+                                .object([
+                                    "fromVersion": .string(move.fromVersion), "fromFingerprint": .string(move.fromFingerprint),
+                                    "sessions": .int(Int64(move.sessions)), "declared": .int(Int64(move.declared)),
+                                    "sameVersionChanged": .bool(move.sameVersionChanged),
+                                    "resumed": .array(
+                                        move.resumed.map {
+                                            [
+                                                "from": .string($0.from), "to": .string($0.to), "sessions": .int(Int64($0.sessions)),
+                                                "declared": .bool($0.declared),
+                                            ]
+                                        }),
+                                    "dropped": .array(
+                                        move.dropped.map {
+                                            [
+                                                "step": .string($0.step), "field": .string($0.field), "sessions": .int(Int64($0.sessions)),
+                                                "declared": .bool($0.declared),
+                                            ]
+                                        }),
+                                    "refused": .array(
+                                        move.refused.map {
+                                            ["step": .string($0.step), "field": .string($0.field), "sessions": .int(Int64($0.sessions))]
+                                        }),
+                                    "sessionsWithUnanswered": .int(Int64(move.sessionsWithUnanswered)),
+                                    "unanswered": .array(move.unanswered.map { ["step": .string($0.step), "sessions": .int(Int64($0.sessions))] }),
+                                ])
                             }),
-                            "refused": .array(move.refused.map {
-                                ["step": .string($0.step), "field": .string($0.field), "sessions": .int(Int64($0.sessions))]
-                            }),
-                            "sessionsWithUnanswered": .int(Int64(move.sessionsWithUnanswered)),
-                            "unanswered": .array(move.unanswered.map { ["step": .string($0.step), "sessions": .int(Int64($0.sessions))] }),
-                        ])
-                    }),
-                ])
-            }),
+                    ])
+                }),
         ])
     }
 }

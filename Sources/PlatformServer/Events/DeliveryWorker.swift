@@ -1,7 +1,7 @@
-import PlatformCore
-import PlatformStorage
 import Foundation
 import Logging
+import PlatformCore
+import PlatformStorage
 import Synchronization
 
 /// How a webhook is reached: one HTTP POST, answered with a status or not at all. The server's
@@ -183,7 +183,8 @@ public final class DeliveryWorker: Sendable {
             // Stopping mid-attempt: the claim goes back, not counted. The receiver may have had
             // it; it is sent again later (at least once), and the receiver deduplicates by id.
             // A task of its own, so the cancelled one's write is not refused.
-            let store = self.store, host = self.host
+            let store = self.store
+            let host = self.host
             _ = await Task { try? await store.releaseClaim(claim, host: host) }.value
             return
         }

@@ -1,5 +1,5 @@
-import PlatformStorage
 import PlatformCore
+import PlatformStorage
 import Synchronization
 
 /// Wakes the delivery worker: the platform signals after a commit that wrote an event, and a

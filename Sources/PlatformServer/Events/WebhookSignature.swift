@@ -1,7 +1,7 @@
-import PlatformStorage
-import PlatformCore
 import Crypto
 import Foundation
+import PlatformCore
+import PlatformStorage
 
 /// The `Platformd-Signature` header: `t=UNIX_SECONDS,v1=HEX`, where HEX is the HMAC-SHA256, under
 /// the webhook's secret, of the bytes `UNIX_SECONDS` + `.` + the body. Signing the time with the

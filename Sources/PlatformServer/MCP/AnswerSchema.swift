@@ -1,5 +1,5 @@
-import PlatformStorage
 import PlatformCore
+import PlatformStorage
 
 /// The JSON Schema (2020-12 subset that every MCP host reads) of `onboarding_answer`'s arguments
 /// for the step the person is on: `values` lists that step's fields with their types, options
@@ -32,9 +32,10 @@ public enum AnswerSchema {
         }
         var values: [String: JSONValue] = [
             "type": "object",
-            "description": .string(step.fields.isEmpty
-                ? "This step (\(step.id)) asks nothing: send an empty object."
-                : "Answers to step \(step.id), by field id. Send only what the person said."),
+            "description": .string(
+                step.fields.isEmpty
+                    ? "This step (\(step.id)) asks nothing: send an empty object."
+                    : "Answers to step \(step.id), by field id. Send only what the person said."),
             "properties": .object(properties),
         ]
         if !required.isEmpty { values["required"] = .array(required) }
@@ -50,7 +51,8 @@ public enum AnswerSchema {
         [
             "type": "string",
             "enum": .array(actions.map(JSONValue.string)),
-            "description": "The button pressed: continue (the default) submits the answers; skip and later only where the step offers them. Back and Edit are the tools onboarding_back and onboarding_edit.",
+            "description":
+                "The button pressed: continue (the default) submits the answers; skip and later only where the step offers them. Back and Edit are the tools onboarding_back and onboarding_edit.",
         ]
     }
 
@@ -90,7 +92,8 @@ public enum AnswerSchema {
         case .multiChoice:
             let values: JSONValue = ["type": "string", "enum": .array((field.options ?? []).map { .string($0.value) })]
             schema["type"] = "array"
-            schema["items"] = field.allowCustom == true
+            schema["items"] =
+                field.allowCustom == true
                 ? ["anyOf": [values, ["type": "object", "description": "a custom entry the person wrote"]]]
                 : values
             if let low = field.minItems { schema["minItems"] = .int(Int64(low)) }

@@ -1,7 +1,7 @@
-import PlatformStorage
-import PlatformCore
 import Foundation
 import Logging
+import PlatformCore
+import PlatformStorage
 
 /// A Model Context Protocol server over one tenant's flow for one user: the methods an MCP host
 /// calls (initialize, ping, tools, resources, prompts), as a method table for `RPCServer`, which
@@ -155,21 +155,26 @@ public actor MCPServer {
 
     static func tools(answerSchema: JSONValue, step: StepView?) -> [JSONValue] {
         let object: JSONValue = ["type": "object", "properties": [:]]
-        let answerDescription = step.map { step in
-            "Answer the current step, “\(step.title)” [\(step.id)], and move on. values maps its field ids to the person's answers."
-        } ?? "Answer the current step and move on. values maps its field ids to the person's answers."
+        let answerDescription =
+            step.map { step in
+                "Answer the current step, “\(step.title)” [\(step.id)], and move on. values maps its field ids to the person's answers."
+            } ?? "Answer the current step and move on. values maps its field ids to the person's answers."
         return [
             [
                 "name": "onboarding_status",
                 "title": "Onboarding: where are we",
-                "description": "Starts the person's onboarding if it has not started, and shows the current step: its question, fields, options and buttons, or the completion message. Call it first.",
+                "description":
+                    "Starts the person's onboarding if it has not started, and shows the current step: its question, fields, options and buttons, or the completion message. Call it first.",
                 "inputSchema": object,
                 "annotations": ["readOnlyHint": false, "idempotentHint": true, "destructiveHint": false, "openWorldHint": false],
             ],
             [
                 "name": "onboarding_answer",
                 "title": "Onboarding: answer the step",
-                "description": .string(answerDescription + " The server checks every answer: a refused one comes back with isError and the app's message for each field, and nothing is saved. Content steps take an empty values object. Use only values the person gave or chose; never invent them."),
+                "description": .string(
+                    answerDescription
+                        + " The server checks every answer: a refused one comes back with isError and the app's message for each field, and nothing is saved. Content steps take an empty values object. Use only values the person gave or chose; never invent them."
+                ),
                 "inputSchema": answerSchema,
                 "annotations": ["readOnlyHint": false, "idempotentHint": false, "destructiveHint": false, "openWorldHint": false],
             ],
@@ -183,10 +188,13 @@ public actor MCPServer {
             [
                 "name": "onboarding_edit",
                 "title": "Onboarding: change an earlier answer",
-                "description": "Goes back to an earlier step on the path taken (the review's Edit), to change its answers; the person then walks forward again with their answers kept.",
+                "description":
+                    "Goes back to an earlier step on the path taken (the review's Edit), to change its answers; the person then walks forward again with their answers kept.",
                 "inputSchema": [
                     "type": "object",
-                    "properties": ["stepId": ["type": "string", "description": "The id of a step already passed, as shown in [step …] or a review section's edit."]],
+                    "properties": [
+                        "stepId": ["type": "string", "description": "The id of a step already passed, as shown in [step …] or a review section's edit."]
+                    ],
                     "required": ["stepId"],
                 ],
                 "annotations": ["readOnlyHint": false, "idempotentHint": false, "destructiveHint": false, "openWorldHint": false],
@@ -194,7 +202,8 @@ public actor MCPServer {
             [
                 "name": "onboarding_search",
                 "title": "Onboarding: look up options",
-                "description": "Finds options for a search field (a city, say) from what the person typed. Show them the labels, let them pick, then answer the field with the chosen result's value.",
+                "description":
+                    "Finds options for a search field (a city, say) from what the person typed. Show them the labels, let them pick, then answer the field with the chosen result's value.",
                 "inputSchema": [
                     "type": "object",
                     "properties": [
@@ -281,7 +290,8 @@ public actor MCPServer {
             var values: [String: JSONValue] = [:]
             if let given = arguments["values"], !given.isNull {
                 guard let object = given.objectValue else {
-                    throw ArgumentProblem(message: "values must be an object mapping the step's field ids to answers, e.g. {\"values\": {\"fieldId\": \"answer\"}}.")
+                    throw ArgumentProblem(
+                        message: "values must be an object mapping the step's field ids to answers, e.g. {\"values\": {\"fieldId\": \"answer\"}}.")
                 }
                 values = object
             }
@@ -292,14 +302,18 @@ public actor MCPServer {
             }
             let view = try await currentView()
             guard !view.status.isFinal, let step = view.step else {
-                return (Self.failureResult(
-                    copy.text("There is nothing left to answer.", in: view.locale ?? copy.baseLanguage) + "\n\n" + OnboardingText.render(view, copy: copy),
-                    code: ErrorCode.invalidState.rawValue, message: "the onboarding has ended", session: view), view)
+                return (
+                    Self.failureResult(
+                        copy.text("There is nothing left to answer.", in: view.locale ?? copy.baseLanguage) + "\n\n" + OnboardingText.render(view, copy: copy),
+                        code: ErrorCode.invalidState.rawValue, message: "the onboarding has ended", session: view), view
+                )
             }
-            let next: SessionView = try await call(.submit, [
-                "sessionId": .string(view.sessionId), "stepId": .string(step.id), "revision": .int(Int64(view.revision)),
-                "action": .string(action), "values": .object(values),
-            ])
+            let next: SessionView = try await call(
+                .submit,
+                [
+                    "sessionId": .string(view.sessionId), "stepId": .string(step.id), "revision": .int(Int64(view.revision)),
+                    "action": .string(action), "values": .object(values),
+                ])
             logger.info("tool", metadata: ["tool": "\(name)", "step": "\(step.id)", "now": "\(next.step?.id ?? next.status.rawValue)"])
             return (self.success(next), next)
         case "onboarding_back":
@@ -312,16 +326,19 @@ public actor MCPServer {
                 throw ArgumentProblem(message: "stepId is required: the id of an earlier step on the path, e.g. {\"stepId\": \"season_goals\"}.")
             }
             let view = try await currentView()
-            let next: SessionView = try await call(.goto, [
-                "sessionId": .string(view.sessionId), "stepId": .string(stepId), "revision": .int(Int64(view.revision)),
-            ])
+            let next: SessionView = try await call(
+                .goto,
+                [
+                    "sessionId": .string(view.sessionId), "stepId": .string(stepId), "revision": .int(Int64(view.revision)),
+                ])
             logger.info("tool", metadata: ["tool": "\(name)", "now": "\(next.step?.id ?? next.status.rawValue)"])
             return (self.success(next), next)
         case "onboarding_search":
             guard let field = arguments["field"]?.stringValue, let query = arguments["query"]?.stringValue else {
                 throw ArgumentProblem(message: "field and query are required strings, e.g. {\"field\": \"location\", \"query\": \"austin\"}.")
             }
-            let queryBound = ParamBounds.searchQuery, limitBound = ParamBounds.searchLimit
+            let queryBound = ParamBounds.searchQuery
+            let limitBound = ParamBounds.searchLimit
             guard query.count <= queryBound.maxLength else { throw ArgumentProblem(message: "\(queryBound.tooLong).") }
             var limit = limitBound.defaultValue
             if let given = arguments["limit"], !given.isNull {
@@ -331,9 +348,11 @@ public actor MCPServer {
                 limit = number
             }
             let view = try await currentView()
-            let results: SearchResults = try await call(.search, [
-                "sessionId": .string(view.sessionId), "field": .string(field), "query": .string(query), "limit": .int(Int64(limit)),
-            ])
+            let results: SearchResults = try await call(
+                .search,
+                [
+                    "sessionId": .string(view.sessionId), "field": .string(field), "query": .string(query), "limit": .int(Int64(limit)),
+                ])
             logger.info("tool", metadata: ["tool": "\(name)", "field": "\(field)", "results": "\(results.results.count)"])
             let result: JSONValue = [
                 "content": [["type": "text", "text": .string(OnboardingText(copy: copy, locale: view.locale).render(results, field: field, query: query))]],
@@ -367,7 +386,11 @@ public actor MCPServer {
             let view: SessionView? = if let session { session } else { try? await currentView() }
             let fields = view?.step?.fields ?? []
             var text = OnboardingText(copy: copy, locale: view?.locale).render(errors: errors, fields: fields).joined(separator: "\n")
-            if let view { text += "\n\n" + copy.text("The step, unchanged:", in: view.locale ?? copy.baseLanguage) + "\n" + OnboardingText.render(view, showErrors: false, copy: copy) }
+            if let view {
+                text +=
+                    "\n\n" + copy.text("The step, unchanged:", in: view.locale ?? copy.baseLanguage) + "\n"
+                    + OnboardingText.render(view, showErrors: false, copy: copy)
+            }
             var structured: [String: JSONValue] = [
                 "code": .int(Int64(wire.code)), "message": .string(wire.message),
                 "errors": (try? JSONValue(encoding: errors)) ?? [],
@@ -466,7 +489,7 @@ public actor MCPServer {
                     "description": "The person's session as it stands (a SessionView): the step to answer, or the completion.",
                     "mimeType": "application/json",
                 ],
-            ],
+            ]
         ]
     }
 
@@ -509,10 +532,11 @@ public actor MCPServer {
                 [
                     "name": .string(Self.promptName),
                     "title": .string("Guide me through \(tenant) onboarding"),
-                    "description": "How to walk the person through the onboarding with the onboarding tools: one step at a time, their own answers only, errors shown as written.",
+                    "description":
+                        "How to walk the person through the onboarding with the onboarding tools: one step at a time, their own answers only, errors shown as written.",
                     "arguments": [],
-                ],
-            ],
+                ]
+            ]
         ]
     }
 

@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformCore
 import Foundation
+import PlatformCore
+import PlatformStorage
 
 /// The text an assistant reads in a tool result: the step as the person would see it (title,
 /// copy, each field with its options, the buttons, the errors in the app's voice), with the ids
@@ -152,7 +152,8 @@ public struct OnboardingText {
             lines.append(line)
         }
         if let items = field.itemFields, !items.isEmpty {
-            lines.append("  " + t("Each item has: \(items.map { "\($0.label) [\($0.id)]\($0.required ? "" : " (" + t("optional") + ")")" }.joined(separator: ", "))"))
+            lines.append(
+                "  " + t("Each item has: \(items.map { "\($0.label) [\($0.id)]\($0.required ? "" : " (" + t("optional") + ")")" }.joined(separator: ", "))"))
         }
         if let value = field.value, !value.isNull {
             let text = Self.plain(value) ?? value.serialized()

@@ -1,6 +1,6 @@
+import Metrics
 import PlatformCore
 import PlatformStorage
-import Metrics
 import Synchronization
 
 /// The contract's metric families, recorded through the swift-metrics API (whatever backend the

@@ -1,5 +1,5 @@
-import PlatformStorage
 import PlatformCore
+import PlatformStorage
 import Synchronization
 
 /// At most one log line per `interval` for a kind of failure that every request meets at once

@@ -1,6 +1,6 @@
+import Foundation
 import PlatformCore
 import PlatformStorage
-import Foundation
 
 extension Platform {
     /// The contract's method table: each entry reads its params, calls the platform and renders

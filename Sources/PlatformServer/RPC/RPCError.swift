@@ -1,5 +1,5 @@
-import PlatformStorage
 import PlatformCore
+import PlatformStorage
 
 /// A JSON-RPC error as the server answers it: the wire object plus a detail for the log.
 public struct RPCError: Error, Sendable, Hashable {
@@ -33,8 +33,9 @@ public struct RPCError: Error, Sendable, Hashable {
         case .invalidArgument(let name, let reason): self = .invalidParams(name, reason)
         case .unavailable(let reason): self.init(.unavailable, "the store cannot take the request now; retry", detail: reason)
         case .unknownFlowVersion(let tenant, let flow, let version, let fingerprint):
-            self.init(.unavailable, "the session runs on a version of its flow this host does not know yet; retry",
-                      detail: "\(tenant)/\(flow) version \(version) fingerprint \(fingerprint)")
+            self.init(
+                .unavailable, "the session runs on a version of its flow this host does not know yet; retry",
+                detail: "\(tenant)/\(flow) version \(version) fingerprint \(fingerprint)")
         case .defect(let detail): self = .internalError(detail)
         }
     }

@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformCore
 import Foundation
+import PlatformCore
+import PlatformStorage
 
 /// A request's named parameters, read with the contract's -32602 errors.
 public struct RPCParams: Sendable {

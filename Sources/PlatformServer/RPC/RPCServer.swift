@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformCore
 import Logging
+import PlatformCore
+import PlatformStorage
 import Tracing
 
 /// JSON-RPC 2.0 over lines: parses one line, runs its request (or batch) through the method
@@ -74,9 +74,11 @@ public struct RPCServer: Sendable {
         guard batch.count <= Self.maxBatchItems else {
             logger.info("refused a batch of \(batch.count) requests (at most \(Self.maxBatchItems))")
             return Self.errorResponse(
-                RPCError(code: ErrorCode.invalidRequest.rawValue,
-                         message: "Invalid Request: a batch holds at most \(Self.maxBatchItems) requests"),
-                id: .null).line
+                RPCError(
+                    code: ErrorCode.invalidRequest.rawValue,
+                    message: "Invalid Request: a batch holds at most \(Self.maxBatchItems) requests"),
+                id: .null
+            ).line
         }
         var replies: [[UInt8]] = []
         var size = 2
@@ -151,10 +153,10 @@ public struct RPCServer: Sendable {
 
     func handle(_ message: JSONValue, rawID: String?, connection: ConnectionState) async -> Reply? {
         guard let request = message.objectValue,
-              request["jsonrpc"] == "2.0",
-              let method = request["method"]?.stringValue,
-              Self.isValidID(request["id"]),
-              request["params"].map({ $0.objectValue != nil || $0.arrayValue != nil }) ?? true
+            request["jsonrpc"] == "2.0",
+            let method = request["method"]?.stringValue,
+            Self.isValidID(request["id"]),
+            request["params"].map({ $0.objectValue != nil || $0.arrayValue != nil }) ?? true
         else {
             PlatformMetrics.request(
                 transport: connection.transport, method: PlatformMetrics.otherMethod,
@@ -193,7 +195,8 @@ public struct RPCServer: Sendable {
             if let result = value as? Answer { return result }
             // A table built from `JSONValue` methods (tests) answers with JSON: decoded then.
             if let json = value as? JSONValue, let decodable = Answer.self as? any Decodable.Type,
-               let decoded = try? json.decode(decodable) as? Answer {
+                let decoded = try? json.decode(decodable) as? Answer
+            {
                 return decoded
             }
             throw RPCError.internalError("\(method.rawValue) answered \(type(of: value)), not \(Answer.self)")

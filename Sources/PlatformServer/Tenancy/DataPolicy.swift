@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformCore
 import Foundation
+import PlatformCore
+import PlatformStorage
 
 /// How long a tenant keeps what its people leave behind (the tenants file's `sessions` and
 /// `retention`); every member is optional, and a policy with none does nothing.

@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformCore
 import Foundation
+import PlatformCore
+import PlatformStorage
 
 /// A tenant as the platform serves it: its id, the plugin built with its settings, its limits.
 public struct HostedTenant: Sendable {
@@ -49,7 +49,8 @@ public enum TenantsConfiguration {
     public static func defaults(_ registrations: [PluginRegistration], environment: [String: String] = [:]) -> [HostedTenant] {
         registrations.map { registration in
             // The declared defaults always resolve: a registration whose defaults are invalid is a bug.
-            let settings = (try? TenantSettings.resolve([:], against: registration.settings, environment: environment))
+            let settings =
+                (try? TenantSettings.resolve([:], against: registration.settings, environment: environment))
                 ?? TenantSettings(environment: environment)
             return HostedTenant(id: registration.defaultTenant, pluginName: registration.name, plugin: registration.make(settings))
         }
@@ -120,8 +121,9 @@ public enum TenantsConfiguration {
             let policy = try DataPolicy.parse(sessions: fields["sessions"], retention: fields["retention"], tenant: id, fail: fail)
             let plugin = registration.make(settings)
             let copy = try parseCopy(fields["copy"], plugin: plugin, tenant: id, fail: fail)
-            hosted.append(HostedTenant(
-                id: id, pluginName: name, plugin: plugin, limits: limits, webhooks: webhooks, dataPolicy: policy, copy: copy))
+            hosted.append(
+                HostedTenant(
+                    id: id, pluginName: name, plugin: plugin, limits: limits, webhooks: webhooks, dataPolicy: policy, copy: copy))
         }
         return hosted
     }
@@ -169,7 +171,8 @@ public enum TenantsConfiguration {
             throw fail(tenant, "limits.\(unknown)", "unknown key (limits has requestsPerSecond and burst)")
         }
         guard let rate = fields["requestsPerSecond"]?.doubleValue, fields["requestsPerSecond"]?.boolValue == nil,
-              rate > 0, rate <= 1_000_000 else {
+            rate > 0, rate <= 1_000_000
+        else {
             throw fail(tenant, "limits.requestsPerSecond", "must be a number above 0")
         }
         let burst: Int

@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformCore
 import Foundation
+import PlatformCore
+import PlatformStorage
 
 /// Where a tenant's completion events are POSTed: a URL, the secret their signature is made with
 /// (read at start-up from the environment variable the tenants file names), and the event types

@@ -1,5 +1,5 @@
-import PlatformCore
 import Foundation
+import PlatformCore
 
 /// Work that parks its thread (opening or closing a SQLite database, a backup, a child process's
 /// exit, a pipe that may be full) runs on a thread of its own, never on Swift's cooperative pool.

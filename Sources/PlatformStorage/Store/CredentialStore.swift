@@ -1,5 +1,5 @@
-import PlatformCore
 import Foundation
+import PlatformCore
 
 /// An API key as stored: never its secret, only the secret's hash.
 public struct StoredKey: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import PlatformCore
 import Foundation
+import PlatformCore
 
 /// What a store aggregates from its events for `analytics.funnel`: the sessions started in a
 /// time window (the cohort) and everything that happened to them.

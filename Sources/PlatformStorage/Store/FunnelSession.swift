@@ -1,5 +1,5 @@
-import PlatformCore
 import Foundation
+import PlatformCore
 
 /// One session's events as the funnel folds them, in id order.
 struct FunnelSession: Sendable {
@@ -92,7 +92,8 @@ public struct FunnelFolder: Sendable {
             session = FunnelSession(id: sessionId)
         }
         // A step a later version renamed is counted under its new name: one row for both.
-        var step = step, toStep = toStep
+        var step = step
+        var toStep = toStep
         if let version, let renames = renamedSteps[version] {
             step = step.map { renames[$0] ?? $0 }
             toStep = toStep.map { renames[$0] ?? $0 }
@@ -113,8 +114,9 @@ public struct FunnelFolder: Sendable {
 
     mutating func fold() {
         guard session.id != nil, let started = session.startedAt,
-              since.map({ started >= $0 }) ?? true,
-              until.map({ started < $0 }) ?? true else { return }
+            since.map({ started >= $0 }) ?? true,
+            until.map({ started < $0 }) ?? true
+        else { return }
         let startedOn = session.version ?? ""
         figures.versions[startedOn, default: (0, 0)].started += 1
         if session.completed { figures.versions[startedOn, default: (0, 0)].completed += 1 }

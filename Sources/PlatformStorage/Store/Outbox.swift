@@ -1,5 +1,5 @@
-import PlatformCore
 import Foundation
+import PlatformCore
 
 /// A completion event to write in the same transaction as the change it reports, with the
 /// webhooks (their URLs) it is to be delivered to. The store writes the event and one pending
@@ -47,7 +47,8 @@ public enum EventCursor {
         guard cursor.hasPrefix("c"), cursor.utf8.count <= 20 else { return nil }
         let digits = cursor.dropFirst()
         guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-              digits == "0" || digits.first != "0", let value = Int64(digits) else { return nil }
+            digits == "0" || digits.first != "0", let value = Int64(digits)
+        else { return nil }
         return value
     }
 }

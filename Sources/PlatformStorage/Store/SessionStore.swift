@@ -1,5 +1,5 @@
-import PlatformCore
 import Foundation
+import PlatformCore
 
 /// How a command names its session.
 public enum SessionKey: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import PlatformCore
 import Foundation
+import PlatformCore
 
 /// The session row's JSON text columns (`user_json`, `path_json`, `progress_json`,
 /// `completion_json`, `rejection_json`), written and read the same way by every store, so the

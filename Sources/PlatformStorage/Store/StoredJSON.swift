@@ -34,11 +34,13 @@ enum StoredJSON {
     }
 
     static func value(of stepErrors: [String: [FieldError]]) -> JSONValue {
-        .object(stepErrors.mapValues { errors in
-            .array(errors.map { error in
-                ["field": error.field.map(JSONValue.string) ?? .null, "code": .string(error.code.rawValue), "message": .string(error.message)]
+        .object(
+            stepErrors.mapValues { errors in
+                .array(
+                    errors.map { error in
+                        ["field": error.field.map(JSONValue.string) ?? .null, "code": .string(error.code.rawValue), "message": .string(error.message)]
+                    })
             })
-        })
     }
 
     static func stepErrors(_ json: JSONValue) throws -> [String: [FieldError]] {
@@ -47,7 +49,7 @@ enum StoredJSON {
             guard let errors = errors.arrayValue else { throw Malformed(description: "a step's errors are not a list") }
             return try errors.map { error in
                 guard let code = error["code"]?.stringValue.flatMap(FieldErrorCode.init(rawValue:)),
-                      let message = error["message"]?.stringValue
+                    let message = error["message"]?.stringValue
                 else { throw Malformed(description: "a stored field error has no code or message") }
                 let field: String?
                 switch error["field"] {

@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
-import PlatformProtocol
 import HTTPTypes
 import Hummingbird
 import PlatformCore
+import PlatformProtocol
+import PlatformServer
+import PlatformStorage
 
 /// `/admin/`: for operators, after signing in with an admin key's secret: the tenants, and per
 /// flow its diagram and its funnel (overall and per version) drawn as SVG, the recent webhook
@@ -31,7 +31,7 @@ struct AdminDashboard: Sendable {
     /// by sign-out and by revoking its key, on every host. Its calls act as its key.
     func admin(_ request: Request) async -> (ConnectionState.Login, String)? {
         guard let secret = Cookies.value(Self.cookie, in: request.headers[.cookie]), secret.hasPrefix("pds_"),
-              let signIn = try? await Credentials(store: store).signIn(secret: secret)
+            let signIn = try? await Credentials(store: store).signIn(secret: secret)
         else { return nil }
         return (ConnectionState.Login(principal: .admin, keyID: signIn.keyID), secret)
     }
@@ -49,15 +49,15 @@ struct AdminDashboard: Sendable {
         var body = "<main>\n<h1>platformd dashboard</h1>\n"
         if let error { body += "<div class=\"errors\" role=\"alert\"><p id=\"login-error\">\(HTML.text(error))</p></div>\n" }
         body += """
-        <form method="post" action="/admin/login">
-        <input type="hidden" name="_csrf" value="\(HTML.attribute(web.csrfToken(for: "admin-login|" + nonce)))">
-        <div class="field"><label for="secret">Admin key</label>
-        <input type="password" id="secret" name="secret" autocomplete="current-password" required aria-required="true"\(error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"login-error\"")></div>
-        <p class="muted">An admin key's secret (<code>platformd keys create --admin</code>). The server keeps the sign-in; the cookie only names it, never the key.</p>
-        <div class="actions"><button type="submit" class="primary">Sign in</button></div>
-        </form>
-        </main>
-        """
+            <form method="post" action="/admin/login">
+            <input type="hidden" name="_csrf" value="\(HTML.attribute(web.csrfToken(for: "admin-login|" + nonce)))">
+            <div class="field"><label for="secret">Admin key</label>
+            <input type="password" id="secret" name="secret" autocomplete="current-password" required aria-required="true"\(error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"login-error\"")></div>
+            <p class="muted">An admin key's secret (<code>platformd keys create --admin</code>). The server keeps the sign-in; the cookie only names it, never the key.</p>
+            <div class="actions"><button type="submit" class="primary">Sign in</button></div>
+            </form>
+            </main>
+            """
         return WebSupport.html(
             status, HTML.page(title: "Sign in: platformd dashboard", language: "en", body: body, script: false),
             headers: [(.setCookie, Cookies.set(Self.loginCookie, nonce, path: "/admin", secure: web.secureCookies))])
@@ -66,12 +66,12 @@ struct AdminDashboard: Sendable {
     func login(_ request: Request) async throws -> Response {
         let nonce = Cookies.value(Self.loginCookie, in: request.headers[.cookie]) ?? ""
         guard let form = try await WebSupport.form(request, limit: maxBodyBytes), !nonce.isEmpty,
-              web.csrfIsValid(form["_csrf"], for: "admin-login|" + nonce)
+            web.csrfIsValid(form["_csrf"], for: "admin-login|" + nonce)
         else {
             return loginPage(.forbidden, request, error: "The form expired: sign in again.")
         }
         guard let secret = form["secret"]?.trimmingCharacters(in: .whitespaces), !secret.isEmpty,
-              let login = await web.login(secret), login.principal.kind == .admin, let keyID = login.keyID
+            let login = await web.login(secret), login.principal.kind == .admin, let keyID = login.keyID
         else {
             return loginPage(.unauthorized, request, error: "That is not an active admin key.")
         }
@@ -86,7 +86,7 @@ struct AdminDashboard: Sendable {
 
     func logout(_ request: Request) async throws -> Response {
         guard let (_, secret) = await admin(request), let form = try await WebSupport.form(request, limit: maxBodyBytes),
-              web.csrfIsValid(form["_csrf"], for: "admin|" + secret)
+            web.csrfIsValid(form["_csrf"], for: "admin|" + secret)
         else { return WebSupport.redirect("/admin/") }
         // Ended on the server: a copy of the cookie kept elsewhere signs nobody in.
         try? await Credentials(store: store).endSignIn(secret: secret)
@@ -105,12 +105,15 @@ struct AdminDashboard: Sendable {
 
     func home(_ request: Request) async -> Response {
         guard let (_, secret) = await admin(request) else { return loginPage(.ok, request) }
-        var body = header(secret) + "<h1>Tenants</h1>\n<table><thead><tr><th scope=\"col\">tenant</th><th scope=\"col\">plugin</th><th scope=\"col\">flows</th><th scope=\"col\">languages</th></tr></thead><tbody>\n"
+        var body =
+            header(secret)
+            + "<h1>Tenants</h1>\n<table><thead><tr><th scope=\"col\">tenant</th><th scope=\"col\">plugin</th><th scope=\"col\">flows</th><th scope=\"col\">languages</th></tr></thead><tbody>\n"
         for tenant in platform.hosted {
             let flows = tenant.plugin.flows.map { flow in
                 "<a href=\"/admin/\(HTML.attribute(tenant.id))/\(HTML.attribute(flow.id))\">\(HTML.text(flow.id))</a>"
             }.joined(separator: ", ")
-            body += "<tr><td>\(HTML.text(tenant.id))</td><td>\(HTML.text(tenant.pluginName))</td><td>\(flows)</td><td>\(HTML.text(tenant.copy.locales.joined(separator: ", ")))</td></tr>\n"
+            body +=
+                "<tr><td>\(HTML.text(tenant.id))</td><td>\(HTML.text(tenant.pluginName))</td><td>\(flows)</td><td>\(HTML.text(tenant.copy.locales.joined(separator: ", ")))</td></tr>\n"
         }
         body += "</tbody></table>\n<h2>Keys</h2>\n"
         do {
@@ -118,10 +121,12 @@ struct AdminDashboard: Sendable {
             if keys.isEmpty {
                 body += "<p class=\"muted\">No keys yet: <code>platformd keys create</code>.</p>\n"
             } else {
-                body += "<table><thead><tr><th scope=\"col\">id</th><th scope=\"col\">tenant</th><th scope=\"col\">name</th><th scope=\"col\">created</th><th scope=\"col\">last used</th><th scope=\"col\">state</th></tr></thead><tbody>\n"
+                body +=
+                    "<table><thead><tr><th scope=\"col\">id</th><th scope=\"col\">tenant</th><th scope=\"col\">name</th><th scope=\"col\">created</th><th scope=\"col\">last used</th><th scope=\"col\">state</th></tr></thead><tbody>\n"
                 for key in keys {
                     let state = key.revokedAt.map { "revoked " + Timestamp.string($0) } ?? "active"
-                    body += "<tr><td><code>\(HTML.text(key.id))</code></td><td>\(HTML.text(key.tenant ?? "admin"))</td><td>\(HTML.text(key.name))</td><td>\(HTML.text(Timestamp.string(key.createdAt)))</td><td>\(HTML.text(key.lastUsedAt.map(Timestamp.string) ?? "-"))</td><td>\(HTML.text(state))</td></tr>\n"
+                    body +=
+                        "<tr><td><code>\(HTML.text(key.id))</code></td><td>\(HTML.text(key.tenant ?? "admin"))</td><td>\(HTML.text(key.name))</td><td>\(HTML.text(Timestamp.string(key.createdAt)))</td><td>\(HTML.text(key.lastUsedAt.map(Timestamp.string) ?? "-"))</td><td>\(HTML.text(state))</td></tr>\n"
                 }
                 body += "</tbody></table>\n"
             }
@@ -144,22 +149,28 @@ struct AdminDashboard: Sendable {
         }
         var body = header(secret) + "<nav><a href=\"/admin/\">All tenants</a></nav>\n"
         body += "<h1>\(HTML.text(tenant)): \(HTML.text(flow))</h1>\n"
-        if let version = description.version { body += "<p class=\"muted\">version \(HTML.text(version)), fingerprint <code>\(HTML.text(description.fingerprint ?? ""))</code></p>\n" }
-        body += "<h2>Diagram</h2>\n<figure>\(Charts.diagram(description))<figcaption>Steps in order; dashed curves are branches and jumps.</figcaption></figure>\n"
+        if let version = description.version {
+            body += "<p class=\"muted\">version \(HTML.text(version)), fingerprint <code>\(HTML.text(description.fingerprint ?? ""))</code></p>\n"
+        }
+        body +=
+            "<h2>Diagram</h2>\n<figure>\(Charts.diagram(description))<figcaption>Steps in order; dashed curves are branches and jumps.</figcaption></figure>\n"
 
         body += "<h2>Funnel</h2>\n"
         switch await web.call(.funnel, ["tenant": .string(tenant), "flow": .string(flow)], as: login, returning: PlatformProtocol.Funnel.self) {
         case .success(let funnel):
             do {
-                body += "<figure>\(Charts.funnel(funnel, title: "Funnel of \(flow), all versions", id: "all"))<figcaption>Light: sessions that reached the step; dark: went on from it.</figcaption></figure>\n"
+                body +=
+                    "<figure>\(Charts.funnel(funnel, title: "Funnel of \(flow), all versions", id: "all"))<figcaption>Light: sessions that reached the step; dark: went on from it.</figcaption></figure>\n"
                 let versions = funnel.versions ?? []
                 if versions.count > 1 {
                     body += "<h3>By version</h3>\n"
                     for version in versions {
                         if case .success(let byVersion) = await web.call(
                             .funnel, ["tenant": .string(tenant), "flow": .string(flow), "version": .string(version.version)], as: login,
-                            returning: PlatformProtocol.Funnel.self) {
-                            body += "<figure>\(Charts.funnel(byVersion, title: "Version \(version.version): started \(version.started), completed \(version.completed)", id: "v-\(version.version)"))<figcaption>\(HTML.text("Version \(version.version)"))</figcaption></figure>\n"
+                            returning: PlatformProtocol.Funnel.self)
+                        {
+                            body +=
+                                "<figure>\(Charts.funnel(byVersion, title: "Version \(version.version): started \(version.started), completed \(version.completed)", id: "v-\(version.version)"))<figcaption>\(HTML.text("Version \(version.version)"))</figcaption></figure>\n"
                         }
                     }
                 } else if let only = versions.first {
@@ -181,7 +192,8 @@ struct AdminDashboard: Sendable {
             if rows.isEmpty {
                 body += "<p class=\"muted\">No deliveries yet for \(HTML.text(tenant)).</p>\n"
             } else {
-                body += "<table><thead><tr><th scope=\"col\">event</th><th scope=\"col\">type</th><th scope=\"col\">occurred</th><th scope=\"col\">webhook</th><th scope=\"col\">outcome</th><th scope=\"col\">attempts</th><th scope=\"col\">last answer</th></tr></thead><tbody>\n\(rows.joined(separator: "\n"))\n</tbody></table>\n"
+                body +=
+                    "<table><thead><tr><th scope=\"col\">event</th><th scope=\"col\">type</th><th scope=\"col\">occurred</th><th scope=\"col\">webhook</th><th scope=\"col\">outcome</th><th scope=\"col\">attempts</th><th scope=\"col\">last answer</th></tr></thead><tbody>\n\(rows.joined(separator: "\n"))\n</tbody></table>\n"
             }
         } catch {
             body += "<p class=\"errors\">The deliveries cannot be read right now.</p>\n"

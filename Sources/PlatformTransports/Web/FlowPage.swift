@@ -1,7 +1,7 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 
 /// One step of a flow as an HTML page: every field type the engine has as a labelled control,
 /// each `FieldError` beside its field (tied to it with `aria-describedby`), the progress bar, the
@@ -96,10 +96,10 @@ struct FlowPage {
     func progress() -> String {
         guard view.progress.total > 0, !view.progress.label.isEmpty else { return "" }
         return """
-        <progress class="progress" id="progress" max="\(view.progress.total)" value="\(view.progress.index)" aria-labelledby="progress-label">\(HTML.text(view.progress.label))</progress>
-        <p class="progress-label" id="progress-label">\(HTML.text(view.progress.label))</p>
+            <progress class="progress" id="progress" max="\(view.progress.total)" value="\(view.progress.index)" aria-labelledby="progress-label">\(HTML.text(view.progress.label))</progress>
+            <p class="progress-label" id="progress-label">\(HTML.text(view.progress.label))</p>
 
-        """
+            """
     }
 
     /// A review's sections, each with the button that goes back to its step (`flow.goto`).
@@ -109,7 +109,8 @@ struct FlowPage {
         var missing = ""
         if let titles = step.content["missing"]?.arrayValue?.compactMap({ $0["title"]?.stringValue }), !titles.isEmpty {
             let names = titles.map { copy.text($0, in: locale) }.joined(separator: ", ")
-            missing = "<div class=\"errors\" role=\"status\"><p>\(HTML.text(copy.format("Still to answer before you finish: %@", [names], in: locale)))</p></div>\n"
+            missing =
+                "<div class=\"errors\" role=\"status\"><p>\(HTML.text(copy.format("Still to answer before you finish: %@", [names], in: locale)))</p></div>\n"
         }
         guard let sections = step.content["sections"]?.arrayValue, !sections.isEmpty else { return missing }
         let edit = step.actions.first { $0.id == "edit" }?.label ?? "Edit"
@@ -118,10 +119,12 @@ struct FlowPage {
             let title = section["title"]?.stringValue ?? ""
             html += "<section><h2><span>\(HTML.text(title))</span>"
             if let target = section["edit"]?.stringValue {
-                html += "<button type=\"submit\" class=\"link\" name=\"_action\" value=\"edit:\(HTML.attribute(target))\" aria-label=\"\(HTML.attribute("\(edit): \(title)"))\">\(HTML.text(edit))</button>"
+                html +=
+                    "<button type=\"submit\" class=\"link\" name=\"_action\" value=\"edit:\(HTML.attribute(target))\" aria-label=\"\(HTML.attribute("\(edit): \(title)"))\">\(HTML.text(edit))</button>"
             }
             html += "</h2>"
-            let lines = section["lines"]?.arrayValue?.compactMap(\.stringValue)
+            let lines =
+                section["lines"]?.arrayValue?.compactMap(\.stringValue)
                 ?? section["answers"]?.arrayValue?.compactMap { $0["text"]?.stringValue } ?? []
             html += lines.map { "<p>\(HTML.text($0))</p>" }.joined()
             html += "</section>\n"
@@ -139,14 +142,16 @@ struct FlowPage {
         let described = invalid ? " aria-describedby=\"\(errorID)\" aria-invalid=\"true\"" : ""
         let required = field.required ? " <span class=\"required\" aria-hidden=\"true\">*</span>" : ""
         let requiredAttribute = field.required ? " required aria-required=\"true\"" : ""
-        let errorHTML = invalid
+        let errorHTML =
+            invalid
             ? "<p class=\"error\" id=\"\(errorID)\">" + errors.map { HTML.text($0.message) }.joined(separator: " ") + "</p>\n" : ""
         let label = HTML.text(field.label) + required
         let value = postedValue(name) ?? field.value.map(Self.plain) ?? field.default.map(Self.plain) ?? ""
         let hint = field.placeholder.map { " placeholder=\"\(HTML.attribute($0))\"" } ?? ""
-        let visible = field.visibleWhen.map {
-            " data-visible-when=\"\(HTML.attribute($0.field))\" data-visible-equals=\"\(HTML.attribute(Self.plain($0.equals)))\""
-        } ?? ""
+        let visible =
+            field.visibleWhen.map {
+                " data-visible-when=\"\(HTML.attribute($0.field))\" data-visible-equals=\"\(HTML.attribute(Self.plain($0.equals)))\""
+            } ?? ""
         var dataType = " data-field-type=\"\(field.type.rawValue)\" data-field=\"\(HTML.attribute(name))\""
         if let minimum = field.minItems { dataType += " data-min-items=\"\(minimum)\"" }
         if let maximum = field.maxItems { dataType += " data-max-items=\"\(maximum)\"" }
@@ -162,8 +167,12 @@ struct FlowPage {
             case .number:
                 inputType = "number"
                 extra = " inputmode=\"decimal\" step=\"\(HTML.attribute(field.step.map(Self.plain) ?? "any"))\"" + bounds(field)
-            case .date: inputType = "date"; extra = bounds(field)
-            case .time: inputType = "time"; extra = bounds(field)
+            case .date:
+                inputType = "date"
+                extra = bounds(field)
+            case .time:
+                inputType = "time"
+                extra = bounds(field)
             default:
                 inputType = Self.isEmail(field) ? "email" : "text"
                 if let minimum = field.minLength { extra += " minlength=\"\(minimum)\"" }
@@ -171,30 +180,30 @@ struct FlowPage {
                 if inputType == "email" { extra += " autocomplete=\"email\"" }
             }
             return """
-            <div class="field"\(dataType)\(visible)>
-            <label for="\(id)">\(label)</label>
-            <input type="\(inputType)" id="\(id)" name="\(HTML.attribute(name))" value="\(HTML.attribute(value))"\(hint)\(extra)\(requiredAttribute)\(described)>
-            \(errorHTML)</div>
+                <div class="field"\(dataType)\(visible)>
+                <label for="\(id)">\(label)</label>
+                <input type="\(inputType)" id="\(id)" name="\(HTML.attribute(name))" value="\(HTML.attribute(value))"\(hint)\(extra)\(requiredAttribute)\(described)>
+                \(errorHTML)</div>
 
-            """
+                """
         case .slider:
             let output = id + "-value"
             return """
-            <div class="field"\(dataType)\(visible)>
-            <label for="\(id)">\(label) <output id="\(output)" for="\(id)">\(HTML.text(value))</output></label>
-            <input type="range" id="\(id)" name="\(HTML.attribute(name))" value="\(HTML.attribute(value))" step="\(HTML.attribute(field.step.map(Self.plain) ?? "any"))"\(bounds(field)) data-output="\(output)"\(described)>
-            \(errorHTML)</div>
+                <div class="field"\(dataType)\(visible)>
+                <label for="\(id)">\(label) <output id="\(output)" for="\(id)">\(HTML.text(value))</output></label>
+                <input type="range" id="\(id)" name="\(HTML.attribute(name))" value="\(HTML.attribute(value))" step="\(HTML.attribute(field.step.map(Self.plain) ?? "any"))"\(bounds(field)) data-output="\(output)"\(described)>
+                \(errorHTML)</div>
 
-            """
+                """
         case .boolean:
             let checked = value == "true" ? " checked" : ""
             return """
-            <div class="field"\(dataType)\(visible)>
-            <input type="hidden" name="\(HTML.attribute(name))" value="false">
-            <label class="option" for="\(id)"><input type="checkbox" id="\(id)" name="\(HTML.attribute(name))" value="true"\(checked)\(described)> <span>\(label)</span></label>
-            \(errorHTML)</div>
+                <div class="field"\(dataType)\(visible)>
+                <input type="hidden" name="\(HTML.attribute(name))" value="false">
+                <label class="option" for="\(id)"><input type="checkbox" id="\(id)" name="\(HTML.attribute(name))" value="true"\(checked)\(described)> <span>\(label)</span></label>
+                \(errorHTML)</div>
 
-            """
+                """
         case .choice:
             let options = field.options ?? []
             if options.count > 12 && options.allSatisfy({ $0.detail == nil && $0.badge == nil }) {
@@ -202,20 +211,22 @@ struct FlowPage {
                     "<option value=\"\(HTML.attribute(option.value))\"\(option.value == value ? " selected" : "")\(option.locked ? " disabled" : "")>\(HTML.text(option.label))</option>"
                 }.joined()
                 return """
-                <div class="field"\(dataType)\(visible)>
-                <label for="\(id)">\(label)</label>
-                <select id="\(id)" name="\(HTML.attribute(name))"\(requiredAttribute)\(described)><option value="">—</option>\(choices)</select>
-                \(errorHTML)</div>
+                    <div class="field"\(dataType)\(visible)>
+                    <label for="\(id)">\(label)</label>
+                    <select id="\(id)" name="\(HTML.attribute(name))"\(requiredAttribute)\(described)><option value="">—</option>\(choices)</select>
+                    \(errorHTML)</div>
 
-                """
+                    """
             }
-            return group(field, id: id, name: name, label: label, errorHTML: errorHTML, described: described, extra: dataType + visible,
-                         inputType: "radio", chosen: [value])
+            return group(
+                field, id: id, name: name, label: label, errorHTML: errorHTML, described: described, extra: dataType + visible,
+                inputType: "radio", chosen: [value])
         case .multiChoice:
             var chosen = posted.map { $0.all(name) } ?? []
             if posted == nil, let saved = field.value?.arrayValue { chosen = saved.compactMap(\.stringValue) }
-            var html = group(field, id: id, name: name, label: label, errorHTML: errorHTML, described: described, extra: dataType + visible,
-                             inputType: "checkbox", chosen: chosen, marker: true)
+            var html = group(
+                field, id: id, name: name, label: label, errorHTML: errorHTML, described: described, extra: dataType + visible,
+                inputType: "checkbox", chosen: chosen, marker: true)
             if field.allowCustom == true, let items = field.itemFields, !items.isEmpty {
                 html += "<fieldset class=\"field entry\"><legend>\(HTML.text(field.label)): +</legend>\n"
                 for item in items { html += render(item, errors: [], prefix: name + ".custom.") }
@@ -241,7 +252,8 @@ struct FlowPage {
             let checked = chosen.contains(option.value) ? " checked" : ""
             let locked = option.locked ? " disabled" : ""
             html += "<label class=\"option\(option.locked ? " locked" : "")\" for=\"\(optionID)\">"
-            html += "<input type=\"\(inputType)\" id=\"\(optionID)\" name=\"\(HTML.attribute(name))\" value=\"\(HTML.attribute(option.value))\"\(checked)\(locked)>"
+            html +=
+                "<input type=\"\(inputType)\" id=\"\(optionID)\" name=\"\(HTML.attribute(name))\" value=\"\(HTML.attribute(option.value))\"\(checked)\(locked)>"
             html += "<span>\(HTML.text(option.label))"
             if let badge = option.badge { html += "<span class=\"badge\">\(HTML.text(badge))</span>" }
             if let detail = option.detail { html += "<span class=\"detail\">\(HTML.text(detail))</span>" }
@@ -266,9 +278,11 @@ struct FlowPage {
                 if posted == nil, index < saved.count { itemView.value = saved[index][item.id] }
                 html += render(itemView, errors: [], prefix: "\(name)[\(index)].")
             }
-            html += "<button type=\"submit\" name=\"_action\" value=\"remove:\(HTML.attribute(name)):\(index)\">\(HTML.text(copy.format("Remove %@ %lld", [field.label, String(index + 1)], in: locale)))</button>\n</div>\n"
+            html +=
+                "<button type=\"submit\" name=\"_action\" value=\"remove:\(HTML.attribute(name)):\(index)\">\(HTML.text(copy.format("Remove %@ %lld", [field.label, String(index + 1)], in: locale)))</button>\n</div>\n"
         }
-        html += "<button type=\"submit\" name=\"_action\" value=\"add:\(HTML.attribute(name))\">\(HTML.text(copy.format("Add to %@", [field.label], in: locale)))</button>\n"
+        html +=
+            "<button type=\"submit\" name=\"_action\" value=\"add:\(HTML.attribute(name))\">\(HTML.text(copy.format("Add to %@", [field.label], in: locale)))</button>\n"
         return html + errorHTML + "</fieldset>\n"
     }
 
@@ -277,7 +291,8 @@ struct FlowPage {
     func search(_ field: FieldView, id: String, name: String, label: String, errorHTML: String, described: String, extra: String) -> String {
         let query = posted?[name + ".query"] ?? ""
         let searchURL = "/flow/\(tenant)/search?flow=\(HostedFlow.query(flow))&field=\(HostedFlow.query(field.id))"
-        var html = "<fieldset class=\"field\"\(extra) data-search-field=\"\(HTML.attribute(name))\" data-search-url=\"\(HTML.attribute(searchURL))\"\(described)>\n"
+        var html =
+            "<fieldset class=\"field\"\(extra) data-search-field=\"\(HTML.attribute(name))\" data-search-url=\"\(HTML.attribute(searchURL))\"\(described)>\n"
         html += "<legend>\(label)</legend>\n"
         html += "<label for=\"\(id)\" class=\"muted\">\(HTML.text(field.placeholder ?? field.label))</label>\n"
         html += "<input type=\"search\" id=\"\(id)\" name=\"\(HTML.attribute(name)).query\" value=\"\(HTML.attribute(query))\" autocomplete=\"off\">\n"
@@ -285,13 +300,15 @@ struct FlowPage {
         html += "<ul class=\"suggestions\"></ul>\n"
         var options: [(value: String, label: String)] = (searchResults[name] ?? []).map { ($0.value, $0.label) }
         if let saved = field.value, !saved.isNull, let value = saved["value"]?.stringValue ?? saved.stringValue,
-           !options.contains(where: { $0.value == value }) {
+            !options.contains(where: { $0.value == value })
+        {
             options.insert((value, saved["label"]?.stringValue ?? Self.plain(saved)), at: 0)
         }
         let chosen = posted?[name] ?? field.value?["value"]?.stringValue ?? field.value?.stringValue
         for (index, option) in options.enumerated() {
             let optionID = "\(id)-\(index)"
-            html += "<label class=\"option\" for=\"\(optionID)\"><input type=\"radio\" id=\"\(optionID)\" name=\"\(HTML.attribute(name))\" value=\"\(HTML.attribute(option.value))\"\(option.value == chosen ? " checked" : "")><span>\(HTML.text(option.label))</span></label>\n"
+            html +=
+                "<label class=\"option\" for=\"\(optionID)\"><input type=\"radio\" id=\"\(optionID)\" name=\"\(HTML.attribute(name))\" value=\"\(HTML.attribute(option.value))\"\(option.value == chosen ? " checked" : "")><span>\(HTML.text(option.label))</span></label>\n"
         }
         return html + errorHTML + "</fieldset>\n"
     }

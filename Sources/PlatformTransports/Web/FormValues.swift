@@ -1,6 +1,6 @@
-import PlatformStorage
-import PlatformServer
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 
 /// A posted form read as a submit's `values`, by the types of the step's fields. Nothing is
 /// checked here: a number that does not read as one is sent as the text it is, so the refusal

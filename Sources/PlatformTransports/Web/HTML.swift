@@ -1,7 +1,7 @@
-import PlatformStorage
-import PlatformServer
-import PlatformCore
 import Foundation
+import PlatformCore
+import PlatformServer
+import PlatformStorage
 
 /// Text made safe for HTML: what every page here builds its markup from. Everything a plugin, a
 /// person or a request gave goes through `HTML.text` or `HTML.attribute`; markup is only ever
@@ -78,7 +78,8 @@ struct FormBody {
             if byte == UInt8(ascii: "+") {
                 out.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex + 0, bytes.distance(from: index, to: bytes.endIndex) > 2,
-                      let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2])
+            {
                 out.append(high << 4 | low)
                 index += 2
             } else {

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import HTTPTypes
 import Hummingbird
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 
 /// `/flow/TENANT/`: a tenant's flow as HTML pages for the person it onboards, signed in by the
 /// user token their app's backend minted (`/flow/TENANT/start?token=…` sets the cookie once).
@@ -37,7 +37,7 @@ struct HostedFlow: Sendable {
 
     func person(token: String, tenant: String) async -> Person? {
         guard let login = await web.login(token), login.principal.kind == .user, IDBytes.equal(login.principal.tenant, tenant),
-              let userId = login.principal.userId
+            let userId = login.principal.userId
         else { return nil }
         return Person(login: login, token: token, userId: userId)
     }
@@ -88,7 +88,8 @@ struct HostedFlow: Sendable {
         do {
             first = try await web.useStartLink(token)
         } catch {
-            return WebSupport.notice(.serviceUnavailable, title: "Try again", message: "The sign-in cannot be checked right now: open the link again in a moment.")
+            return WebSupport.notice(
+                .serviceUnavailable, title: "Try again", message: "The sign-in cannot be checked right now: open the link again in a moment.")
         }
         guard first else {
             return WebSupport.notice(
@@ -123,7 +124,7 @@ struct HostedFlow: Sendable {
     /// post: its CSRF token is bound to the sign-in it replaces).
     func confirmSwitch(_ request: Request, tenant: String) async throws -> Response {
         guard let form = try await WebSupport.form(request, limit: maxBodyBytes), let token = form["token"],
-              let person = await person(token: token, tenant: tenant)
+            let person = await person(token: token, tenant: tenant)
         else { return Self.signedOut(tenant) }
         if let current = await self.person(request, tenant: tenant), !IDBytes.equal(current.userId, person.userId) {
             guard web.csrfIsValid(form["_csrf"], for: Self.switchSubject(current, tenant)) else {
@@ -141,7 +142,8 @@ struct HostedFlow: Sendable {
             // site, the start link's redirect included (an email, the app's website); reloading
             // from this page is same-site and carries it. Once.
             if Cookies.value(Self.cookie, in: request.headers[.cookie]) == nil,
-               request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "cross-site", request.uri.queryParameters["signin"] == nil {
+                request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "cross-site", request.uri.queryParameters["signin"] == nil
+            {
                 let again = Self.pagePath(tenant, Self.flowName(request)) + (Self.flowName(request) == "onboarding" ? "?" : "&") + "signin=1"
                 let body = "<main>\n<p><a href=\"\(HTML.attribute(again))\">Continue</a></p>\n</main>"
                 let refresh = "<meta http-equiv=\"refresh\" content=\"0;url=\(HTML.attribute(again))\">"
@@ -176,13 +178,14 @@ struct HostedFlow: Sendable {
     static func csrfSubject(_ token: String, _ tenant: String) -> String { "flow|\(tenant)|\(token)" }
 
     func failure(_ error: WebRefusal) -> Response {
-        let status: HTTPResponse.Status = switch error.code {
-        case ErrorCode.unauthorized.rawValue: .unauthorized
-        case ErrorCode.notFound.rawValue: .notFound
-        case ErrorCode.rateLimited.rawValue: .tooManyRequests
-        case ErrorCode.unavailable.rawValue: .serviceUnavailable
-        default: .badRequest
-        }
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case ErrorCode.unauthorized.rawValue: .unauthorized
+            case ErrorCode.notFound.rawValue: .notFound
+            case ErrorCode.rateLimited.rawValue: .tooManyRequests
+            case ErrorCode.unavailable.rawValue: .serviceUnavailable
+            default: .badRequest
+            }
         var response = WebSupport.notice(status, title: "Something went wrong", message: error.message, link: ("./", "Back to the flow"))
         if let wait = error.details.retryAfterMs {
             response.headers[.retryAfter] = "\(max(1, (wait + 999) / 1000))"
@@ -203,7 +206,9 @@ struct HostedFlow: Sendable {
             return WebSupport.notice(.forbidden, title: "This form expired", message: "Reload the page and answer again.", link: (here, "Reload"))
         }
         let current: SessionView
-        switch await web.call(.get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)], as: person.login, returning: SessionView.self) {
+        switch await web.call(
+            .get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)], as: person.login, returning: SessionView.self)
+        {
         case .success(let view):
             current = view
         case .failure(let error):
@@ -315,10 +320,13 @@ struct HostedFlow: Sendable {
         let flow = Self.flowName(request)
         let field = request.uri.queryParameters["field"].map(String.init) ?? ""
         let query = request.uri.queryParameters["q"].map(String.init) ?? ""
-        guard case .success(let view) = await web.call(
-            .get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)], as: person.login, returning: SessionView.self)
+        guard
+            case .success(let view) = await web.call(
+                .get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)], as: person.login, returning: SessionView.self)
         else { return HTTPTransport.json(.notFound, #"{"results":[]}"#) }
-        let params: [String: JSONValue] = ["tenant": .string(tenant), "sessionId": .string(view.sessionId), "field": .string(field), "query": .string(query), "limit": 8]
+        let params: [String: JSONValue] = [
+            "tenant": .string(tenant), "sessionId": .string(view.sessionId), "field": .string(field), "query": .string(query), "limit": 8,
+        ]
         switch await web.call(.search, params, as: person.login, returning: SearchResults.self) {
         case .success(let results): return HTTPTransport.json(.ok, ((try? JSONValue(encoding: results)) ?? [:]).serialized())
         case .failure: return HTTPTransport.json(.badRequest, #"{"results":[]}"#)

@@ -1,9 +1,9 @@
-import PlatformStorage
-import PlatformServer
 import Hummingbird
-import Synchronization
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import Synchronization
 
 /// `serve --preview`: `/preview/` lists the tenants, `/preview/TENANT/` starts the tenant's flow
 /// for a new throwaway user with a token the server mints for itself, so a plugin author looks at
@@ -35,13 +35,16 @@ struct Preview: Sendable {
     /// token lives an hour (the least a token may), long enough to look at a flow.
     func start(tenant: String) async -> Response {
         guard recent.admit(limit: Self.perMinute) else {
-            var response = WebSupport.notice(.tooManyRequests, title: "Too many previews", message: "At most \(Self.perMinute) previews start a minute: try again shortly.")
+            var response = WebSupport.notice(
+                .tooManyRequests, title: "Too many previews", message: "At most \(Self.perMinute) previews start a minute: try again shortly.")
             response.headers[.retryAfter] = "60"
             return response
         }
         let userId = "preview-" + Platform.randomID().prefix(8)
         let ttl = JSONValue.int(Int64(ParamBounds.tokenLifetime.defaultValue))
-        switch await web.call(.userToken, ["tenant": .string(tenant), "userId": .string(userId), "ttlSeconds": ttl], as: nil, label: "preview", returning: UserToken.self) {
+        switch await web.call(
+            .userToken, ["tenant": .string(tenant), "userId": .string(userId), "ttlSeconds": ttl], as: nil, label: "preview", returning: UserToken.self)
+        {
         case .success(let minted):
             let token = minted.token
             logger.info("preview session", metadata: ["tenant": "\(tenant)", "user": "\(userId)"])

@@ -1,10 +1,10 @@
-import PlatformStorage
-import PlatformServer
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 
 /// What the hosted flow and the dashboard share: calling the RPC server as a principal, the
 /// per-process key their CSRF tokens are signed with, and HTML responses.

@@ -10,8 +10,9 @@ import PlatformCore
 struct AFLFantasyCompletion: CompletionHandler {
     func complete(_ context: StepContext) throws -> CompletionResult {
         guard let firstName = context.value(of: FieldID.firstName)?.stringValue,
-              let email = context.value(of: FieldID.email)?.stringValue,
-              let teamId = context.value(of: FieldID.teamId)?.stringValue else {
+            let email = context.value(of: FieldID.email)?.stringValue,
+            let teamId = context.value(of: FieldID.teamId)?.stringValue
+        else {
             // Unreachable through the engine (each step requires them); answered as -32004, not a crash.
             throw ValidationFailure([FieldError(field: nil, code: .required, message: "Some of your details are missing. Go back and fill them in.")])
         }
@@ -55,10 +56,11 @@ struct CompleteScreen {
 
     var screen: CompletionScreen {
         let team = teamName ?? "Team \(teamId)"
-        let body = switch path {
-        case .existing: "\(team) is connected. Your trade insights, captain advice and cash cow alerts are ready."
-        case .created: "Your new team, \(team), is connected. Your trade insights, captain advice and cash cow alerts are ready."
-        }
+        let body =
+            switch path {
+            case .existing: "\(team) is connected. Your trade insights, captain advice and cash cow alerts are ready."
+            case .created: "Your new team, \(team), is connected. Your trade insights, captain advice and cash cow alerts are ready."
+            }
         return CompletionScreen(
             title: "You're All Set, \(name)!", body: body,
             summary: [

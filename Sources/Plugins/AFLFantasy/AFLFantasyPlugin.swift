@@ -25,7 +25,7 @@ public struct AFLFantasyPlugin: OnboardingPlugin {
         settings: [
             SettingDeclaration(
                 "validationTimeoutSeconds", .integer(1...60), default: 10,
-                help: "how long the Team ID check may take before the offline rule decides"),
+                help: "how long the Team ID check may take before the offline rule decides")
         ],
         make: { settings in
             AFLFantasyPlugin(validationTimeout: .seconds(settings.integer("validationTimeoutSeconds") ?? 10))

@@ -30,7 +30,8 @@ public struct AirFitPlugin: OnboardingPlugin {
             SettingDeclaration("analyzerUrl", .url, help: "base URL of an OpenAI-compatible chat completions API for goal analysis"),
             SettingDeclaration("analyzerModel", .string(maxLength: 200), help: "the model name sent to analyzerUrl (required with it)"),
             SettingDeclaration("analyzerApiKeyEnv", .environmentVariable, help: "the environment variable that holds analyzerUrl's API key"),
-            SettingDeclaration("analysisTimeoutSeconds", .integer(1...60), default: 8, help: "how long goal analysis may take before the offline analyzer's result is used"),
+            SettingDeclaration(
+                "analysisTimeoutSeconds", .integer(1...60), default: 8, help: "how long goal analysis may take before the offline analyzer's result is used"),
         ],
         check: { settings in
             settings.string("analyzerUrl") != nil && settings.string("analyzerModel") == nil
@@ -105,7 +106,7 @@ public struct AirFitPlugin: OnboardingPlugin {
                 messages: [
                     .required: "Choose whether your coach starts by establishing your baseline.",
                     .invalidType: "Establish baseline is either on (true) or off (false).",
-                ]),
+                ])
         ]
     }
 
@@ -115,8 +116,10 @@ public struct AirFitPlugin: OnboardingPlugin {
     ) throws(ValidationFailure) -> [String: JSONValue] {
         var records = profile.records
         guard let baseline = values[FieldID.establishBaseline]?.boolValue else { return records }
-        let noProfile = ValidationFailure([FieldError(
-            field: nil, code: .notEditable, message: "This profile has no coach settings to change.")])
+        let noProfile = ValidationFailure([
+            FieldError(
+                field: nil, code: .notEditable, message: "This profile has no coach settings to change.")
+        ])
         guard var onboarding = try? records[OnboardingProfile.recordName]?.decode(OnboardingProfile.self) else {
             throw noProfile
         }

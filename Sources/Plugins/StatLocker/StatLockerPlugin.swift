@@ -39,9 +39,11 @@ public struct StatLockerPlugin: OnboardingPlugin {
             MotivationalStep.almostThere,
         ]
         let steps = questions + [LockerReviewStep(earlierSteps: questions, rules: rules)]
-        return [Flow(
-            steps: steps, resumePolicy: .savedStep,
-            completion: StatLockerCompletion(rules: rules))]
+        return [
+            Flow(
+                steps: steps, resumePolicy: .savedStep,
+                completion: StatLockerCompletion(rules: rules))
+        ]
     }
 
     /// Spanish for every text (Localization/Localizable.xcstrings), read once.
@@ -74,12 +76,15 @@ public struct StatLockerPlugin: OnboardingPlugin {
             athlete.aiTone = tone
         }
         if let items = values[FieldID.seasonGoals]?.arrayValue {
-            let offered = Set(rules.library.goals(
-                sport: athlete.sport, gender: athlete.teamGender, position: athlete.position, level: athlete.level
-            ).map(\.id))
+            let offered = Set(
+                rules.library.goals(
+                    sport: athlete.sport, gender: athlete.teamGender, position: athlete.position, level: athlete.level
+                ).map(\.id))
             if items.contains(where: { $0.stringValue.map { !offered.contains($0) } ?? false }) {
-                throw ValidationFailure([FieldError(
-                    field: FieldID.seasonGoals, code: .notAnOption, message: Messages.goalNotOffered)])
+                throw ValidationFailure([
+                    FieldError(
+                        field: FieldID.seasonGoals, code: .notAnOption, message: Messages.goalNotOffered)
+                ])
             }
             let errors = rules.errors(in: items)
             guard errors.isEmpty else { throw ValidationFailure(errors) }

@@ -24,7 +24,7 @@ public struct TeePalsPlugin: OnboardingPlugin {
         settings: [
             SettingDeclaration(
                 "minimumAge", .integer(13...21), default: 13,
-                help: "the age below which the birthdate step rejects the session and erases its answers"),
+                help: "the age below which the birthdate step rejects the session and erases its answers")
         ],
         make: { settings in TeePalsPlugin(minimumAge: settings.integer("minimumAge") ?? AgeCheck.defaultMinimumAge) })
 

@@ -1,8 +1,8 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 
 /// A small plugin that exercises everything the core offers: a content step the progress bar
 /// skips, a branch, options that depend on an earlier answer, a search field, a list with an
@@ -80,15 +80,19 @@ struct BasicsStep: FlowStep {
         [
             FieldSpec(id: "name", type: .text, label: "Name", minLength: 2, maxLength: 20),
             FieldSpec(id: "age", type: .integer, label: "Age", min: 1, max: 120),
-            FieldSpec(id: "kind", type: .choice, label: "Kind", options: [
-                FieldOption(value: "alpha", label: "Alpha"),
-                FieldOption(value: "beta", label: "Beta"),
-                FieldOption(value: "gamma", label: "Gamma", locked: true, badge: "Coming soon",
-                            lockedMessage: "Gamma is coming soon. Pick Alpha or Beta for now."),
-            ]),
+            FieldSpec(
+                id: "kind", type: .choice, label: "Kind",
+                options: [
+                    FieldOption(value: "alpha", label: "Alpha"),
+                    FieldOption(value: "beta", label: "Beta"),
+                    FieldOption(
+                        value: "gamma", label: "Gamma", locked: true, badge: "Coming soon",
+                        lockedMessage: "Gamma is coming soon. Pick Alpha or Beta for now."),
+                ]),
             FieldSpec(id: "hasPet", type: .boolean, label: "Has a pet"),
-            FieldSpec(id: "petName", type: .text, label: "Pet name", maxLength: 30,
-                      visibleWhen: VisibilityCondition(field: "hasPet", equals: true)),
+            FieldSpec(
+                id: "petName", type: .text, label: "Pet name", maxLength: 30,
+                visibleWhen: VisibilityCondition(field: "hasPet", equals: true)),
         ]
     }
 
@@ -102,9 +106,13 @@ struct RouteStep: FlowStep {
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
-        [FieldSpec(id: "route", type: .choice, label: "Route", options: [
-            FieldOption(value: "slow", label: "Scenic"), FieldOption(value: "fast", label: "Direct"),
-        ])]
+        [
+            FieldSpec(
+                id: "route", type: .choice, label: "Route",
+                options: [
+                    FieldOption(value: "slow", label: "Scenic"), FieldOption(value: "fast", label: "Direct"),
+                ])
+        ]
     }
 
     func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Which way?") }
@@ -122,15 +130,18 @@ struct ExtrasStep: FlowStep {
     func fields(in context: StepContext) -> [FieldSpec] {
         let tags = context.value(of: "kind") == "beta" ? ["b1", "b2"] : ["a1", "a2", "a3"]
         return [
-            FieldSpec(id: "tags", type: .multiChoice, label: "Tags",
-                      options: tags.map { FieldOption(value: $0, label: $0.uppercased()) },
-                      minItems: 2, maxItems: 2, allowCustom: true),
+            FieldSpec(
+                id: "tags", type: .multiChoice, label: "Tags",
+                options: tags.map { FieldOption(value: $0, label: $0.uppercased()) },
+                minItems: 2, maxItems: 2, allowCustom: true),
             FieldSpec(id: "city", type: .search, label: "City", required: false),
-            FieldSpec(id: "slots", type: .list, label: "Slots", required: false, maxItems: 3, itemFields: [
-                FieldSpec(id: "day", type: .integer, label: "Day", min: 1, max: 7),
-                FieldSpec(id: "start", type: .time, label: "Start"),
-                FieldSpec(id: "end", type: .time, label: "End"),
-            ]),
+            FieldSpec(
+                id: "slots", type: .list, label: "Slots", required: false, maxItems: 3,
+                itemFields: [
+                    FieldSpec(id: "day", type: .integer, label: "Day", min: 1, max: 7),
+                    FieldSpec(id: "start", type: .time, label: "Start"),
+                    FieldSpec(id: "end", type: .time, label: "End"),
+                ]),
             FieldSpec(id: "since", type: .date, label: "Member since", required: false),
             FieldSpec(id: "score", type: .slider, label: "Score", required: false, min: 0, max: 10, step: 1),
         ]
@@ -144,7 +155,8 @@ struct ExtrasStep: FlowStep {
         let slots = values["slots"]?.arrayValue ?? []
         let ranges = slots.compactMap { slot -> (Int, Int, Int)? in
             guard let day = slot["day"]?.intValue, let start = slot["start"]?.stringValue.flatMap(ClockTime.init),
-                  let end = slot["end"]?.stringValue.flatMap(ClockTime.init) else { return nil }
+                let end = slot["end"]?.stringValue.flatMap(ClockTime.init)
+            else { return nil }
             return (day, start.minutes, end.minutes)
         }
         for (i, a) in ranges.enumerated() {
@@ -196,17 +208,19 @@ struct AnalysisStep: FlowStep {
 
     func work(for values: [String: JSONValue], in context: StepContext) -> StepWork? {
         let name = context.value(of: "name")?.stringValue ?? ""
-        return StepWork(name: "fixture analysis", timeout: timeout, perform: {
-            switch name {
-            case "Broken": throw AnalysisFailure()
-            case "Slow":
-                // Never resumes and ignores cancellation, without holding a thread.
-                await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
-                return [:]
-            case "Refuse": return ["accepted": false]
-            default: return ["accepted": true, "letters": .int(Int64(name.count))]
-            }
-        }, fallback: { _ in ["accepted": true, "fallback": true] })
+        return StepWork(
+            name: "fixture analysis", timeout: timeout,
+            perform: {
+                switch name {
+                case "Broken": throw AnalysisFailure()
+                case "Slow":
+                    // Never resumes and ignores cancellation, without holding a thread.
+                    await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+                    return [:]
+                case "Refuse": return ["accepted": false]
+                default: return ["accepted": true, "letters": .int(Int64(name.count))]
+                }
+            }, fallback: { _ in ["accepted": true, "fallback": true] })
     }
 
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
@@ -282,9 +296,10 @@ struct CitySearch: SearchProvider {
     ]
 
     func search(_ query: String, limit: Int) -> [SearchResult] {
-        Array(Self.cities.filter {
-            $0.label.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
-        }.prefix(limit))
+        Array(
+            Self.cities.filter {
+                $0.label.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+            }.prefix(limit))
     }
 
     func resolve(_ id: String) -> JSONValue? {
@@ -305,9 +320,13 @@ struct LevelStep: FlowStep {
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
-        [FieldSpec(id: "level", type: .choice, label: "Level", options: [
-            FieldOption(value: "casual", label: "Just for fun"), FieldOption(value: "racer", label: "I race"),
-        ])]
+        [
+            FieldSpec(
+                id: "level", type: .choice, label: "Level",
+                options: [
+                    FieldOption(value: "casual", label: "Just for fun"), FieldOption(value: "racer", label: "I race"),
+                ])
+        ]
     }
 
     func copy(in context: StepContext) -> StepCopy { StepCopy(title: "How do you run?") }
@@ -325,17 +344,23 @@ struct RacesStep: FlowStep {
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
-        [FieldSpec(id: "races", type: .list, label: "Recent races", minItems: 1, maxItems: 5, itemFields: [
-            FieldSpec(id: "name", type: .text, label: "Race", maxLength: 40),
-            FieldSpec(id: "distance", type: .choice, label: "Distance", options: [
-                FieldOption(value: "10k", label: "10K"), FieldOption(value: "marathon", label: "Marathon"),
-                FieldOption(value: "ultra", label: "Ultra"),
-            ]),
+        [
             FieldSpec(
-                id: "ultraKm", type: .integer, label: "Kilometres", min: 43, max: 500,
-                visibleWhen: VisibilityCondition(field: "distance", equals: "ultra")),
-            FieldSpec(id: "on", type: .date, label: "Date", required: false, latest: .today),
-        ])]
+                id: "races", type: .list, label: "Recent races", minItems: 1, maxItems: 5,
+                itemFields: [
+                    FieldSpec(id: "name", type: .text, label: "Race", maxLength: 40),
+                    FieldSpec(
+                        id: "distance", type: .choice, label: "Distance",
+                        options: [
+                            FieldOption(value: "10k", label: "10K"), FieldOption(value: "marathon", label: "Marathon"),
+                            FieldOption(value: "ultra", label: "Ultra"),
+                        ]),
+                    FieldSpec(
+                        id: "ultraKm", type: .integer, label: "Kilometres", min: 43, max: 500,
+                        visibleWhen: VisibilityCondition(field: "distance", equals: "ultra")),
+                    FieldSpec(id: "on", type: .date, label: "Date", required: false, latest: .today),
+                ])
+        ]
     }
 
     func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Your recent races") }

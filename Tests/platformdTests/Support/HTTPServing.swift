@@ -1,12 +1,12 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
 
 /// A `platformd serve --http 127.0.0.1:0` under test, and the HTTP calls its tests make
@@ -46,7 +46,8 @@ struct HTTPServing {
     static func listeningPort(_ server: PlatformdProcess) async throws -> Int {
         for _ in 0..<1500 {
             if let line = server.stderrText.split(separator: "\n").first(where: { $0.contains("listening on http") }),
-               let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
+                let port = line.split(separator: ":").last.flatMap({ Int($0) })
+            {
                 return port
             }
             try await Task.sleep(for: .milliseconds(20))

@@ -1,9 +1,10 @@
-@testable import PlatformTransports
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
+
+@testable import PlatformTransports
 @testable import platformd
 
 /// The tenants platformd's tests drive, read from the host's registry
@@ -28,7 +29,9 @@ enum Hosted {
 
     /// The first tenant, in registration order, whose flow `GenericAnswers` completes: walks
     /// `userId` there and returns the tenant and the completed view. Throws when none completes.
-    static func complete(on server: PlatformdProcess, userId: String, among tenants: [String] = Hosted.tenants) async throws -> (tenant: String, view: JSONValue) {
+    static func complete(on server: PlatformdProcess, userId: String, among tenants: [String] = Hosted.tenants) async throws -> (
+        tenant: String, view: JSONValue
+    ) {
         var failures: [String] = []
         for tenant in tenants {
             do {

@@ -1,15 +1,15 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A mix of clients on one Unix socket, driven from one thread of its own with poll(2), never
@@ -60,8 +60,10 @@ final class LoadMix: Sendable {
         precondition(!tenants.isEmpty && !roles.isEmpty)
         self.roles = roles
         self.tenants = tenants
-        tally = Mutex(Tally(sent: Array(repeating: 0, count: roles.count), answered: Array(repeating: 0, count: roles.count),
-                            closed: Array(repeating: false, count: roles.count)))
+        tally = Mutex(
+            Tally(
+                sent: Array(repeating: 0, count: roles.count), answered: Array(repeating: 0, count: roles.count),
+                closed: Array(repeating: false, count: roles.count)))
         var opened: [Int32] = []
         do {
             for _ in roles {
@@ -188,28 +190,34 @@ final class LoadMix: Sendable {
             let field = search["id"]?.stringValue
         {
             client.awaitingSearch = (field, values)
-            return request(client, "flow.search", [
-                "tenant": .string(client.tenant), "sessionId": view["sessionId"] ?? .null, "field": .string(field), "query": "a",
-            ])
+            return request(
+                client, "flow.search",
+                [
+                    "tenant": .string(client.tenant), "sessionId": view["sessionId"] ?? .null, "field": .string(field), "query": "a",
+                ])
         }
         return submit(client, view: view, values: values)
     }
 
     private func submit(_ client: Client, view: JSONValue, values: [String: JSONValue]) -> JSONValue {
-        request(client, "flow.submit", [
-            "tenant": .string(client.tenant), "sessionId": view["sessionId"] ?? .null, "stepId": view["step"]?["id"] ?? .null,
-            "revision": view["revision"] ?? .null, "values": .object(values),
-        ])
+        request(
+            client, "flow.submit",
+            [
+                "tenant": .string(client.tenant), "sessionId": view["sessionId"] ?? .null, "stepId": view["step"]?["id"] ?? .null,
+                "revision": view["revision"] ?? .null, "values": .object(values),
+            ])
     }
 
     private func start(_ client: Client, label: String) -> JSONValue {
         client.users += 1
         client.answers = GenericAnswers()
         client.view = nil
-        return request(client, "flow.start", [
-            "tenant": .string(client.tenant), "userId": .string("\(label)-\(client.index)-\(client.users)"),
-            "user": ["firstName": "Load"],
-        ])
+        return request(
+            client, "flow.start",
+            [
+                "tenant": .string(client.tenant), "userId": .string("\(label)-\(client.index)-\(client.users)"),
+                "user": ["firstName": "Load"],
+            ])
     }
 
     private func request(_ client: Client, _ method: String, _ params: JSONValue) -> JSONValue {

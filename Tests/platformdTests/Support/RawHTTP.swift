@@ -2,9 +2,9 @@ import Foundation
 import PlatformTesting
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A raw TCP client for what an HTTP library will not send: heads that never end, ambiguous

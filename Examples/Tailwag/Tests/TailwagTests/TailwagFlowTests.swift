@@ -1,10 +1,11 @@
-import PlatformStorage
-import PlatformServer
-import SQLiteStore
 import Foundation
 import PlatformCore
+import PlatformServer
+import PlatformStorage
 import PlatformTesting
+import SQLiteStore
 import Testing
+
 @testable import Tailwag
 
 /// Tailwag's flow through the engine: both branches, the list and the conditional field, the
@@ -49,7 +50,8 @@ import Testing
     @Test func everyBadPetIsReportedAtOnce() async throws {
         var view = try await startAtRole()
         view = try await driver.submit(view, ["role": "owner"])
-        let refused = await driver.refuse(view, ["pets": [["name": "", "species": "dog"], ["name": "Tom", "species": "fish", "age": 99]], "firstSit": nextWeek])
+        let refused = await driver.refuse(
+            view, ["pets": [["name": "", "species": "dog"], ["name": "Tom", "species": "fish", "age": 99]], "firstSit": nextWeek])
         #expect(refused?.code == -32004)
         #expect(Set(refused?.fieldErrors.map(\.code) ?? []) == [.required, .notAnOption, .outOfRange])
         #expect(refused?.fieldErrors.allSatisfy { $0.field == "pets" } == true, "list-item errors land on the list field")
@@ -66,9 +68,11 @@ import Testing
         #expect(refused?.fieldErrors.map(\.code) == [.required, .outOfRange])
         #expect(refused?.fieldErrors.first?.message == "Entry 2: What kind is required.")
         let dogWithKind: JSONValue = ["name": "Rex", "species": "dog", "kind": "Labrador"]
-        view = try await driver.submit(view, [
-            "pets": [dogWithKind, ["name": "Bubbles", "species": "other", "kind": "Goldfish"]], "firstSit": .string(today.description),
-        ])
+        view = try await driver.submit(
+            view,
+            [
+                "pets": [dogWithKind, ["name": "Bubbles", "species": "other", "kind": "Goldfish"]], "firstSit": .string(today.description),
+            ])
         view = try await driver.walk(view, [["postcode": "94110"], [:]])
         let pets = try await driver.profile("u1")["records"]?["account"]?["pets"]?.arrayValue ?? []
         #expect(pets.count == 2)

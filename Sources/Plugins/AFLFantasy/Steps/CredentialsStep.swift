@@ -16,8 +16,10 @@ struct CredentialsStep: FlowStep {
                     .invalidType: "Send your Team ID as text, e.g. \"123456\".",
                 ],
                 // Shown to clients; the length is part of the one format rule `validate` checks.
-                extra: ["minLength": .int(Int64(TeamIDFormat.lengths.lowerBound)),
-                        "maxLength": .int(Int64(TeamIDFormat.lengths.upperBound))]),
+                extra: [
+                    "minLength": .int(Int64(TeamIDFormat.lengths.lowerBound)),
+                    "maxLength": .int(Int64(TeamIDFormat.lengths.upperBound)),
+                ]),
             FieldSpec(
                 id: FieldID.teamName, type: .text, label: "Team name", required: false,
                 placeholder: "Optional", maxLength: 50),

@@ -42,7 +42,8 @@ struct ValidationStep: FlowStep {
 
     func transition(after action: SubmitAction, values: [String: JSONValue], in context: StepContext) -> StepTransition {
         guard let check = TeamCheck(json: context.computed(for: id)),
-              case .invalid(let reason) = check.validation.verdict else { return .next }
+            case .invalid(let reason) = check.validation.verdict
+        else { return .next }
         context.log(.info, "team validator refused a Team ID", metadata: ["step": StepID.validation])
         return .returnTo(
             StepID.credentials,

@@ -57,7 +57,8 @@ enum GoalQuantities {
         guard let word = text.word(at: index + 1), sessions.contains(word) else { return false }
         if let next = text.word(at: index + 2), weekWords.contains(next) { return true }
         if let link = text.word(at: index + 2), ["a", "per", "each", "every", "an"].contains(link),
-           let next = text.word(at: index + 3), weekWords.contains(next) {
+            let next = text.word(at: index + 3), weekWords.contains(next)
+        {
             return true
         }
         return false

@@ -78,7 +78,8 @@ struct GoalText: Sendable {
                         digits.append(current)
                         index += 1
                     } else if current == ",", clockParts.isEmpty, !hasFraction,
-                              isDigit(index + 1), isDigit(index + 2), isDigit(index + 3), !isDigit(index + 4) {
+                        isDigit(index + 1), isDigit(index + 2), isDigit(index + 3), !isDigit(index + 4)
+                    {
                         index += 1  // a thousands separator
                     } else if current == ".", clockParts.isEmpty, !hasFraction, isDigit(index + 1) {
                         hasFraction = true
@@ -96,7 +97,8 @@ struct GoalText: Sendable {
                     if let value = Double(digits) { tokens.append(.number(value)) }
                 } else {
                     let parts = (clockParts + [digits]).compactMap(Double.init)
-                    let minutes = parts.count == 3
+                    let minutes =
+                        parts.count == 3
                         ? parts[0] * 60 + parts[1] + parts[2] / 60
                         : parts[0] + parts[1] / 60
                     tokens.append(.clock(minutes: minutes))

@@ -29,7 +29,8 @@ enum GoalTimeframe {
 
     private static func weeks(at index: Int, in text: GoalText, from reference: Date) -> Int? {
         if let count = text.number(at: index), let word = text.word(at: index + 1),
-           !GoalQuantities.isFrequency(at: index, in: text) {
+            !GoalQuantities.isFrequency(at: index, in: text)
+        {
             return weeks(count, word)
         }
         guard let word = text.word(at: index) else { return nil }
@@ -87,7 +88,8 @@ enum GoalTimeframe {
         var year = calendar.component(.year, from: today)
         for _ in 0..<2 {
             if let target = day(date, in: year, calendar),
-               let days = calendar.dateComponents([.day], from: today, to: target).day, days > 0 {
+                let days = calendar.dateComponents([.day], from: today, to: target).day, days > 0
+            {
                 return max(1, Int((Double(days) / 7).rounded()))
             }
             year += 1

@@ -127,7 +127,8 @@ public struct StructuredGoal: Sendable, Hashable {
         var goal = StructuredGoal(goalType: type, primaryMetric: metric)
         if let target = json["target"], !target.isNull {
             guard let value = target["value"]?.doubleValue, value.isFinite, value > 0,
-                  let unit = target["unit"]?.stringValue.flatMap(GoalUnit.init(rawValue:)) else {
+                let unit = target["unit"]?.stringValue.flatMap(GoalUnit.init(rawValue:))
+            else {
                 throw .unusableResult("target needs a positive value and a unit of the vocabulary")
             }
             guard metric.units.contains(unit) else {

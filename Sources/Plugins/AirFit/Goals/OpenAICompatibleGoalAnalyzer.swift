@@ -1,7 +1,8 @@
 import Foundation
 import PlatformCore
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Goal analysis by a chat-completions endpoint that speaks OpenAI's API (OpenAI itself, or a
@@ -63,7 +64,8 @@ public struct OpenAICompatibleGoalAnalyzer: GoalAnalyzer {
     func urlRequest(for request: GoalAnalysisRequest) -> URLRequest {
         var urlRequest = URLRequest(url: configuration.endpoint)
         urlRequest.httpMethod = "POST"
-        urlRequest.timeoutInterval = Double(configuration.requestTimeout.components.seconds)
+        urlRequest.timeoutInterval =
+            Double(configuration.requestTimeout.components.seconds)
             + Double(configuration.requestTimeout.components.attoseconds) / 1e18
         urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
         if let key = configuration.apiKey { urlRequest.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
@@ -163,8 +165,9 @@ public struct GoalAnalyzerSetup: Sendable {
                     problems.append("\(Self.modelVariable) is required with \(Self.urlVariable); using the offline analyzer")
                 } else {
                     let key = environment[Self.apiKeyVariable].flatMap { $0.isEmpty ? nil : $0 }
-                    analyzer = OpenAICompatibleGoalAnalyzer(configuration: .init(
-                        baseURL: url, model: model, apiKey: key, requestTimeout: timeout))
+                    analyzer = OpenAICompatibleGoalAnalyzer(
+                        configuration: .init(
+                            baseURL: url, model: model, apiKey: key, requestTimeout: timeout))
                 }
             } else {
                 problems.append("\(Self.urlVariable) must be an http or https URL; using the offline analyzer")

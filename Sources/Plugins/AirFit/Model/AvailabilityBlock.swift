@@ -14,8 +14,9 @@ struct AvailabilityBlock: Sendable, Hashable, Comparable {
     /// A block from a list item the field validator already checked.
     init?(_ item: JSONValue) {
         guard let day = item["dayOfWeek"]?.intValue,
-              let start = item["startTime"]?.stringValue.flatMap(ClockTime.init),
-              let end = item["endTime"]?.stringValue.flatMap(ClockTime.init) else { return nil }
+            let start = item["startTime"]?.stringValue.flatMap(ClockTime.init),
+            let end = item["endTime"]?.stringValue.flatMap(ClockTime.init)
+        else { return nil }
         self.init(dayOfWeek: day, start: start, end: end)
     }
 

@@ -26,9 +26,11 @@ struct BlueprintAnswers: Sendable {
         let aspirationAnswers = answers(.coreAspiration)
         guard let preset = AspirationPreset(aspirationAnswers[FieldID.aspirationPreset]) else {
             // Only reachable if the path skipped the aspiration; the person is sent to answer it.
-            throw ValidationFailure([FieldError(
-                field: FieldID.aspirationPreset, code: .required,
-                message: "Choose the aspiration that matters most, or describe your own.")])
+            throw ValidationFailure([
+                FieldError(
+                    field: FieldID.aspirationPreset, code: .required,
+                    message: "Choose the aspiration that matters most, or describe your own.")
+            ])
         }
         aspiration = preset
         aspirationText = preset == .describeOwn ? aspirationAnswers[FieldID.aspirationText]?.stringValue : nil
@@ -42,9 +44,11 @@ struct BlueprintAnswers: Sendable {
         func answered(_ key: EngagementSettings.Switch) -> Bool {
             engagementAnswers[key.rawValue]?.boolValue ?? key.value(in: EngagementSettings.customDefaults)
         }
-        engagement = engagementPreset.settings ?? EngagementSettings(
-            detailedTracking: answered(.detailedTracking), dailyInsights: answered(.dailyInsights),
-            autoRecoveryAdjust: answered(.autoRecoveryAdjust))
+        engagement =
+            engagementPreset.settings
+            ?? EngagementSettings(
+                detailedTracking: answered(.detailedTracking), dailyInsights: answered(.dailyInsights),
+                autoRecoveryAdjust: answered(.autoRecoveryAdjust))
 
         let blocks = answers(.typicalAvailability)[FieldID.availability]?.arrayValue ?? []
         availability = blocks.compactMap(AvailabilityBlock.init).sorted()

@@ -23,9 +23,10 @@ struct CoachProfileScreen: Sendable {
                 item("aspiration", "Primary Aspiration", aspiration),
                 item("engagementStyle", "Engagement Style", engagementStyle),
                 item("communicationBoundaries", "Communication Boundaries", boundaries),
-                .object(item("establishBaseline", "Initial Focus", baseline).objectValue!.merging([
-                    "field": "establishBaseline", "value": .bool(establishBaseline),
-                ]) { first, _ in first }),
+                .object(
+                    item("establishBaseline", "Initial Focus", baseline).objectValue!.merging([
+                        "field": "establishBaseline", "value": .bool(establishBaseline),
+                    ]) { first, _ in first }),
             ],
             actions: [Self.beginAction, Self.refineAction])
     }

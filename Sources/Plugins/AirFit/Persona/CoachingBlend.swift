@@ -35,7 +35,8 @@ struct CoachingBlend: Sendable {
         let top = ranked[0].percent
         let leaders = ranked.filter { $0.percent == top }.map(\.style)
         let others = ranked.filter { $0.percent < top }
-        var sentence = leaders.count == 1
+        var sentence =
+            leaders.count == 1
             ? "Primarily \(leaders[0].label)"
             : "An even blend of \(Self.list(leaders.map(\.label)))"
         let balanced = others.filter { $0.percent >= 20 }.map(\.style.label)

@@ -122,9 +122,10 @@ extension PersonaProfile {
             lifeContext: Dictionary(uniqueKeysWithValues: LifeSnapshotFlag.allCases.map { ($0, answers.lifeContext.contains($0)) }),
             goal: Goal(answers: answers, completedAt: completedAt),
             coachingBlend: Dictionary(uniqueKeysWithValues: answers.blend.shares.map { ($0.style, $0.percent) }),
-            coachingStyleSliders: Dictionary(uniqueKeysWithValues: CoachingStyle.allCases.map {
-                ($0, answers.sliders[$0] ?? $0.defaultValue)
-            }),
+            coachingStyleSliders: Dictionary(
+                uniqueKeysWithValues: CoachingStyle.allCases.map {
+                    ($0, answers.sliders[$0] ?? $0.defaultValue)
+                }),
             trackingStyle: TrackingStyle(
                 preset: answers.engagementPreset, detailedTracking: answers.engagement.detailedTracking,
                 dailyInsights: answers.engagement.dailyInsights, autoRecoveryAdjust: answers.engagement.autoRecoveryAdjust),

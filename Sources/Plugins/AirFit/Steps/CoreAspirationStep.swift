@@ -39,7 +39,8 @@ struct CoreAspirationStep: FlowStep {
 
     func work(for values: [String: JSONValue], in context: StepContext) -> StepWork? {
         guard AspirationPreset(values[FieldID.aspirationPreset]) == .describeOwn,
-              let text = values[FieldID.aspirationText]?.stringValue else { return nil }
+            let text = values[FieldID.aspirationText]?.stringValue
+        else { return nil }
         return analysis.work(for: text, on: context.now)
     }
 }

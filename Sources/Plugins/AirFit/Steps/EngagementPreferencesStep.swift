@@ -12,14 +12,15 @@ struct EngagementPreferencesStep: FlowStep {
             FieldSpec(
                 id: FieldID.engagementPreset, type: .choice, label: "Engagement style", required: false,
                 options: EngagementPreset.options, defaultValue: .string(EngagementPreset.default.rawValue),
-                messages: [.notAnOption: "Choose one of the engagement styles, or customize."]),
-        ] + EngagementSettings.Switch.allCases.map { setting in
-            FieldSpec(
-                id: setting.rawValue, type: .boolean, label: setting.label, required: false,
-                defaultValue: .bool(setting.value(in: .customDefaults)), visibleWhen: custom,
-                messages: [.invalidType: "\(setting.label) is either on or off."],
-                extra: ["detail": .string(setting.detail)])
-        }
+                messages: [.notAnOption: "Choose one of the engagement styles, or customize."])
+        ]
+            + EngagementSettings.Switch.allCases.map { setting in
+                FieldSpec(
+                    id: setting.rawValue, type: .boolean, label: setting.label, required: false,
+                    defaultValue: .bool(setting.value(in: .customDefaults)), visibleWhen: custom,
+                    messages: [.invalidType: "\(setting.label) is either on or off."],
+                    extra: ["detail": .string(setting.detail)])
+            }
     }
 
     func copy(in context: StepContext) -> StepCopy {

@@ -16,7 +16,7 @@ struct GeneratingCoachStep: FlowStep {
                 "messages": [
                     "Analyzing preferences…", "Defining your coach's voice…", "Aligning with your schedule…",
                     "Calibrating motivation…", "Finalizing your AirFit Coach…",
-                ],
+                ]
             ],
             actions: [.continue("Create My Coach")])
     }

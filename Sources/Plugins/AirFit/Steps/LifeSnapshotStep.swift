@@ -11,7 +11,7 @@ struct LifeSnapshotStep: FlowStep {
             FieldSpec(
                 id: FieldID.lifeSnapshot, type: .multiChoice, label: "Your week", required: false,
                 options: LifeSnapshotFlag.options, defaultValue: [],
-                messages: [.duplicate: "Each option can be chosen only once."]),
+                messages: [.duplicate: "Each option can be chosen only once."])
         ]
     }
 

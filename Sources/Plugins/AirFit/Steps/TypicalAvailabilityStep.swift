@@ -24,7 +24,7 @@ struct TypicalAvailabilityStep: FlowStep {
                 messages: [
                     .count: "Add at most \(AvailabilityBlock.maximumCount) availability blocks.",
                     .invalidType: "Availability is a list of blocks, each with a day, a start time and an end time.",
-                ]),
+                ])
         ]
     }
 
@@ -41,23 +41,26 @@ struct TypicalAvailabilityStep: FlowStep {
         var errors: [FieldError] = []
         for block in blocks {
             if block.end <= block.start {
-                errors.append(FieldError(
-                    field: FieldID.availability, code: .outOfRange,
-                    message: "\(block.name): the end time must be after the start time. "
-                        + "Split a block that runs past midnight into two days."))
+                errors.append(
+                    FieldError(
+                        field: FieldID.availability, code: .outOfRange,
+                        message: "\(block.name): the end time must be after the start time. "
+                            + "Split a block that runs past midnight into two days."))
             } else if block.durationMinutes < AvailabilityBlock.minimumMinutes {
-                errors.append(FieldError(
-                    field: FieldID.availability, code: .outOfRange,
-                    message: "\(block.name) is \(SleepWindow.spoken(minutes: block.durationMinutes)); "
-                        + "blocks need at least \(AvailabilityBlock.minimumMinutes) minutes."))
+                errors.append(
+                    FieldError(
+                        field: FieldID.availability, code: .outOfRange,
+                        message: "\(block.name) is \(SleepWindow.spoken(minutes: block.durationMinutes)); "
+                            + "blocks need at least \(AvailabilityBlock.minimumMinutes) minutes."))
             }
         }
         let ordered = blocks.filter { $0.end > $0.start }.sorted()
         for (offset, first) in ordered.enumerated() {
             for second in ordered[(offset + 1)...] where first.overlaps(second) {
-                errors.append(FieldError(
-                    field: FieldID.availability, code: .overlap,
-                    message: "\(first.name) overlaps \(second.name). Adjust or remove one of them."))
+                errors.append(
+                    FieldError(
+                        field: FieldID.availability, code: .overlap,
+                        message: "\(first.name) overlaps \(second.name). Adjust or remove one of them."))
             }
         }
         return errors

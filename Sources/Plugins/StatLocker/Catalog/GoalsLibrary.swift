@@ -50,11 +50,12 @@ struct GoalTemplate: Sendable, Hashable {
 
     init?(json: JSONValue) {
         guard let id = json["id"]?.stringValue, let sport = json["sport"]?.stringValue,
-              let gender = json["gender"]?.stringValue, let position = json["position"]?.stringValue,
-              let level = json["level"]?.stringValue, let title = json["title"]?.stringValue,
-              let metricType = json["metricType"]?.stringValue, Self.metricTypes.contains(metricType),
-              let target = json["target"]?.doubleValue, let unit = json["unit"]?.stringValue,
-              let trackingKey = json["trackingKey"]?.stringValue else { return nil }
+            let gender = json["gender"]?.stringValue, let position = json["position"]?.stringValue,
+            let level = json["level"]?.stringValue, let title = json["title"]?.stringValue,
+            let metricType = json["metricType"]?.stringValue, Self.metricTypes.contains(metricType),
+            let target = json["target"]?.doubleValue, let unit = json["unit"]?.stringValue,
+            let trackingKey = json["trackingKey"]?.stringValue
+        else { return nil }
         self.init(
             id: id, sport: sport, gender: gender, position: position, level: level, title: title,
             metricType: metricType, target: target, unit: unit, trackingKey: trackingKey)

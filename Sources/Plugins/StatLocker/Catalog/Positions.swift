@@ -57,7 +57,7 @@ enum Positions {
                 Position(name: "Midfield", trackedStats: ["Goals", "Assists", "Ground Balls", "Draw Controls", "Caused Turnovers"]),
                 Position(name: "Defense", trackedStats: ["Ground Balls", "Caused Turnovers", "Clears", "Draw Controls"]),
             ],
-        ],
+        ]
     ]
 
     static func positions(sport: String?, gender: TeamGender?) -> [Position] {

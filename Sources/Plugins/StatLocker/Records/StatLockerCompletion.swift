@@ -8,9 +8,10 @@ struct StatLockerCompletion: CompletionHandler {
     func complete(_ context: StepContext) throws -> CompletionResult {
         let answers = Answers(context)
         guard let sport = answers.sport, let gender = answers.teamGender, let gradYear = answers.gradYear,
-              let level = answers.level, let position = answers.position, let tone = answers.aiTone,
-              let hsTeamName = answers.hsTeamName, let hsCity = answers.hsCity, let hsState = answers.hsState,
-              answers.seasonGoals.count == 3 else {
+            let level = answers.level, let position = answers.position, let tone = answers.aiTone,
+            let hsTeamName = answers.hsTeamName, let hsCity = answers.hsCity, let hsState = answers.hsState,
+            answers.seasonGoals.count == 3
+        else {
             // The review's submit checks every answer first; this guards the records all the same.
             throw ValidationFailure([FieldError(field: nil, code: .required, message: Messages.answersMissing)])
         }

@@ -38,13 +38,15 @@ struct LockerReviewStep: FlowStep {
             section("name", "Name", [answers.fullName], edit: nil),
             section("position", "Position", ["\(answers.position ?? "")\(classOf)"], edit: StepID.position),
             section("level", "Level", [answers.level ?? ""], edit: StepID.profileDetails),
-            section("hsTeam", "High School Team", [place(answers.hsTeamName, answers.hsCity, answers.hsState)],
-                    edit: StepID.teamInfo),
+            section(
+                "hsTeam", "High School Team", [place(answers.hsTeamName, answers.hsCity, answers.hsState)],
+                edit: StepID.teamInfo),
         ]
         if answers.hasClubTeam {
-            sections.append(section(
-                "clubTeam", "Club Team", [place(answers.clubTeamName, answers.clubCity, answers.clubState)],
-                edit: StepID.teamInfo))
+            sections.append(
+                section(
+                    "clubTeam", "Club Team", [place(answers.clubTeamName, answers.clubCity, answers.clubState)],
+                    edit: StepID.teamInfo))
         }
         let goals = rules.titles(answers.seasonGoals).enumerated().map { "\($0.offset + 1). \($0.element)" }
         sections.append(section("seasonGoals", "Season Goals", goals, edit: StepID.seasonGoals))

@@ -36,20 +36,24 @@ struct TeamInfoStep: FlowStep {
 
     static var fields: [FieldSpec] {
         [
-            textField(FieldID.hsTeamName, label: "High school team", placeholder: "Duxbury High School",
-                      required: "Add your high school team's name.", tooLong: teamNameTooLong),
-            textField(FieldID.hsCity, label: "City", placeholder: "Duxbury", required: "Add your high school's city.",
-                      tooLong: cityTooLong),
+            textField(
+                FieldID.hsTeamName, label: "High school team", placeholder: "Duxbury High School",
+                required: "Add your high school team's name.", tooLong: teamNameTooLong),
+            textField(
+                FieldID.hsCity, label: "City", placeholder: "Duxbury", required: "Add your high school's city.",
+                tooLong: cityTooLong),
             stateField(FieldID.hsState, label: "State", required: "Pick your high school's state."),
             FieldSpec(
                 id: FieldID.hasClubTeam, type: .boolean, label: "I also play for a club team", required: false,
                 defaultValue: false,
                 messages: [.invalidType: "Turn the club team switch on or off."],
                 extra: ["helper": "Club stats will be tracked separately from HS."]),
-            textField(FieldID.clubTeamName, label: "Club team", clubOnly: true, required: "Add your club team's name.",
-                      tooLong: teamNameTooLong),
-            textField(FieldID.clubCity, label: "Club city", clubOnly: true, required: "Add your club team's city.",
-                      tooLong: cityTooLong),
+            textField(
+                FieldID.clubTeamName, label: "Club team", clubOnly: true, required: "Add your club team's name.",
+                tooLong: teamNameTooLong),
+            textField(
+                FieldID.clubCity, label: "Club city", clubOnly: true, required: "Add your club team's city.",
+                tooLong: cityTooLong),
             stateField(FieldID.clubState, label: "Club state", clubOnly: true, required: "Pick your club team's state."),
         ]
     }

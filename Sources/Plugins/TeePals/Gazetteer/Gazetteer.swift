@@ -67,9 +67,10 @@ final class Gazetteer: Sendable {
         self.countryQualifiers = self.countries.mapValues { country in
             RegionQualifier(codes: [country.code, country.code3] + (aliases[country.code] ?? []), name: country.name)
         }
-        self.stateQualifiers = Dictionary(uniqueKeysWithValues: usStates.map { code, name in
-            (code, RegionQualifier(codes: [code], name: name))
-        })
+        self.stateQualifiers = Dictionary(
+            uniqueKeysWithValues: usStates.map { code, name in
+                (code, RegionQualifier(codes: [code], name: name))
+            })
     }
 
     /// Everyday names of a country that are neither its ISO codes nor its GeoNames name.
@@ -113,10 +114,12 @@ extension Gazetteer {
         let started = ContinuousClock.now
         do {
             let gazetteer = try load(from: bundle)
-            logger.info("gazetteer opened", metadata: [
-                "places": "\(gazetteer.placeCount)", "names": "\(gazetteer.index?.nameCount ?? 0)",
-                "bytes": "\(gazetteer.index?.data.count ?? 0)", "duration": "\(ContinuousClock.now - started)",
-            ])
+            logger.info(
+                "gazetteer opened",
+                metadata: [
+                    "places": "\(gazetteer.placeCount)", "names": "\(gazetteer.index?.nameCount ?? 0)",
+                    "bytes": "\(gazetteer.index?.data.count ?? 0)", "duration": "\(ContinuousClock.now - started)",
+                ])
             return gazetteer
         } catch {
             logger.critical("gazetteer not loaded: city search finds nothing", metadata: ["error": "\(error)"])

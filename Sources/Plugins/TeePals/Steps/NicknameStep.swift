@@ -27,9 +27,11 @@ struct NicknameStep: FlowStep {
 
     func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
         guard let nickname = values[FieldID.nickname]?.stringValue, !NicknameCharacters.allowed(nickname) else { return [] }
-        return [FieldError(
-            field: FieldID.nickname, code: .invalidFormat,
-            message: "Your nickname can only use letters, numbers and spaces (no emoji or symbols).")]
+        return [
+            FieldError(
+                field: FieldID.nickname, code: .invalidFormat,
+                message: "Your nickname can only use letters, numbers and spaces (no emoji or symbols).")
+        ]
     }
 }
 

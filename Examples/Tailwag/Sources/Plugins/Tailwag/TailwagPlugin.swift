@@ -21,7 +21,7 @@ public struct TailwagPlugin: OnboardingPlugin {
                 // it when version 2 was deployed move here with their answer (Docs/plugins.md,
                 // "Changing a flow"); without this they would lose it and go back a step. Version 3
                 // asks owners for their first sit: nothing to declare, its answers are all kept.
-                migrations: [FlowMigration(from: "1", renamedSteps: ["location": "area"], renamedFields: ["zip": "postcode"])]),
+                migrations: [FlowMigration(from: "1", renamedSteps: ["location": "area"], renamedFields: ["zip": "postcode"])])
         ]
     }
 
@@ -32,16 +32,20 @@ public struct TailwagPlugin: OnboardingPlugin {
 }
 
 enum Field {
-    static let role = FieldSpec(id: "role", type: .choice, label: "I am", options: [
-        FieldOption(value: "owner", label: "A pet owner"), FieldOption(value: "sitter", label: "A pet sitter"),
-    ])
-    static let pets = FieldSpec(id: "pets", type: .list, label: "Your pets", minItems: 1, maxItems: 5, itemFields: [
-        FieldSpec(id: "name", type: .text, label: "Name", maxLength: 30),
-        FieldSpec(id: "species", type: .choice, label: "Species", options: ["dog", "cat", "other"].map { FieldOption(value: $0, label: $0.capitalized) }),
-        // Asked per pet, only of an "other": required then, dropped from a dog or a cat.
-        FieldSpec(id: "kind", type: .text, label: "What kind", maxLength: 30, visibleWhen: VisibilityCondition(field: "species", equals: "other")),
-        FieldSpec(id: "age", type: .integer, label: "Age", required: false, min: 0, max: 40),
-    ])
+    static let role = FieldSpec(
+        id: "role", type: .choice, label: "I am",
+        options: [
+            FieldOption(value: "owner", label: "A pet owner"), FieldOption(value: "sitter", label: "A pet sitter"),
+        ])
+    static let pets = FieldSpec(
+        id: "pets", type: .list, label: "Your pets", minItems: 1, maxItems: 5,
+        itemFields: [
+            FieldSpec(id: "name", type: .text, label: "Name", maxLength: 30),
+            FieldSpec(id: "species", type: .choice, label: "Species", options: ["dog", "cat", "other"].map { FieldOption(value: $0, label: $0.capitalized) }),
+            // Asked per pet, only of an "other": required then, dropped from a dog or a cat.
+            FieldSpec(id: "kind", type: .text, label: "What kind", maxLength: 30, visibleWhen: VisibilityCondition(field: "species", equals: "other")),
+            FieldSpec(id: "age", type: .integer, label: "Age", required: false, min: 0, max: 40),
+        ])
     /// The first day an owner needs a sitter: from today, at most 60 days ahead (checked by the core).
     static let firstSit = FieldSpec(id: "firstSit", type: .date, label: "First sit", earliest: .today, latest: .daysFromToday(60))
     static let yearsSitting = FieldSpec(id: "yearsSitting", type: .integer, label: "Years of experience", min: 0, max: 60)
