@@ -166,29 +166,37 @@ package struct HTTPTransport: Service {
         guard let body = try await Self.collect(request, upTo: maxBodyBytes) else {
             return Self.json(.contentTooLarge, String(decoding: RPCServer.tooLarge(limit: maxBodyBytes, transport: "http"), as: UTF8.self))
         }
-        let connection: ConnectionState
-        if let login {
-            connection = ConnectionState(login, label: label, transport: "http")
-        } else if requireLogin {
-            // Only what needs no login may go without a bearer (rpc.discover, auth.login).
-            if let method = Self.methodsNeedingLogin(body).first {
-                let known = server.methodNames.contains(method) ? method : PlatformMetrics.otherMethod
-                PlatformMetrics.refused(transport: "http", method: known, outcome: .unauthorized)
-                return Self.unauthorized("\(method) needs a login: send Authorization: Bearer with a key's secret or a user token", id: Self.requestID(body))
-            }
-            connection = ConnectionState(nil, label: label, transport: "http")
-        } else {
-            connection = .trusted(label, transport: "http")
-        }
         // An empty body is no request at all: said, as a body that is not JSON is (a reply, not
         // the 204 of a batch of notifications).
         if body.readableBytesView.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             return Self.json(.ok, RPCErrorBody.line(code: .parseError, message: "Parse error: the body is empty; send one JSON-RPC request or a batch"))
         }
-        let localized = request.headers[.acceptLanguage].map { Self.locale(from: $0, into: body, platform: platform) } ?? body
-        guard let reply = await server.replyBytes(to: localized.readableBytesView, connection: connection) else {
-            return Response(status: .noContent)
+        // Parsed once: the login check, Accept-Language and the RPC server all read this.
+        let parsed = Result { () throws(JSONParseError) in try JSONValue.parseMessage(body.readableBytesView) }
+        let connection: ConnectionState
+        if let login {
+            connection = ConnectionState(login, label: label, transport: "http")
+        } else if requireLogin {
+            // Only what needs no login may go without a bearer (rpc.discover, auth.login).
+            if case .success(let message) = parsed, let method = Self.methodsNeedingLogin(message.value).first {
+                let known = server.methodNames.contains(method) ? method : PlatformMetrics.otherMethod
+                PlatformMetrics.refused(transport: "http", method: known, outcome: .unauthorized)
+                return Self.unauthorized(
+                    "\(method) needs a login: send Authorization: Bearer with a key's secret or a user token", id: Self.requestID(message.value))
+            }
+            connection = ConnectionState(nil, label: label, transport: "http")
+        } else {
+            connection = .trusted(label, transport: "http")
         }
+        let reply: [UInt8]?
+        switch parsed {
+        case .failure(let error):
+            reply = server.parseFailure(error, connection: connection)
+        case .success(let message):
+            let localized = request.headers[.acceptLanguage].map { Self.locale(from: $0, into: message.value, platform: platform) } ?? message.value
+            reply = await server.replyBytes(to: localized, rawIDs: message.rawIDs, connection: connection)
+        }
+        guard let reply else { return Response(status: .noContent) }
         return Self.json(.ok, ByteBuffer(bytes: reply))
     }
 
@@ -279,17 +287,14 @@ package struct HTTPTransport: Service {
         return secret.isEmpty ? nil : secret
     }
 
-    /// The body with `Accept-Language` standing in for each `flow.start` and `gate.check` that
+    /// The message with `Accept-Language` standing in for each `flow.start` and `gate.check` that
     /// names no `locale`:
     /// the first language the header asks for that the tenant serves (else the first asked for),
-    /// as if the client had sent it. Other bodies are passed on untouched.
-    static func locale(from header: String, into body: ByteBuffer, platform: Platform) -> ByteBuffer {
+    /// as if the client had sent it. Other messages are passed on untouched.
+    static func locale(from header: String, into message: JSONValue, platform: Platform) -> JSONValue {
         let wanted = LocaleTag.accepted(header)
         let methods: Set<String> = [PlatformMethod.start.rawValue, PlatformMethod.gateCheck.rawValue]
-        guard !wanted.isEmpty,
-            methods.contains(where: { body.readableBytesView.firstRange(of: Array($0.utf8)) != nil }),
-            let message = try? JSONValue.parse(Array(body.readableBytesView))
-        else { return body }
+        guard !wanted.isEmpty else { return message }
         func localized(_ request: JSONValue) -> JSONValue {
             guard let method = request["method"]?.stringValue, methods.contains(method), var params = request["params"]?.objectValue,
                 params["locale"] == nil || params["locale"] == .null,
@@ -300,8 +305,7 @@ package struct HTTPTransport: Service {
             object["params"] = .object(params)
             return .object(object)
         }
-        let rewritten = message.arrayValue.map { JSONValue.array($0.map(localized)) } ?? localized(message)
-        return rewritten == message ? body : ByteBuffer(string: rewritten.serialized())
+        return message.arrayValue.map { JSONValue.array($0.map(localized)) } ?? localized(message)
     }
 
     static func isJSON(_ contentType: String?) -> Bool {
@@ -310,17 +314,20 @@ package struct HTTPTransport: Service {
         return media == "application/json"
     }
 
-    /// The methods of a request or batch that need a login, in order; none when the body does
-    /// not parse (the RPC server answers that with -32700).
-    static func methodsNeedingLogin(_ body: ByteBuffer) -> [String] {
-        guard let message = try? JSONValue.parse(Array(body.readableBytesView)) else { return [] }
+    /// The methods of a request or batch that need a login, in order.
+    static func methodsNeedingLogin(_ message: JSONValue) -> [String] {
         let requests = message.arrayValue ?? [message]
         return requests.compactMap { $0["method"]?.stringValue ?? "a request" }.filter { !RPCServer.needsNoLogin($0) }
     }
 
     /// The id of a single request, for a refusal's reply; null for a batch or what does not parse.
     static func requestID(_ body: ByteBuffer) -> JSONValue {
-        guard let message = try? JSONValue.parse(Array(body.readableBytesView)), message.arrayValue == nil else { return .null }
+        guard let message = try? JSONValue.parse(Array(body.readableBytesView)) else { return .null }
+        return requestID(message)
+    }
+
+    static func requestID(_ message: JSONValue) -> JSONValue {
+        guard message.arrayValue == nil else { return .null }
         return message["id"] ?? .null
     }
 

@@ -57,16 +57,26 @@ public struct RPCServer: Sendable {
         to line: Line, connection: ConnectionState = .trusted("local")
     ) async -> [UInt8]? where Line.Element == UInt8 {
         guard line.contains(where: { !Self.isBlank($0) }) else { return nil }
-        let message: JSONValue
-        let rawIDs: [Int: String]
-        do {
-            (message, rawIDs) = try JSONValue.parseMessage(line)
-        } catch {
-            PlatformMetrics.request(
-                transport: connection.transport, method: PlatformMetrics.otherMethod,
-                outcome: "\(ErrorCode.parseError.rawValue)", duration: .zero)
-            return Self.errorResponse(.parseError(error.description), id: .null).line
+        switch Result(catching: { () throws(JSONParseError) in try JSONValue.parseMessage(line) }) {
+        case .success(let parsed):
+            return await replyBytes(to: parsed.value, rawIDs: parsed.rawIDs, connection: connection)
+        case .failure(let error):
+            return parseFailure(error, connection: connection)
         }
+    }
+
+    /// The reply line to a line that did not parse (-32700), counted as every request is.
+    public func parseFailure(_ error: JSONParseError, connection: ConnectionState) -> [UInt8] {
+        PlatformMetrics.request(
+            transport: connection.transport, method: PlatformMetrics.otherMethod,
+            outcome: "\(ErrorCode.parseError.rawValue)", duration: .zero)
+        return Self.errorResponse(.parseError(error.description), id: .null).line
+    }
+
+    /// The reply line to a message a transport has parsed already (`JSONValue.parseMessage`, the
+    /// ids' source texts with it): HTTP reads the body once, for its login check, its
+    /// `Accept-Language` and the request itself.
+    public func replyBytes(to message: JSONValue, rawIDs: [Int: String], connection: ConnectionState) async -> [UInt8]? {
         guard case .array(let batch) = message else {
             return await handle(message, rawID: rawIDs[0], connection: connection)?.line
         }
