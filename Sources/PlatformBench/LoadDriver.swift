@@ -89,12 +89,17 @@ final class LoadDriver: @unchecked Sendable {
         }
 
         func write(_ request: [UInt8]) throws {
-            var offset = 0
-            while offset < request.count {
-                let written = request[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                guard written > 0 else { throw BenchFailure("send failed: errno \(errno)") }
-                offset += written
-            }
+            try LoadDriver.send(request, on: descriptor)
+        }
+    }
+
+    /// Writes all of `bytes` to a blocking socket.
+    static func send(_ bytes: [UInt8], on descriptor: Int32) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw BenchFailure("send failed: errno \(errno)") }
+            offset += written
         }
     }
 

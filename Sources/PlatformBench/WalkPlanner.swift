@@ -115,13 +115,7 @@ final class BlockingExchange {
     func call(_ method: String, _ params: JSONValue) throws -> JSONValue {
         lastID += 1
         let request: JSONValue = ["jsonrpc": "2.0", "id": .int(lastID), "method": .string(method), "params": params]
-        let bytes = framing.request(request.serializedBytes())
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard written > 0 else { throw WalkPlanner.Failure(description: "send failed: errno \(errno)") }
-            offset += written
-        }
+        try LoadDriver.send(framing.request(request.serializedBytes()), on: descriptor)
         let deadline = ContinuousClock.now + timeout
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
