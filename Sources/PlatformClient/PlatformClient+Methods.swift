@@ -13,18 +13,17 @@ extension PlatformClient {
     public nonisolated func start(
         tenant: String, userId: String, flow: String? = nil, user: UserDetails? = nil, locale: String? = nil
     ) async throws -> SessionView {
-        try await call(
-            PlatformMethod.start.rawValue, params: StartParams(tenant: tenant, userId: userId, flow: flow, user: user, locale: locale))
+        try await call(.start, StartParams(tenant: tenant, userId: userId, flow: flow, user: user, locale: locale))
     }
 
     /// `flow.get` by session id. Never writes.
     public nonisolated func get(tenant: String, sessionId: String) async throws -> SessionView {
-        try await call(PlatformMethod.get.rawValue, params: GetParams(tenant: tenant, sessionId: sessionId))
+        try await call(.get, GetParams(tenant: tenant, sessionId: sessionId))
     }
 
     /// `flow.get` by user and flow (default `onboarding`). Never writes.
     public nonisolated func get(tenant: String, userId: String, flow: String? = nil) async throws -> SessionView {
-        try await call(PlatformMethod.get.rawValue, params: GetParams(tenant: tenant, userId: userId, flow: flow))
+        try await call(.get, GetParams(tenant: tenant, userId: userId, flow: flow))
     }
 
     /// `flow.submit` on the view's current step, at its revision. `values` are field id to value,
@@ -35,8 +34,8 @@ extension PlatformClient {
         _ view: SessionView, action: SubmitAction = .continue, values: [String: JSONValue] = [:]
     ) async throws -> SessionView {
         try await call(
-            PlatformMethod.submit.rawValue,
-            params: SubmitParams(
+            .submit,
+            SubmitParams(
                 tenant: view.tenant, sessionId: view.sessionId, stepId: view.step?.id ?? "", revision: view.revision,
                 action: action, values: values))
     }
@@ -44,16 +43,16 @@ extension PlatformClient {
     /// `flow.back`: the previous step on the path taken, answers kept.
     public nonisolated func back(_ view: SessionView) async throws -> SessionView {
         try await call(
-            PlatformMethod.back.rawValue,
-            params: BackParams(
+            .back,
+            BackParams(
                 tenant: view.tenant, sessionId: view.sessionId, revision: view.revision))
     }
 
     /// `flow.goto`: back to a step on the path taken (a review's Edit).
     public nonisolated func goto(_ view: SessionView, stepId: String) async throws -> SessionView {
         try await call(
-            PlatformMethod.goto.rawValue,
-            params: GotoParams(
+            .goto,
+            GotoParams(
                 tenant: view.tenant, sessionId: view.sessionId, stepId: stepId, revision: view.revision))
     }
 
@@ -62,21 +61,21 @@ extension PlatformClient {
         _ view: SessionView, field: String, query: String, limit: Int? = nil
     ) async throws -> SearchResults {
         try await call(
-            PlatformMethod.search.rawValue,
-            params: SearchParams(
+            .search,
+            SearchParams(
                 tenant: view.tenant, sessionId: view.sessionId, field: field, query: query, limit: limit))
     }
 
     /// `flow.describe`: a flow (default `onboarding`) as data and as a Mermaid flowchart.
     public nonisolated func describe(tenant: String, flow: String? = nil) async throws -> FlowDescription {
-        try await call(PlatformMethod.describe.rawValue, params: DescribeParams(tenant: tenant, flow: flow))
+        try await call(.describe, DescribeParams(tenant: tenant, flow: flow))
     }
 
     // MARK: - Profiles and gates
 
     /// `profile.get`: the records written when the user completed onboarding.
     public nonisolated func profile(tenant: String, userId: String) async throws -> Profile {
-        try await call(PlatformMethod.profileGet.rawValue, params: ProfileParams(tenant: tenant, userId: userId))
+        try await call(.profileGet, ProfileParams(tenant: tenant, userId: userId))
     }
 
     /// `profile.update`: changes fields the plugin declares editable; `nil` (`.null`) clears an
@@ -84,12 +83,13 @@ extension PlatformClient {
     public nonisolated func updateProfile(
         tenant: String, userId: String, values: [String: JSONValue]
     ) async throws -> Profile {
-        try await call(PlatformMethod.profileUpdate.rawValue, params: ProfileUpdateParams(tenant: tenant, userId: userId, values: values))
+        try await call(.profileUpdate, ProfileUpdateParams(tenant: tenant, userId: userId, values: values))
     }
 
-    /// `gate.check`: whether the user may take `action`, and what they still need.
-    public nonisolated func checkGate(tenant: String, userId: String, action: String) async throws -> GateDecision {
-        try await call(PlatformMethod.gateCheck.rawValue, params: GateCheckParams(tenant: tenant, userId: userId, action: action))
+    /// `gate.check`: whether the user may take `action`, and what they still need; its copy in
+    /// `locale` (BCP 47), or in the language of the user's onboarding session when nil.
+    public nonisolated func checkGate(tenant: String, userId: String, action: String, locale: String? = nil) async throws -> GateDecision {
+        try await call(.gateCheck, GateCheckParams(tenant: tenant, userId: userId, action: action, locale: locale))
     }
 
     // MARK: - Operations
@@ -100,38 +100,38 @@ extension PlatformClient {
         tenant: String, flow: String? = nil, since: Date? = nil, until: Date? = nil, version: String? = nil
     ) async throws -> Funnel {
         try await call(
-            PlatformMethod.funnel.rawValue,
-            params: FunnelParams(
+            .funnel,
+            FunnelParams(
                 tenant: tenant, flow: flow, since: since.map(Timestamp.string), until: until.map(Timestamp.string), version: version))
     }
 
     /// `user.export` (an admin, a key of `tenant`, or the user's own token): everything held
     /// about the user in the tenant.
     public nonisolated func exportUser(tenant: String, userId: String) async throws -> UserExport {
-        try await call(PlatformMethod.userExport.rawValue, params: ProfileParams(tenant: tenant, userId: userId))
+        try await call(.userExport, ProfileParams(tenant: tenant, userId: userId))
     }
 
     /// `user.erase` (an admin or a key of `tenant`): erases everything held about the user in the
     /// tenant; the counts of what went (zeros for an unknown user).
     public nonisolated func eraseUser(tenant: String, userId: String) async throws -> UserErasure {
-        try await call(PlatformMethod.userErase.rawValue, params: ProfileParams(tenant: tenant, userId: userId))
+        try await call(.userErase, ProfileParams(tenant: tenant, userId: userId))
     }
 
     /// `events.list` (an admin, or a key of `tenant`): the tenant's completion events after
     /// `after` (an earlier page's `next`; nil: from the first), oldest first, at most `limit`
     /// (1-1000, the server's default 100). Poll with the page's `next` to get what follows.
     public nonisolated func events(tenant: String, after: String? = nil, limit: Int? = nil) async throws -> EventsPage {
-        try await call(PlatformMethod.eventsList.rawValue, params: EventsListParams(tenant: tenant, after: after, limit: limit))
+        try await call(.eventsList, EventsListParams(tenant: tenant, after: after, limit: limit))
     }
 
     /// `platform.info`: the server's name, version, protocol and tenants.
     public nonisolated func info() async throws -> PlatformInfo {
-        try await call(PlatformMethod.platformInfo.rawValue, params: NoParams())
+        try await call(.platformInfo, NoParams())
     }
 
     /// `rpc.discover`: the OpenRPC document of every method, shape and error code.
     public nonisolated func discover() async throws -> OpenRPCDocument {
-        try await call(PlatformMethod.discover.rawValue, params: NoParams())
+        try await call(.discover, NoParams())
     }
 
     // MARK: - Authentication (protocol 2; the server answers -32601 until it serves them)
@@ -139,13 +139,13 @@ extension PlatformClient {
     /// `auth.login` with an admin or tenant key's secret: the connection acts for its principal
     /// from the next request on.
     public nonisolated func login(key: String) async throws -> Principal {
-        let result: LoginResult = try await call(PlatformMethod.login.rawValue, params: LoginParams.key(key))
+        let result: LoginResult = try await call(.login, LoginParams.key(key))
         return result.principal
     }
 
     /// `auth.login` with a user token (from `userToken`): the connection acts for that one user.
     public nonisolated func login(token: String) async throws -> Principal {
-        let result: LoginResult = try await call(PlatformMethod.login.rawValue, params: LoginParams.token(token))
+        let result: LoginResult = try await call(.login, LoginParams.token(token))
         return result.principal
     }
 
@@ -154,6 +154,19 @@ extension PlatformClient {
     public nonisolated func userToken(
         tenant: String, userId: String, ttlSeconds: Int? = nil
     ) async throws -> UserToken {
-        try await call(PlatformMethod.userToken.rawValue, params: UserTokenParams(tenant: tenant, userId: userId, ttlSeconds: ttlSeconds))
+        try await call(.userToken, UserTokenParams(tenant: tenant, userId: userId, ttlSeconds: ttlSeconds))
+    }
+
+    /// `auth.revokeToken` (an admin, or a key of `tenant`): revokes one user token; every host
+    /// refuses it from its next request. Answers how many live tokens were revoked.
+    public nonisolated func revokeToken(tenant: String, token: String) async throws -> Int {
+        let result: RevokedTokens = try await call(.revokeToken, RevokeTokenParams(tenant: tenant, token: token))
+        return result.revoked
+    }
+
+    /// `auth.revokeToken` for every token of one user of `tenant`.
+    public nonisolated func revokeTokens(tenant: String, userId: String) async throws -> Int {
+        let result: RevokedTokens = try await call(.revokeToken, RevokeTokenParams(tenant: tenant, userId: userId))
+        return result.revoked
     }
 }

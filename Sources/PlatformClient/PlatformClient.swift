@@ -174,6 +174,16 @@ public actor PlatformClient {
         }
     }
 
+    /// Calls one of the protocol's methods with its params type (the one the server decodes and
+    /// `rpc.discover` describes).
+    public nonisolated func call<Params: MethodParams, Result: Decodable>(
+        _ method: PlatformMethod, _ params: Params, as type: Result.Type = Result.self
+    ) async throws -> Result {
+        precondition(
+            ObjectIdentifier(Params.self) == ObjectIdentifier(method.paramsType), "\(method.rawValue) takes \(method.paramsType), not \(Params.self)")
+        return try await call(method.rawValue, params: params, as: type)
+    }
+
     // MARK: - machinery
 
     /// The error a call gets once the connection has ended.

@@ -3,7 +3,12 @@
 /// Secrets and tokens are left out of `description`, so printing or logging a value never shows them.
 
 /// `auth.login`: exactly one of `key` (an admin or tenant key's secret) and `token` (a user token).
-public struct LoginParams: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct LoginParams: MethodParams, Hashable, CustomStringConvertible {
+    public static let members: [ParamMember] = [
+        ParamMember("key", required: false, schema: Schema.string(description: "A key's secret (give key or token).")),
+        ParamMember("token", required: false, schema: Schema.string(description: "A user token from auth.userToken.")),
+    ]
+
     public var key: String?
     public var token: String?
 
@@ -60,7 +65,9 @@ public struct LoginResult: Sendable, Hashable, Codable {
 
 /// `auth.userToken` (an admin, or a key of `tenant`): a token that lets an app's client act for
 /// one user directly.
-public struct UserTokenParams: Sendable, Hashable, Codable {
+public struct UserTokenParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [.tenant, .userId, .bounded(ParamBounds.tokenLifetime)]
+
     public var tenant: String
     public var userId: String
     /// 60 to 86400; the server's default is 3600.
@@ -86,6 +93,32 @@ public struct UserToken: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public var description: String { "UserToken(token: <redacted>, expiresAt: \(expiresAt))" }
+}
+
+/// `auth.revokeToken` (an admin, or a key of `tenant`): one token, or every token of one user.
+public struct RevokeTokenParams: MethodParams, Hashable, CustomStringConvertible {
+    public static let members: [ParamMember] = [
+        .tenant, ParamMember("token", required: false, schema: Schema.string(description: "The token to revoke (give token or userId).")),
+        ParamMember.userId.optional,
+    ]
+
+    public var tenant: String
+    public var token: String?
+    public var userId: String?
+
+    public init(tenant: String, token: String) {
+        self.tenant = tenant
+        self.token = token
+    }
+
+    public init(tenant: String, userId: String) {
+        self.tenant = tenant
+        self.userId = userId
+    }
+
+    public var description: String {
+        token != nil ? "RevokeTokenParams(tenant: \(tenant), token: <redacted>)" : "RevokeTokenParams(tenant: \(tenant), userId: \(userId ?? ""))"
+    }
 }
 
 /// The answer to `auth.revokeToken`: how many live tokens were revoked.

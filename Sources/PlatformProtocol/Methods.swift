@@ -47,80 +47,30 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// Parameters in the order a positional client would list them, with their schemas.
-    var params: [(name: String, required: Bool, schema: JSONValue)] {
-        let tenant = ("tenant", true, Schema.ref("TenantId"))
-        let userId = ("userId", true, Schema.ref("UserId"))
-        let sessionId = ("sessionId", true, Schema.string)
-        let revision = ("revision", true, Schema.integer(minimum: 0))
-        let flow = ("flow", false, Schema.string(description: "Default \"onboarding\"."))
+    /// The params type a client sends and the server decodes; `rpc.discover` lists its members.
+    public var paramsType: any MethodParams.Type {
         switch self {
-        case .platformInfo, .discover: return []
-        case .login:
-            return [
-                ("key", false, Schema.string(description: "A key's secret (give key or token).")),
-                ("token", false, Schema.string(description: "A user token from auth.userToken.")),
-            ]
-        case .userToken:
-            return [tenant, userId, (ParamBounds.tokenLifetime.name, false, ParamBounds.tokenLifetime.schema)]
-        case .revokeToken:
-            return [
-                tenant, ("token", false, Schema.string(description: "The token to revoke (give token or userId).")),
-                ("userId", false, Schema.ref("UserId")),
-            ]
-        case .start:
-            return [
-                tenant, userId, flow, ("user", false, Schema.ref("UserDetails")),
-                (
-                    "locale", false,
-                    Schema.string(
-                        description: "BCP 47 (es, es-MX): the language of the session's texts, kept with it; the nearest served one is used.",
-                        maxLength: ParamBounds.locale.maxLength, minLength: ParamBounds.locale.minLength)
-                ),
-            ]
-        case .get:
-            return [
-                tenant, ("sessionId", false, Schema.string(description: "Give sessionId, or userId (and flow).")),
-                ("userId", false, Schema.ref("UserId")), flow,
-            ]
-        case .submit:
-            return [
-                tenant, sessionId, ("stepId", true, Schema.string), revision,
-                ("action", false, Schema.enumeration(SubmitAction.allCases.map(\.rawValue), description: "Default \"continue\".")),
-                ("values", false, Schema.object(description: "Field id to value.")),
-            ]
-        case .back: return [tenant, sessionId, revision]
-        case .goto: return [tenant, sessionId, ("stepId", true, Schema.string), revision]
-        case .search:
-            return [
-                tenant, sessionId, ("field", true, Schema.string),
-                (ParamBounds.searchQuery.name, true, ParamBounds.searchQuery.schema),
-                (ParamBounds.searchLimit.name, false, ParamBounds.searchLimit.schema),
-            ]
-        case .describe: return [tenant, flow]
-        case .profileGet: return [tenant, userId]
-        case .profileUpdate:
-            return [tenant, userId, ("values", true, Schema.object(description: "Editable field id to value; null clears an optional field."))]
-        case .gateCheck:
-            return [
-                tenant, userId, ("action", true, Schema.string),
-                (
-                    "locale", false,
-                    Schema.string(
-                        description: "BCP 47: the language of the copy; default: the locale of the user's onboarding session.",
-                        maxLength: ParamBounds.locale.maxLength, minLength: ParamBounds.locale.minLength)
-                ),
-            ]
-        case .funnel:
-            return [tenant, flow, ("since", false, Schema.timestamp), ("until", false, Schema.timestamp), ("version", false, Schema.string)]
-        case .userExport, .userErase: return [tenant, userId]
-        case .eventsList:
-            return [
-                tenant, ("after", false, Schema.ref("EventCursor")),
-                (ParamBounds.eventsLimit.name, false, ParamBounds.eventsLimit.schema),
-            ]
+        case .platformInfo, .discover: NoParams.self
+        case .login: LoginParams.self
+        case .userToken: UserTokenParams.self
+        case .revokeToken: RevokeTokenParams.self
+        case .start: StartParams.self
+        case .get: GetParams.self
+        case .submit: SubmitParams.self
+        case .back: BackParams.self
+        case .goto: GotoParams.self
+        case .search: SearchParams.self
+        case .describe: DescribeParams.self
+        case .profileGet, .userExport, .userErase: ProfileParams.self
+        case .profileUpdate: ProfileUpdateParams.self
+        case .gateCheck: GateCheckParams.self
+        case .funnel: FunnelParams.self
+        case .eventsList: EventsListParams.self
         }
     }
+
+    /// Parameters in the order a positional client would list them, with their schemas.
+    var params: [ParamMember] { paramsType.members }
 
     /// The result's schema name under `components.schemas`.
     var resultSchema: String {

@@ -1,6 +1,11 @@
 /// The params of each method, as a client sends them. Optional members are left out when nil.
 
-public struct StartParams: Sendable, Hashable, Codable {
+public struct StartParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [
+        .tenant, .userId, .flow, ParamMember("user", required: false, schema: Schema.ref("UserDetails")),
+        .locale("BCP 47 (es, es-MX): the language of the session's texts, kept with it; the nearest served one is used."),
+    ]
+
     public var tenant: String
     public var userId: String
     public var flow: String?
@@ -18,7 +23,12 @@ public struct StartParams: Sendable, Hashable, Codable {
 }
 
 /// `flow.get` by session id, or by user and flow.
-public struct GetParams: Sendable, Hashable, Codable {
+public struct GetParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [
+        .tenant, ParamMember("sessionId", required: false, schema: Schema.string(description: "Give sessionId, or userId (and flow).")),
+        ParamMember.userId.optional, .flow,
+    ]
+
     public var tenant: String
     public var sessionId: String?
     public var userId: String?
@@ -31,6 +41,13 @@ public struct GetParams: Sendable, Hashable, Codable {
 
     public init(tenant: String, userId: String, flow: String? = nil) {
         self.tenant = tenant
+        self.userId = userId
+        self.flow = flow
+    }
+
+    public init(tenant: String, sessionId: String?, userId: String?, flow: String?) {
+        self.tenant = tenant
+        self.sessionId = sessionId
         self.userId = userId
         self.flow = flow
     }
@@ -48,25 +65,39 @@ public enum SubmitAction: String, Sendable, Hashable, Codable, CaseIterable {
     case later
 }
 
-public struct SubmitParams: Sendable, Hashable, Codable {
+public struct SubmitParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [
+        .tenant, .sessionId, .stepId, .revision,
+        ParamMember("action", required: false, schema: Schema.enumeration(SubmitAction.allCases.map(\.rawValue), description: "Default \"continue\".")),
+        ParamMember("values", required: false, schema: Schema.object(description: "Field id to value.")),
+    ]
+
     public var tenant: String
     public var sessionId: String
     public var stepId: String
     public var revision: Int
-    public var action: SubmitAction?
+    /// A ``SubmitAction``'s name, kept as text: a name the step does not offer (`back`, say) is
+    /// the server's -32005 with the session, not a malformed request.
+    public var action: String?
     public var values: [String: JSONValue]?
 
     public init(tenant: String, sessionId: String, stepId: String, revision: Int, action: SubmitAction? = nil, values: [String: JSONValue]? = nil) {
+        self.init(tenant: tenant, sessionId: sessionId, stepId: stepId, revision: revision, actionName: action?.rawValue, values: values)
+    }
+
+    public init(tenant: String, sessionId: String, stepId: String, revision: Int, actionName: String?, values: [String: JSONValue]?) {
         self.tenant = tenant
         self.sessionId = sessionId
         self.stepId = stepId
         self.revision = revision
-        self.action = action
+        self.action = actionName
         self.values = values
     }
 }
 
-public struct BackParams: Sendable, Hashable, Codable {
+public struct BackParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [.tenant, .sessionId, .revision]
+
     public var tenant: String
     public var sessionId: String
     public var revision: Int
@@ -78,7 +109,9 @@ public struct BackParams: Sendable, Hashable, Codable {
     }
 }
 
-public struct GotoParams: Sendable, Hashable, Codable {
+public struct GotoParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [.tenant, .sessionId, .stepId, .revision]
+
     public var tenant: String
     public var sessionId: String
     public var stepId: String
@@ -92,7 +125,12 @@ public struct GotoParams: Sendable, Hashable, Codable {
     }
 }
 
-public struct SearchParams: Sendable, Hashable, Codable {
+public struct SearchParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [
+        .tenant, .sessionId, ParamMember("field", required: true, schema: Schema.string),
+        .bounded(ParamBounds.searchQuery, required: true), .bounded(ParamBounds.searchLimit),
+    ]
+
     public var tenant: String
     public var sessionId: String
     public var field: String
@@ -109,7 +147,9 @@ public struct SearchParams: Sendable, Hashable, Codable {
     }
 }
 
-public struct DescribeParams: Sendable, Hashable, Codable {
+public struct DescribeParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [.tenant, .flow]
+
     public var tenant: String
     public var flow: String?
 
@@ -119,8 +159,10 @@ public struct DescribeParams: Sendable, Hashable, Codable {
     }
 }
 
-/// `profile.get`.
-public struct ProfileParams: Sendable, Hashable, Codable {
+/// `profile.get`, `user.export` and `user.erase`: one user of a tenant.
+public struct ProfileParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [.tenant, .userId]
+
     public var tenant: String
     public var userId: String
 
@@ -130,7 +172,12 @@ public struct ProfileParams: Sendable, Hashable, Codable {
     }
 }
 
-public struct ProfileUpdateParams: Sendable, Hashable, Codable {
+public struct ProfileUpdateParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [
+        .tenant, .userId,
+        ParamMember("values", required: true, schema: Schema.object(description: "Editable field id to value; null clears an optional field.")),
+    ]
+
     public var tenant: String
     public var userId: String
     /// Editable fields; `null` clears an optional one.
@@ -143,19 +190,32 @@ public struct ProfileUpdateParams: Sendable, Hashable, Codable {
     }
 }
 
-public struct GateCheckParams: Sendable, Hashable, Codable {
+public struct GateCheckParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [
+        .tenant, .userId, ParamMember("action", required: true, schema: Schema.string),
+        .locale("BCP 47: the language of the copy; default: the locale of the user's onboarding session."),
+    ]
+
     public var tenant: String
     public var userId: String
     public var action: String
+    /// BCP 47: the language of the copy; nil: the locale of the user's onboarding session.
+    public var locale: String?
 
-    public init(tenant: String, userId: String, action: String) {
+    public init(tenant: String, userId: String, action: String, locale: String? = nil) {
         self.tenant = tenant
         self.userId = userId
         self.action = action
+        self.locale = locale
     }
 }
 
-public struct FunnelParams: Sendable, Hashable, Codable {
+public struct FunnelParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [
+        .tenant, .flow, ParamMember("since", required: false, schema: Schema.timestamp),
+        ParamMember("until", required: false, schema: Schema.timestamp), ParamMember("version", required: false, schema: Schema.string),
+    ]
+
     public var tenant: String
     public var flow: String?
     /// ISO 8601; the cohort is the sessions started in [since, until).
@@ -174,12 +234,18 @@ public struct FunnelParams: Sendable, Hashable, Codable {
 }
 
 /// For methods without params (`platform.info`, `rpc.discover`).
-public struct NoParams: Sendable, Hashable, Codable {
+public struct NoParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = []
+
     public init() {}
 }
 
 /// `events.list`: the tenant's completion events after a cursor.
-public struct EventsListParams: Sendable, Hashable, Codable {
+public struct EventsListParams: MethodParams, Hashable {
+    public static let members: [ParamMember] = [
+        .tenant, ParamMember("after", required: false, schema: Schema.ref("EventCursor")), .bounded(ParamBounds.eventsLimit),
+    ]
+
     public var tenant: String
     /// An `EventsPage.next`; absent: from the first event.
     public var after: String?

@@ -139,6 +139,13 @@ struct ClientTests {
             #expect(funnel.errorCode == .unauthorized)
             #expect(!"\(LoginParams.key(secret))".contains(secret))
             #expect(!"\(token)".contains(token.token))
+            #expect(!"\(RevokeTokenParams(tenant: tenant, token: token.token))".contains(token.token))
+
+            // Revoked, the token's connection is refused from its next request.
+            #expect(try await client.revokeToken(tenant: tenant, token: token.token) == 1)
+            let revoked = try await #require(throws: PlatformClientError.self) { try await app.get(tenant: tenant, userId: "u2") }
+            #expect(revoked.errorCode == .unauthorized)
+            #expect(try await client.revokeTokens(tenant: tenant, userId: "u2") == 0)
             try await app.close()
             try await client.close()
         }

@@ -61,6 +61,9 @@ struct ClientWalkTests {
             #expect(gated.gate == "tier2")
             #expect(Set(gated.requirements.map(\.id)) == ["photo", "skillLevel"])
             #expect(gated.requirements.allSatisfy { !$0.satisfied })
+            let inSpanish = try await client.checkGate(tenant: "teepals", userId: "walker", action: "join_round", locale: "es")
+            #expect(inSpanish.title == "Completa tu perfil")
+            #expect(gated.title != inSpanish.title)
             let updated = try await client.updateProfile(
                 tenant: "teepals", userId: "walker",
                 values: ["photoUrl": "https://img.example/sam.jpg", "skillLevel": "advanced"])

@@ -136,11 +136,11 @@ public struct AccessControl: Sendable {
 
     // MARK: - auth methods
 
-    func login(_ params: RPCParams) async throws(RPCError) -> LoginResult {
+    func login(_ params: LoginParams, connection: ConnectionState?) async throws(RPCError) -> LoginResult {
         guard let credentials else { throw RPCError.unauthorized("this server has no key store") }
-        guard let connection = params.connection else { throw RPCError.unauthorized("no connection to log in") }
-        let key = try params.optionalString("key")
-        let token = try params.optionalString("token")
+        guard let connection else { throw RPCError.unauthorized("no connection to log in") }
+        let key = params.key
+        let token = params.token
         let login: ConnectionState.Login
         do {
             if let key, token == nil {
@@ -206,15 +206,15 @@ public struct AccessControl: Sendable {
         return login
     }
 
-    func userToken(_ params: RPCParams) async throws(RPCError) -> UserToken {
+    func userToken(_ params: UserTokenParams, connection: ConnectionState?) async throws(RPCError) -> UserToken {
         guard let credentials else { throw RPCError.unauthorized("this server has no key store") }
-        let tenant = try params.tenant()
-        let userId = try params.userId()
-        let ttl = try params.integer(ParamBounds.tokenLifetime)
+        let tenant = params.tenant
+        let userId = params.userId
+        let ttl = params.ttlSeconds ?? ParamBounds.tokenLifetime.defaultValue
         guard platform.tenants[tenant] != nil else { throw RPCError(platform.unknownTenant(tenant)) }
         do {
             // The token dies with the key whose login minted it.
-            let keyID = params.connection?.login?.keyID
+            let keyID = connection?.login?.keyID
             let minted = try await credentials.mintToken(tenant: tenant, userId: userId, ttl: TimeInterval(ttl), keyID: keyID)
             logger.info("user token minted", metadata: ["tenant": "\(tenant)", "user": "\(userId)", "ttlSeconds": "\(ttl)"])
             return UserToken(token: minted.token, expiresAt: Timestamp.string(minted.expiresAt))
@@ -226,14 +226,11 @@ public struct AccessControl: Sendable {
 
 extension AccessControl {
     /// `auth.revokeToken`: one token of the tenant, or every token of one of its users.
-    func revokeToken(_ params: RPCParams) async throws(RPCError) -> RevokedTokens {
+    func revokeToken(_ params: RevokeTokenParams) async throws(RPCError) -> RevokedTokens {
         guard let credentials else { throw RPCError.unauthorized("this server has no key store") }
-        let tenant = try params.tenant()
-        let token = try params.optionalString("token")
-        let userId = token == nil ? try params.userId() : nil
-        if token != nil, params.present("userId") != nil {
-            throw RPCError.invalidParams("userId", "give either token or userId")
-        }
+        let tenant = params.tenant
+        let token = params.token
+        let userId = params.userId
         guard platform.tenants[tenant] != nil else { throw RPCError(platform.unknownTenant(tenant)) }
         do {
             let revoked = try await credentials.revokeTokens(tenant: tenant, token: token, userId: userId)

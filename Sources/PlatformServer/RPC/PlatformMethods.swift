@@ -16,111 +16,49 @@ extension Platform {
     }
 
     var answers: [String: Answer] {
-        let table: [PlatformMethod: Answer] = [
-            .platformInfo: answer { _ in self.info() },
-            .discover: answer { _ in Self.discovery },
-            .start: answer { params in
-                let user = try params.optionalObject("user").map { details throws(RPCError) -> UserDetails in
-                    for key in UserDetails.members {
-                        if let value = details[key], !value.isNull {
-                            guard let text = value.stringValue else {
-                                throw RPCError.invalidParams("user.\(key)", "user.\(key) must be a string")
-                            }
-                            guard text.count <= ParamBounds.userDetail.maxLength else {
-                                throw RPCError.invalidParams("user.\(key)", "user.\(key) must be at most \(ParamBounds.userDetail.maxLength) characters")
-                            }
-                        }
-                    }
-                    return UserDetails(
-                        firstName: details["firstName"]?.stringValue, lastName: details["lastName"]?.stringValue,
-                        email: details["email"]?.stringValue, displayName: details["displayName"]?.stringValue)
-                }
-                let userId = try params.userId()
-                return try await self.start(
-                    tenant: params.tenant(), userId: userId,
-                    flow: params.optionalString("flow") ?? "onboarding", user: user, locale: params.locale())
+        let table: [(PlatformMethod, Answer)] = [
+            answer(.platformInfo) { (_: NoParams) in self.info() },
+            answer(.discover) { (_: NoParams) in Self.discovery },
+            answer(.start) { (p: StartParams) in
+                try await self.start(tenant: p.tenant, userId: p.userId, flow: p.flow ?? "onboarding", user: p.user, locale: p.locale)
             },
-            .get: answer { params in
-                let tenant = try params.tenant()
-                if let sessionId = try params.optionalID("sessionId") {
-                    return try await self.get(tenant: tenant, key: .id(sessionId))
-                }
-                guard try params.optionalString("userId") != nil else {
-                    throw RPCError.invalidParams("sessionId", "give sessionId, or userId and flow")
-                }
-                let userId = try params.userId()
-                return try await self.get(
-                    tenant: tenant, key: .user(userId: userId, flow: params.optionalString("flow") ?? "onboarding"))
+            answer(.get) { (p: GetParams) in
+                if let sessionId = p.sessionId { return try await self.get(tenant: p.tenant, key: .id(sessionId)) }
+                return try await self.get(tenant: p.tenant, key: .user(userId: p.userId ?? "", flow: p.flow ?? "onboarding"))
             },
-            .submit: answer { params in
+            answer(.submit) { (p: SubmitParams) in
                 let command = FlowEngine.Submit(
-                    stepId: try params.string("stepId"), revision: try params.int("revision"),
-                    action: try params.optionalString("action") ?? "continue",
-                    values: try params.optionalObject("values") ?? [:])
-                return try await self.submit(
-                    tenant: params.tenant(), sessionId: params.sessionId(), command: command)
+                    stepId: p.stepId, revision: p.revision, action: p.action ?? SubmitAction.continue.rawValue, values: p.values ?? [:])
+                return try await self.submit(tenant: p.tenant, sessionId: p.sessionId, command: command)
             },
-            .back: answer { params in
-                try await self.back(
-                    tenant: params.tenant(), sessionId: params.sessionId(),
-                    revision: params.int("revision"))
+            answer(.back) { (p: BackParams) in try await self.back(tenant: p.tenant, sessionId: p.sessionId, revision: p.revision) },
+            answer(.goto) { (p: GotoParams) in
+                try await self.goto(tenant: p.tenant, sessionId: p.sessionId, stepId: p.stepId, revision: p.revision)
             },
-            .goto: answer { params in
-                try await self.goto(
-                    tenant: params.tenant(), sessionId: params.sessionId(),
-                    stepId: params.string("stepId"), revision: params.int("revision"))
+            answer(.search) { (p: SearchParams) in
+                try await self.search(
+                    tenant: p.tenant, sessionId: p.sessionId, field: p.field, query: p.query,
+                    limit: p.limit ?? ParamBounds.searchLimit.defaultValue)
             },
-            .search: answer { params in
-                let limit = try params.integer(ParamBounds.searchLimit)
-                return try await self.search(
-                    tenant: params.tenant(), sessionId: params.sessionId(),
-                    field: params.string("field"), query: params.string(ParamBounds.searchQuery), limit: limit)
+            answer(.describe) { (p: DescribeParams) in try self.describe(tenant: p.tenant, flow: p.flow ?? "onboarding") },
+            answer(.profileGet) { (p: ProfileParams) in try await self.profile(tenant: p.tenant, userId: p.userId) },
+            answer(.profileUpdate) { (p: ProfileUpdateParams) in
+                try await self.updateProfile(tenant: p.tenant, userId: p.userId, values: p.values)
             },
-            .describe: answer { params in
-                try self.describe(tenant: params.tenant(), flow: params.optionalString("flow") ?? "onboarding")
+            answer(.funnel) { (p: FunnelParams) in
+                try await self.funnel(
+                    tenant: p.tenant, flow: p.flow ?? "onboarding", since: p.sinceDate, until: p.untilDate, version: p.version)
             },
-            .profileGet: answer { params in
-                try await self.profile(tenant: params.tenant(), userId: params.userId())
+            answer(.gateCheck) { (p: GateCheckParams) in
+                try await self.checkGate(tenant: p.tenant, userId: p.userId, action: p.action, locale: p.locale)
             },
-            .profileUpdate: answer { params in
-                guard let values = try params.optionalObject("values") else {
-                    throw RPCError.invalidParams("values", "values is required")
-                }
-                return try await self.updateProfile(
-                    tenant: params.tenant(), userId: params.userId(), values: values)
-            },
-            .funnel: answer { params in
-                func date(_ name: String) throws -> Date? {
-                    guard let text = try params.optionalString(name) else { return nil }
-                    guard let date = Timestamp.date(text) else {
-                        throw RPCError.invalidParams(name, "\(name) must be an ISO 8601 timestamp such as 2026-11-21T00:00:00Z")
-                    }
-                    return date
-                }
-                return try await self.funnel(
-                    tenant: params.tenant(), flow: params.optionalString("flow") ?? "onboarding",
-                    since: date("since"), until: date("until"), version: params.optionalString("version"))
-            },
-            .gateCheck: answer { params in
-                try await self.checkGate(
-                    tenant: params.tenant(), userId: params.userId(), action: params.string("action"), locale: params.locale())
-            },
-            .userExport: answer { params in try await self.exportUser(tenant: params.tenant(), userId: params.userId()) },
-            .userErase: answer { params in try await self.eraseUser(tenant: params.tenant(), userId: params.userId()) },
-            .eventsList: answer { params in
-                let tenant = try params.tenant()
-                var after: Int64 = 0
-                if let cursor = try params.optionalString("after") {
-                    guard let position = EventCursor.sequence(cursor) else {
-                        throw RPCError.invalidParams("after", "after must be a cursor from an events.list reply's next")
-                    }
-                    after = position
-                }
-                let limit = try params.integer(ParamBounds.eventsLimit)
-                return try await self.events(tenant: tenant, after: after, limit: limit)
+            answer(.userExport) { (p: ProfileParams) in try await self.exportUser(tenant: p.tenant, userId: p.userId) },
+            answer(.userErase) { (p: ProfileParams) in try await self.eraseUser(tenant: p.tenant, userId: p.userId) },
+            answer(.eventsList) { (p: EventsListParams) in
+                try await self.events(tenant: p.tenant, after: p.position, limit: p.limit ?? ParamBounds.eventsLimit.defaultValue)
             },
         ]
-        return Dictionary(uniqueKeysWithValues: table.map { ($0.key.rawValue, $0.value) })
+        return Dictionary(uniqueKeysWithValues: table.map { ($0.0.rawValue, $0.1) })
     }
 
     /// Built once: the document only depends on this build.
@@ -136,19 +74,37 @@ extension Platform {
         var entry: RPCServer.Entry { RPCServer.Entry(rendering: rendering, typed: typed) }
     }
 
-    /// A method whose platform call answers with a wire type or throws the domain's error.
-    func answer<Result: Encodable & Sendable>(_ call: @escaping @Sendable (RPCParams) async throws -> Result) -> Answer {
+    /// `method`, read as its params type `P` (the one the client sends and `rpc.discover`
+    /// describes), answering with a wire type or throwing the domain's error.
+    func answer<P: RequestParams, Result: Encodable & Sendable>(
+        _ method: PlatformMethod, _ call: @escaping @Sendable (P) async throws -> Result
+    ) -> (PlatformMethod, Answer) {
+        answer(method, withConnection: { (params: P, _) in try await call(params) })
+    }
+
+    /// A method that also needs the connection the request came on (the auth methods).
+    func answer<P: RequestParams, Result: Encodable & Sendable>(
+        _ method: PlatformMethod, withConnection call: @escaping @Sendable (P, ConnectionState?) async throws -> Result
+    ) -> (PlatformMethod, Answer) {
+        precondition(ObjectIdentifier(P.self) == ObjectIdentifier(method.paramsType), "\(method.rawValue) reads \(P.self), not \(method.paramsType)")
+        // The typed path throws the domain's refusal as it is (in-process callers keep it).
+        let typed: @Sendable (RPCParams) async throws -> Result = { params in
+            try await call(try P(reading: params), params.connection)
+        }
         let result: @Sendable (RPCParams) async throws -> Result = { params in
             do {
-                return try await call(params)
+                return try await typed(params)
             } catch let error as FlowError {
                 throw RPCError(error)
             }
         }
-        return Answer(
-            value: { params in try Self.value(of: try await result(params)) },
-            rendering: { params in try Self.text(of: try await result(params)) },
-            typed: { params in try await call(params) })
+        return (
+            method,
+            Answer(
+                value: { params in try Self.value(of: try await result(params)) },
+                rendering: { params in try Self.text(of: try await result(params)) },
+                typed: { params in try await typed(params) })
+        )
     }
 
     static func value<Result: Encodable>(of result: Result) throws(RPCError) -> JSONValue {
@@ -170,9 +126,13 @@ extension Platform {
     public func rpcServer(credentials: Credentials?) -> RPCServer {
         let access = AccessControl(platform: self, credentials: credentials, logger: logger)
         var table = entries
-        table[PlatformMethod.login.rawValue] = answer { params in try await access.login(params) }.entry
-        table[PlatformMethod.userToken.rawValue] = answer { params in try await access.userToken(params) }.entry
-        table[PlatformMethod.revokeToken.rawValue] = answer { params in try await access.revokeToken(params) }.entry
+        for (method, answer) in [
+            answer(.login, withConnection: { (p: LoginParams, connection) in try await access.login(p, connection: connection) }),
+            answer(.userToken, withConnection: { (p: UserTokenParams, connection) in try await access.userToken(p, connection: connection) }),
+            answer(.revokeToken) { (p: RevokeTokenParams) in try await access.revokeToken(p) },
+        ] {
+            table[method.rawValue] = answer.entry
+        }
         return RPCServer(entries: table, access: access, logger: logger)
     }
 
