@@ -215,6 +215,16 @@ let package = Package(
             ),
             // The server module in process: parameter reads and their bounds.
             .testTarget(name: "PlatformServerTests", dependencies: ["PlatformServer", "PlatformProtocol"]),
+            // The HTTP router in process (HummingbirdTesting): routes and pages without a socket.
+            .testTarget(
+                name: "PlatformTransportsTests",
+                dependencies: [
+                    "PlatformTransports", "PlatformServer", "PlatformCore", "PlatformProtocol", "PlatformStorage", "SQLiteStore",
+                    .product(name: "HummingbirdTesting", package: "hummingbird"),
+                    .product(name: "Prometheus", package: "swift-prometheus"),
+                    .product(name: "Logging", package: "swift-log"),
+                ]
+            ),
             .testTarget(
                 name: "PlatformCoreTests",
                 dependencies: [

@@ -8,11 +8,11 @@ import PlatformStorage
 /// A request's context with its connection, so a route that accepts a bearer can mark the
 /// connection logged in (`HTTPConnectionTable`): connections that never log in are the first to
 /// make room for new ones.
-struct PlatformRequestContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
+package struct PlatformRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     let channel: any Channel
 
-    init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
     }

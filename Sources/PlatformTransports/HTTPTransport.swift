@@ -72,7 +72,9 @@ package struct HTTPTransport: Service {
         ("/rpc", [.post, .get]), ("/mcp", [.post, .delete]), ("/health/live", [.get]), ("/health/ready", [.get]), ("/metrics", [.get]),
     ]
 
-    package func run() async throws {
+    /// Every HTTP route but the WebSocket upgrade: the router `run()` serves, and the one the
+    /// in-process tests drive (HummingbirdTesting) without a socket.
+    package func router() -> Router<PlatformRequestContext> {
         let router = Router(context: PlatformRequestContext.self)
         // The HTTP request's span (the caller's `traceparent` its parent) when a tracer is set up;
         // without one, the middleware would only cost each request the attributes it builds.
@@ -101,7 +103,11 @@ package struct HTTPTransport: Service {
             }
         }
         router.get("/rpc") { _, _ in Self.upgradeRequired() }
+        return router
+    }
 
+    package func run() async throws {
+        let router = router()
         let sockets = Router(context: PlatformWebSocketRequestContext.self)
         sockets.ws("/rpc") { request, context in
             // Checked before the upgrade, so a wrong bearer is a 401, not a socket that closes.
