@@ -17,7 +17,7 @@ struct ClientTests {
             let hosted = try await Hosted.tenants()
             #expect(info.tenants.map(\.tenant) == hosted)
             #expect(!info.tenants.isEmpty)
-            #expect(info.tenants.allSatisfy { $0.flows == ["onboarding"] })
+            #expect(info.tenants.allSatisfy { $0.flows.first == "onboarding" })
 
             let document = try await client.discover()
             #expect(document.openrpc.hasPrefix("1."))

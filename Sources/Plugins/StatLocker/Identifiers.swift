@@ -1,3 +1,17 @@
+/// Which of StatLocker's two onboardings a step is drawn for: the revamp (seed 001, flow
+/// `onboarding`) or seed 000 as written (flow `classic`). Same steps' fields and records; the
+/// classic one has seed 000's copy and grad years.
+enum Edition: Sendable {
+    case revamp
+    case classic
+}
+
+/// The contract's flow ids for StatLocker.
+enum FlowID {
+    static let onboarding = "onboarding"
+    static let classic = "classic"
+}
+
 /// The contract's step ids for StatLocker, in flow order. Clients rely on them: never rename.
 enum StepID {
     static let sport = "sport"

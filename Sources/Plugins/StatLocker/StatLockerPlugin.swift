@@ -42,8 +42,26 @@ public struct StatLockerPlugin: OnboardingPlugin {
         return [
             Flow(
                 steps: steps, resumePolicy: .savedStep,
-                completion: StatLockerCompletion(rules: rules))
+                completion: StatLockerCompletion(rules: rules)),
+            classicFlow,
         ]
+    }
+
+    /// Seed 000 as written, beside the revamp so the two can be measured against each other: its
+    /// 8 steps, copy and grad years, with the revamp's field ids, rules, records and message.
+    var classicFlow: Flow {
+        let questions: [any FlowStep] = [
+            SportStep(edition: .classic),
+            TeamGenderStep(edition: .classic),
+            ProfileDetailsStep(edition: .classic),
+            PositionStep(edition: .classic),
+            TeamInfoStep(edition: .classic),
+            SeasonGoalsStep(rules: rules, edition: .classic),
+            ToneQuizStep(edition: .classic),
+        ]
+        return Flow(
+            id: FlowID.classic, steps: questions + [LockerReviewStep(earlierSteps: questions, rules: rules, edition: .classic)],
+            resumePolicy: .savedStep, completion: StatLockerCompletion(rules: rules))
     }
 
     /// Spanish for every text (Localization/Localizable.xcstrings), read once.

@@ -12,12 +12,14 @@ struct LockerReviewStep: FlowStep {
     /// The steps before the review, whose saved answers the submit checks again.
     let earlierSteps: [any FlowStep]
     let rules: SeasonGoalRules
+    var edition = Edition.revamp
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
-            title: "Review your profile, \(context.displayName)",
+        let classic = edition == .classic
+        return StepCopy(
+            title: classic ? "You're all set!" : "Review your profile, \(context.displayName)",
             subtitle: "Review your info before entering your Locker.",
-            helper: "Make sure everything looks right before we finish.",
+            helper: classic ? nil : "Make sure everything looks right before we finish.",
             content: ["sections": .array(sections(Answers(context)))],
             actions: [.continue("Enter Your Locker"), StepAction("edit", "Edit")])
     }

@@ -5,6 +5,7 @@ import PlatformCore
 struct PositionStep: FlowStep {
     let id = StepID.position
     let kind = StepKind.question
+    var edition = Edition.revamp
 
     static func field(for positions: [Position]) -> FieldSpec {
         FieldSpec(
@@ -22,7 +23,10 @@ struct PositionStep: FlowStep {
     }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        if edition == .classic {
+            return StepCopy(title: "What's your primary position?", subtitle: "Your position shapes the stats we track.")
+        }
+        return StepCopy(
             title: "What position do you play, \(context.displayName)?",
             subtitle: "Your position shapes the stats we track.",
             helper: "This determines which stats we'll track for you.")

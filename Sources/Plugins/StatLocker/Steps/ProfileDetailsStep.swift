@@ -4,17 +4,22 @@ import PlatformCore
 struct ProfileDetailsStep: FlowStep {
     let id = StepID.profileDetails
     let kind = StepKind.question
+    var edition = Edition.revamp
 
+    /// The revamp's years; seed 000's picker offers 2025 to 2028.
     static let gradYears = 2024...2030
+    static let classicGradYears = 2025...2028
 
-    static var gradYearField: FieldSpec {
+    static var gradYearField: FieldSpec { gradYearField(years: gradYears) }
+
+    static func gradYearField(years gradYears: ClosedRange<Int>) -> FieldSpec {
         FieldSpec(
             id: FieldID.gradYear, type: .integer, label: "Grad year", placeholder: "2027",
             min: Double(gradYears.lowerBound), max: Double(gradYears.upperBound),
             messages: [
                 .required: "Add your grad year.",
                 .invalidType: "Grad year must be a year, like 2027.",
-                .outOfRange: "Grad year must be between 2024 and 2030.",
+                .outOfRange: "Grad year must be between \(gradYears.lowerBound) and \(gradYears.upperBound).",
             ])
     }
 
@@ -28,10 +33,17 @@ struct ProfileDetailsStep: FlowStep {
             ])
     }
 
-    func fields(in context: StepContext) -> [FieldSpec] { [Self.gradYearField, Self.levelField] }
+    func fields(in context: StepContext) -> [FieldSpec] {
+        [Self.gradYearField(years: edition == .classic ? Self.classicGradYears : Self.gradYears), Self.levelField]
+    }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        if edition == .classic {
+            return StepCopy(
+                title: "Tell us about yourself", subtitle: "We use this to build your recruiting timeline.",
+                helper: "Your level helps us suggest realistic season goals.")
+        }
+        return StepCopy(
             title: "Tell us about yourself, \(context.displayName)",
             subtitle: "We use this to build your recruiting timeline.",
             helper: "We use this to calculate your goals and recommendations.")

@@ -6,6 +6,7 @@ struct SeasonGoalsStep: FlowStep {
     let id = StepID.seasonGoals
     let kind = StepKind.question
     let rules: SeasonGoalRules
+    var edition = Edition.revamp
 
     func fields(in context: StepContext) -> [FieldSpec] {
         [rules.field(offering: Answers(context).offeredGoals(in: rules.library))]
@@ -14,7 +15,7 @@ struct SeasonGoalsStep: FlowStep {
     /// The seed's subtitle and 001's helper are the same line, so the helper is 000's.
     func copy(in context: StepContext) -> StepCopy {
         StepCopy(
-            title: "Pick your top 3 season goals, \(context.displayName)",
+            title: edition == .classic ? "Pick your top 3 season goals" : "Pick your top 3 season goals, \(context.displayName)",
             subtitle: "These keep you locked in all season.",
             helper: "You can change these anytime in Settings.")
     }

@@ -4,6 +4,7 @@ import PlatformCore
 struct SportStep: FlowStep {
     let id = StepID.sport
     let kind = StepKind.question
+    var edition = Edition.revamp
 
     static var field: FieldSpec {
         FieldSpec(
@@ -17,7 +18,12 @@ struct SportStep: FlowStep {
     func fields(in context: StepContext) -> [FieldSpec] { [Self.field] }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        if edition == .classic {
+            return StepCopy(
+                title: "Let's build your Locker", subtitle: "Choose your sport to get started.",
+                helper: "We're launching with lacrosse — more sports coming soon!")
+        }
+        return StepCopy(
             title: "Hey \(context.displayName) 👋 What sport do you play?",
             subtitle: "Choose your sport to get started.",
             helper: "Choose the sport you'll be tracking stats for.")

@@ -4,6 +4,7 @@ import PlatformCore
 struct TeamGenderStep: FlowStep {
     let id = StepID.teamGender
     let kind = StepKind.question
+    var edition = Edition.revamp
 
     static var field: FieldSpec {
         FieldSpec(
@@ -18,7 +19,12 @@ struct TeamGenderStep: FlowStep {
     func fields(in context: StepContext) -> [FieldSpec] { [Self.field] }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        if edition == .classic {
+            return StepCopy(
+                title: "Let's build your Locker", subtitle: "Every stat tells your story — start with the basics.",
+                helper: "This helps us show the right positions and benchmarks.")
+        }
+        return StepCopy(
             title: "Got it, \(context.displayName). Which team?",
             subtitle: "Every stat tells your story — start with the basics.",
             helper: "This helps us customize your experience.")

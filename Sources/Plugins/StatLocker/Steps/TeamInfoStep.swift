@@ -4,6 +4,7 @@ import PlatformCore
 struct TeamInfoStep: FlowStep {
     let id = StepID.teamInfo
     let kind = StepKind.question
+    var edition = Edition.revamp
 
     static let clubOnly = VisibilityCondition(field: FieldID.hasClubTeam, equals: true)
 
@@ -61,7 +62,10 @@ struct TeamInfoStep: FlowStep {
     func fields(in context: StepContext) -> [FieldSpec] { Self.fields }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        if edition == .classic {
+            return StepCopy(title: "Where do you play?", subtitle: "We'll use this for your recruiting profile.")
+        }
+        return StepCopy(
             title: "Team details, \(context.displayName)",
             subtitle: "We'll use this for your recruiting profile.",
             helper: "Tell us about your high school and club teams.")

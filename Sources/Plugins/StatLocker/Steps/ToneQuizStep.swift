@@ -4,11 +4,17 @@ import PlatformCore
 struct ToneQuizStep: FlowStep {
     let id = StepID.toneQuiz
     let kind = StepKind.question
+    var edition = Edition.revamp
 
     func fields(in context: StepContext) -> [FieldSpec] { [AITones.field] }
 
     func copy(in context: StepContext) -> StepCopy {
-        StepCopy(
+        if edition == .classic {
+            return StepCopy(
+                title: "How should your AI Coach sound?", subtitle: "This shapes how we give you feedback.",
+                helper: "You can change this anytime in Settings.")
+        }
+        return StepCopy(
             title: "How do you like feedback, \(context.displayName)?",
             subtitle: "This shapes how we give you feedback.",
             helper: "This shapes how AI Coach talks to you.")
