@@ -154,6 +154,7 @@ extension SessionView: JSONWritable {
     func write(to writer: inout JSONWriter) {
         var members = writer.open()
         writer.nullableMember("completion", completion, &members)
+        writer.member("experiment", experiment, &members)
         writer.member("flow", flow, &members)
         if let flowVersion { writer.member("flowVersion", flowVersion, &members) }
         if let locale { writer.member("locale", locale, &members) }
@@ -311,6 +312,15 @@ extension CompletionScreen: JSONWritable {
         writer.member("body", body, &members)
         writer.member("summary", summary.map(JSONValue.array), &members)
         writer.member("title", title, &members)
+        writer.close(members)
+    }
+}
+
+extension ExperimentMembership: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        var members = writer.open()
+        writer.member("id", id, &members)
+        writer.member("variant", variant, &members)
         writer.close(members)
     }
 }

@@ -361,23 +361,57 @@ public struct UserExport: Sendable, Hashable, Codable {
         }
     }
 
+    /// The person's place in an experiment's phase: the variant they were given, and when.
+    public struct Assignment: Sendable, Hashable, Codable {
+        public var experiment: String
+        public var seed: String
+        public var variant: String
+        public var flow: String
+        public var assignedAt: String
+
+        public init(experiment: String, seed: String, variant: String, flow: String, assignedAt: String) {
+            self.experiment = experiment
+            self.seed = seed
+            self.variant = variant
+            self.flow = flow
+            self.assignedAt = assignedAt
+        }
+    }
+
     public var tenant: String
     public var userId: String
     public var exportedAt: String
     public var sessions: [Session]
     public var profile: Profile?
     public var events: [Event]
+    /// Every experiment assignment the person has in the tenant (protocol 4).
+    public var assignments: [Assignment]
 
-    public init(tenant: String, userId: String, exportedAt: String, sessions: [Session], profile: Profile?, events: [Event]) {
+    public init(
+        tenant: String, userId: String, exportedAt: String, sessions: [Session], profile: Profile?, events: [Event], assignments: [Assignment] = []
+    ) {
         self.tenant = tenant
         self.userId = userId
         self.exportedAt = exportedAt
         self.sessions = sessions
         self.profile = profile
         self.events = events
+        self.assignments = assignments
     }
 
-    enum CodingKeys: String, CodingKey { case tenant, userId, exportedAt, sessions, profile, events }
+    enum CodingKeys: String, CodingKey { case tenant, userId, exportedAt, sessions, profile, events, assignments }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        tenant = try container.decode(String.self, forKey: .tenant)
+        userId = try container.decode(String.self, forKey: .userId)
+        exportedAt = try container.decode(String.self, forKey: .exportedAt)
+        sessions = try container.decode([Session].self, forKey: .sessions)
+        profile = try container.decodeIfPresent(Profile.self, forKey: .profile)
+        events = try container.decode([Event].self, forKey: .events)
+        // A server before protocol 4 sends none.
+        assignments = try container.decodeIfPresent([Assignment].self, forKey: .assignments) ?? []
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -387,6 +421,7 @@ public struct UserExport: Sendable, Hashable, Codable {
         try container.encode(sessions, forKey: .sessions)
         try container.encodeNullable(profile, forKey: .profile)
         try container.encode(events, forKey: .events)
+        try container.encode(assignments, forKey: .assignments)
     }
 }
 

@@ -71,6 +71,7 @@ enum Schema {
                     "status": ref("SessionStatus"), "revision": integer(minimum: 0),
                     "progress": ref("Progress"), "step": nullable(ref("StepView")),
                     "completion": nullable(ref("Completion")), "rejection": nullable(ref("Rejection")),
+                    "experiment": ref("ExperimentMembership"),
                 ],
                 required: [
                     "sessionId", "tenant", "userId", "flow", "flowVersion", "locale", "status", "revision", "progress", "step", "completion", "rejection",
@@ -119,6 +120,9 @@ enum Schema {
                     "title": string, "body": string, "summary": array(["type": "object"]), "actions": array(ref("Action")),
                 ], required: ["title", "body"]),
             "Rejection": object(["code": string, "message": string], required: ["code", "message"]),
+            "ExperimentMembership": object(
+                ["id": string, "variant": string], required: ["id", "variant"],
+                description: "The experiment a session is in and its variant; absent when in none."),
             "Profile": object(
                 [
                     "tenant": string, "userId": string, "completedAt": timestamp,
@@ -193,9 +197,10 @@ enum Schema {
                         [
                             "records": ["type": "object", "additionalProperties": ["type": "object"]], "code": string,
                             "flowVersion": string, "step": nullable(string), "progress": ref("Progress"),
+                            "experiment": ref("ExperimentMembership"),
                         ], required: [],
                         description:
-                            "{ records, flowVersion } for session.completed; { records } for profile.updated; { code } for session.rejected; { step, progress } for session.abandoned and session.expired; {} for user.erased."
+                            "{ records, flowVersion } for session.completed; { records } for profile.updated; { code } for session.rejected; { step, progress } for session.abandoned and session.expired; {} for user.erased. session.completed and session.rejected add experiment { id, variant } when the session is in one."
                     ),
                 ], required: ["id", "type", "tenant", "userId", "occurredAt", "data"],
                 description: "A completion event, as webhooks receive it and events.list returns it."),
@@ -211,7 +216,11 @@ enum Schema {
                             ], required: ["sessionId", "flow", "flowVersion", "status", "createdAt", "updatedAt", "user", "answers"])),
                     "profile": nullable(ref("Profile")),
                     "events": array(object(["type": string, "step": string, "at": timestamp], required: ["type", "at"])),
-                ], required: ["tenant", "userId", "exportedAt", "sessions", "profile", "events"]),
+                    "assignments": array(
+                        object(
+                            ["experiment": string, "seed": string, "variant": string, "flow": string, "assignedAt": timestamp],
+                            required: ["experiment", "seed", "variant", "flow", "assignedAt"])),
+                ], required: ["tenant", "userId", "exportedAt", "sessions", "profile", "events", "assignments"]),
             "UserErasure": object(
                 [
                     "erased": object(

@@ -27,14 +27,17 @@ public struct SessionView: Sendable, Hashable, Codable {
     /// The locale its texts are in (protocol 3): the nearest the plugin ships to the one the
     /// session asked for, else the plugin's base language; nil from an older server.
     public var locale: String?
+    /// The experiment the session is in and the variant it was given (protocol 4); nil when in none.
+    public var experiment: ExperimentMembership?
 
     public init(
         sessionId: String, tenant: String, userId: String, flow: String, status: SessionStatus, revision: Int,
         progress: SessionProgress, step: StepView?, completion: CompletionView? = nil, rejection: Rejection? = nil,
-        flowVersion: String? = nil, locale: String? = nil
+        flowVersion: String? = nil, locale: String? = nil, experiment: ExperimentMembership? = nil
     ) {
         self.flowVersion = flowVersion
         self.locale = locale
+        self.experiment = experiment
         self.sessionId = sessionId
         self.tenant = tenant
         self.userId = userId
@@ -48,7 +51,7 @@ public struct SessionView: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case sessionId, tenant, userId, flow, status, revision, progress, step, completion, rejection, flowVersion, locale
+        case sessionId, tenant, userId, flow, status, revision, progress, step, completion, rejection, flowVersion, locale, experiment
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -59,6 +62,7 @@ public struct SessionView: Sendable, Hashable, Codable {
         try container.encode(flow, forKey: .flow)
         try container.encodeIfPresent(flowVersion, forKey: .flowVersion)
         try container.encodeIfPresent(locale, forKey: .locale)
+        try container.encodeIfPresent(experiment, forKey: .experiment)
         try container.encode(status, forKey: .status)
         try container.encode(revision, forKey: .revision)
         try container.encode(progress, forKey: .progress)
@@ -366,6 +370,17 @@ public struct CompletionScreen: Sendable, Hashable, Codable {
         self.body = body
         self.summary = summary
         self.actions = actions
+    }
+}
+
+/// A session's place in an experiment: which one, and the variant the person was assigned.
+public struct ExperimentMembership: Sendable, Hashable, Codable {
+    public var id: String
+    public var variant: String
+
+    public init(id: String, variant: String) {
+        self.id = id
+        self.variant = variant
     }
 }
 

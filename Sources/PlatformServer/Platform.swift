@@ -49,6 +49,8 @@ public final class Platform: Sendable {
         let webhooks: [Webhook]
         /// Its texts in every locale it serves.
         let copy: CopyBook
+        /// The tenants file's experiments, in its order.
+        var experiments: [Experiment] = []
 
         func engine(_ flow: String) throws(FlowError) -> FlowEngine {
             guard let engine = engines[flow] else { throw .notFound("flow \(flow) of tenant \(id)") }
@@ -109,7 +111,7 @@ public final class Platform: Sendable {
             tenants[entry.id] = Tenant(
                 id: entry.id, plugin: plugin, flowIDs: flows.map(\.id), engines: newest,
                 olderEngines: Dictionary(grouping: olderEngines, by: \.flow.id),
-                validator: plugin.validator, webhooks: entry.webhooks, copy: entry.copy)
+                validator: plugin.validator, webhooks: entry.webhooks, copy: entry.copy, experiments: entry.experiments)
             if pluginLoggers[plugin.logLabel] == nil {
                 pluginLoggers[plugin.logLabel] = pluginLogger(plugin.logLabel)
             }
@@ -251,19 +253,41 @@ public final class Platform: Sendable {
     func startPlaced(tenant: String, userId: String, flow: String, user: UserDetails?, locale: String?) async throws(FlowError) -> SessionView {
         let registered = try await self.tenant(tenant)
         _ = try registered.engine(flow)
+        if registered.experiments.contains(where: { $0.flow == flow }) {
+            return try await startInExperiments(registered, userId: userId, flow: flow, user: user, locale: locale)
+        }
+        return try await startOn(registered, userId: userId, flow: flow, user: user, locale: locale)
+    }
+
+    /// `flow.start` on the flow itself (the newest version for a new session), or with an
+    /// experiment's `enrolment`: a new session on the variant's flow and version, its assignment
+    /// and exposure written with it.
+    func startOn(
+        _ registered: Tenant, userId: String, flow: String, user: UserDetails?, locale: String?, enrolment: StartTarget? = nil
+    ) async throws(FlowError) -> SessionView {
+        let tenant = registered.id
         let (state, engine, now, logs) = try await storing {
             try await updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
                 let now = self.clock()
                 // A returning user resumes on the version their session runs on (moved first when
                 // that version is no longer served); a new one starts on the newest.
                 let placed = try existing.map { state throws(FlowError) in try self.place(state, in: registered, now: now) }
-                let engine = try placed?.engine ?? registered.engine(flow)
-                let transition = engine.start(
+                let fresh = placed == nil || placed?.state.status == .expired
+                let engine: FlowEngine
+                if fresh, let enrolment { engine = enrolment.engine } else { engine = try placed?.engine ?? registered.engine(flow) }
+                var transition = engine.start(
                     placed?.state, tenant: tenant, userId: userId, user: user, locale: locale, now: now, newID: self.newID)
+                var assignment: ExperimentAssignment?
+                if fresh, let membership = enrolment?.membership {
+                    // The exposure: this reply is the variant's first view.
+                    transition.state.experiment = membership
+                    transition.events.insert(FlowEvent(.exposed, at: now), at: 0)
+                    assignment = enrolment?.assignment(of: transition.state, at: now)
+                }
                 let moved = placed?.moved == true
                 let commit =
                     transition.changed || moved
-                    ? SessionCommit(state: transition.state, events: (placed?.events ?? []) + transition.events) : nil
+                    ? SessionCommit(state: transition.state, events: (placed?.events ?? []) + transition.events, assignment: assignment) : nil
                 return (commit, (transition.state, engine, now, transition.logs))
             }
         }
@@ -569,17 +593,24 @@ public final class Platform: Sendable {
                 outbox.append(
                     event(
                         .sessionCompleted, of: tenant, userId: state.userId, sessionId: state.id, at: now,
-                        data: ["records": .object(transition.profile?.records ?? [:]), "flowVersion": .string(state.flowVersion)]))
+                        data: withExperiment(["records": .object(transition.profile?.records ?? [:]), "flowVersion": .string(state.flowVersion)], state)))
             case .rejected:
                 outbox.append(
                     event(
                         .sessionRejected, of: tenant, userId: state.userId, sessionId: state.id, at: now,
-                        data: ["code": .string(state.rejection?.code ?? "rejected")]))
+                        data: withExperiment(["code": .string(state.rejection?.code ?? "rejected")], state)))
             default:
                 break
             }
         }
         return outbox
+    }
+
+    /// A completion event's data, with the session's experiment and variant when it is in one.
+    func withExperiment(_ data: [String: JSONValue], _ state: SessionState) -> JSONValue {
+        var data = data
+        if let experiment = state.experiment { data["experiment"] = ["id": .string(experiment.id), "variant": .string(experiment.variant)] }
+        return .object(data)
     }
 
     /// An event with a new id, for the tenant's webhooks that take its type.

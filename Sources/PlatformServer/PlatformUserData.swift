@@ -14,6 +14,10 @@ extension Platform {
         let completion = data.outbox.map { event in
             UserExport.Event(type: event.type.rawValue, at: Timestamp.string(event.occurredAt))
         }
+        var assignments: [ExperimentAssignment] = []
+        if let experiments = store as? any ExperimentStore {
+            assignments = try await storing { try await experiments.assignments(tenant: tenant, userId: userId) }
+        }
         return UserExport(
             tenant: tenant, userId: userId, exportedAt: Timestamp.string(clock()),
             sessions: data.sessions.map { state in
@@ -23,7 +27,12 @@ extension Platform {
                     user: state.user, answers: state.answers)
             },
             profile: data.profile,
-            events: (funnel + completion).sorted { $0.at < $1.at })
+            events: (funnel + completion).sorted { $0.at < $1.at },
+            assignments: assignments.map { assignment in
+                UserExport.Assignment(
+                    experiment: assignment.experiment, seed: assignment.seed, variant: assignment.variant, flow: assignment.flow,
+                    assignedAt: Timestamp.string(assignment.assignedAt))
+            })
     }
 
     /// Erases the user in one transaction with a `user.erased` event, and logs what went (counts,

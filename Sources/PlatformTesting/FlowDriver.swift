@@ -100,10 +100,11 @@ public struct FlowDriver: Sendable {
     public init(
         plugin: any OnboardingPlugin, store: (any SessionStore)? = nil, clock: TestClock = TestClock(),
         newID: @escaping @Sendable () -> String = Platform.randomID,
-        webhooks: [Webhook] = [], copy: CopyBook? = nil,
+        webhooks: [Webhook] = [], copy: CopyBook? = nil, experiments: [Experiment] = [],
         pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
     ) throws {
-        let hosted = HostedTenant(id: plugin.id, pluginName: plugin.name, plugin: plugin, webhooks: webhooks, copy: copy)
+        let hosted = HostedTenant(
+            id: plugin.id, pluginName: plugin.name, plugin: plugin, webhooks: webhooks, copy: copy, experiments: experiments)
         self.copy = hosted.copy
         self.platform = Platform(
             tenants: [hosted],

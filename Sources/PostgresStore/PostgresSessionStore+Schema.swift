@@ -166,6 +166,7 @@ extension PostgresSessionStore {
             ]
         ),
         revocations,
+        experiments,
     ]
 
     /// The advisory lock key migrations take (any fixed number; hosts on one database share it).

@@ -62,7 +62,7 @@ extension PostgresSessionStore {
         // Nothing to write is an answer only on a state just read.
         guard let commit else { return remembered == nil ? result : nil }
         let state = commit.state
-        guard state.id == read.state.id, state.tenant == tenant, !SessionState.erases(from: read.state, to: state)
+        guard state.id == read.state.id, state.tenant == tenant, !SessionState.erases(from: read.state, to: state), commit.assignment == nil
         else { return nil }
         let write = try SessionWrite(
             state, events: commit.events, replacing: read.state, writes: read.writes, profile: commit.profile, outbox: commit.outbox)
@@ -83,7 +83,9 @@ extension PostgresSessionStore {
         let (commit, result) = try body(nil)
         guard let commit else { return result }
         let state = commit.state
-        guard IDBytes.equal(state.tenant, tenant), IDBytes.equal(state.userId, userId), state.flow == flow, commit.profile == nil, commit.outbox.isEmpty
+        // An enrolment's assignment is written beside its session: the locked path's transaction.
+        guard IDBytes.equal(state.tenant, tenant), IDBytes.equal(state.userId, userId), state.flow == flow, commit.profile == nil, commit.outbox.isEmpty,
+            commit.assignment == nil
         else { return nil }
         let started = ContinuousClock.now
         guard try await connection({ connection in try await self.insert(connection, state, events: commit.events) }) else { return nil }
@@ -186,6 +188,7 @@ extension PostgresSessionStore {
                 }
                 try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
             }
+            if let assignment = commit.assignment { try await self.insert(connection, assignment) }
             // The row's write count after this write: one more, or 0 for a row just inserted.
             let writes = stored.map { $0.state.id == commit.state.id ? Int($0.writes) + 1 : 0 } ?? 0
             return (result, SessionState.erases(from: old, to: commit.state), true, RecentSessions.Entry(state: commit.state, writeCount: writes))
@@ -341,7 +344,7 @@ extension PostgresSessionStore {
             createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
             updatedAt: Date(timeIntervalSince1970: try row["updated_at"].decode(Double.self)),
             abandonedAt: try row["abandoned_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
-            progressTotal: text.progressTotal
+            progressTotal: text.progressTotal, experiment: text.experiment
         )
         return (state, try row["writes"].decode(Int64.self))
     }

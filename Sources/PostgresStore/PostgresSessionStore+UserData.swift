@@ -76,6 +76,9 @@ extension PostgresSessionStore {
             var held = counts.sessions + counts.events
             held += try await count(
                 "WITH gone AS (DELETE FROM profiles WHERE tenant = \(tenant) AND user_id = \(userId) RETURNING 1) SELECT COUNT(*) FROM gone")
+            // The person's experiment assignments: a later start enrols them as someone new.
+            held += try await count(
+                "WITH gone AS (DELETE FROM experiment_assignments WHERE tenant = \(tenant) AND user_id = \(userId) RETURNING 1) SELECT COUNT(*) FROM gone")
             counts.deliveries = try await count(
                 """
                 SELECT COUNT(*) FROM deliveries JOIN outbox ON deliveries.event_sequence = outbox.sequence

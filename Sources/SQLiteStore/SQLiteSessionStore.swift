@@ -259,6 +259,7 @@ public final class SQLiteSessionStore: SessionStore {
                     """)
         }
         registerRevocationTables(&migrator)
+        registerExperimentTables(&migrator)
         return migrator
     }
 
@@ -358,6 +359,7 @@ public final class SQLiteSessionStore: SessionStore {
         precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
         guard try save(db, prepared) else { return nil }
         for event in commit.events { try insert(db, event, of: commit.state) }
+        if let assignment = commit.assignment { try insert(db, assignment) }
         if let profile = commit.profile {
             try save(db, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
         }
@@ -468,7 +470,7 @@ public final class SQLiteSessionStore: SessionStore {
             createdAt: Date(timeIntervalSince1970: row[13]),
             updatedAt: Date(timeIntervalSince1970: row[14]),
             abandonedAt: (row[18] as Double?).map(Date.init(timeIntervalSince1970:)),
-            progressTotal: text.progressTotal
+            progressTotal: text.progressTotal, experiment: text.experiment
         )
         return RecentSessions.Entry(state: state, writeCount: row[15])
     }

@@ -426,7 +426,8 @@ public struct FlowEngine: Sendable {
             sessionId: state.id, tenant: state.tenant, userId: state.userId, flow: state.flow,
             status: state.status, revision: state.revision, progress: progress(state),
             step: state.currentStep.flatMap { flow.step($0) }.map { stepView($0, state: state, now: now) },
-            completion: state.completion, rejection: state.rejection, flowVersion: state.flowVersion.isEmpty ? flow.version : state.flowVersion)
+            completion: state.completion, rejection: state.rejection, flowVersion: state.flowVersion.isEmpty ? flow.version : state.flowVersion,
+            experiment: state.experiment)
         return copy.localized(view, in: copy.served(state.locale))
     }
 

@@ -40,6 +40,9 @@ public struct SessionState: Sendable, Hashable {
     /// Once completed: the step count its progress showed, of the version it completed on (a
     /// newer version served later may count more). Nil for sessions completed before it was kept.
     public var progressTotal: Int?
+    /// The experiment that chose this session's flow, and the variant (set when it was enrolled;
+    /// kept for the session's life).
+    public var experiment: ExperimentMembership?
 
     public init(
         id: String, tenant: String, userId: String, flow: String, flowVersion: String = "", flowFingerprint: String = "",
@@ -48,8 +51,10 @@ public struct SessionState: Sendable, Hashable {
         answers: [String: [String: JSONValue]] = [:], computed: [String: JSONValue] = [:],
         skipped: Set<String> = [], stepErrors: [String: [FieldError]] = [:], secondsSpent: [String: Double] = [:],
         arrivedAt: Date, lastSubmitDigest: String? = nil, completion: CompletionView? = nil,
-        rejection: Rejection? = nil, createdAt: Date, updatedAt: Date, abandonedAt: Date? = nil, progressTotal: Int? = nil
+        rejection: Rejection? = nil, createdAt: Date, updatedAt: Date, abandonedAt: Date? = nil, progressTotal: Int? = nil,
+        experiment: ExperimentMembership? = nil
     ) {
+        self.experiment = experiment
         self.abandonedAt = abandonedAt
         self.progressTotal = progressTotal
         self.id = id
@@ -101,6 +106,9 @@ public struct FlowEvent: Sendable, Hashable {
         case started, arrived, left, branch, deferred, rejected, completed
         /// Moved onto a newer version of its flow (`step`: where it stands after the move).
         case migrated
+        /// Enrolled in an experiment: the reply that started the session was its variant's first
+        /// view (the session carries which experiment and variant).
+        case exposed
     }
 
     public var kind: Kind

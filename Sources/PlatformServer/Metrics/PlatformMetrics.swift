@@ -21,6 +21,7 @@ public enum PlatformMetrics {
     public static let commitDuration = StoreMetrics.commitDuration
     public static let commitBatchSize = StoreMetrics.commitBatchSize
     public static let connections = "platformd_connections"
+    public static let experimentExposures = "platformd_experiment_exposures_total"
 
     /// The `method` label of a request whose method is not in the table (or that had none).
     public static let otherMethod = "other"
@@ -65,6 +66,13 @@ public enum PlatformMetrics {
         sessionCounter(event, tenant: tenant, flow: flow).increment()
     }
 
+    /// A person enrolled in an experiment's variant (the labels come from the tenants file).
+    public static func exposure(tenant: String, experiment: String, variant: String) {
+        counters.get([experimentExposures, tenant, experiment, variant]) {
+            Counter(label: experimentExposures, dimensions: [("tenant", tenant), ("experiment", experiment), ("variant", variant)])
+        }.increment()
+    }
+
     public static func stepArrival(tenant: String, flow: String, step: String) {
         stepCounter(tenant: tenant, flow: flow, step: step).increment()
     }
@@ -93,6 +101,10 @@ public enum PlatformMetrics {
             case .migrated: session(.migrated, tenant: state.tenant, flow: state.flow)
             case .arrived:
                 if let step = event.step { stepArrival(tenant: state.tenant, flow: state.flow, step: step) }
+            case .exposed:
+                if let experiment = state.experiment {
+                    exposure(tenant: state.tenant, experiment: experiment.id, variant: experiment.variant)
+                }
             case .left, .branch, .deferred: break
             }
         }

@@ -15,13 +15,16 @@ public struct HostedTenant: Sendable {
     public var dataPolicy: DataPolicy
     /// The tenant's texts in every locale: the plugin's catalogs with the tenant's overrides.
     public var copy: CopyBook
+    /// Splits of the people starting a flow between variants (none by default).
+    public var experiments: [Experiment]
 
     /// - Parameter copy: nil: the plugin's catalogs as shipped (a catalog that does not read
     ///   stops the start: it is part of the build).
     public init(
         id: String, pluginName: String, plugin: any OnboardingPlugin, limits: RateLimit? = nil, webhooks: [Webhook] = [],
-        dataPolicy: DataPolicy = DataPolicy(), copy: CopyBook? = nil
+        dataPolicy: DataPolicy = DataPolicy(), copy: CopyBook? = nil, experiments: [Experiment] = []
     ) {
+        self.experiments = experiments
         self.dataPolicy = dataPolicy
         self.copy = copy ?? .shipped(by: plugin)
         self.id = id
@@ -93,9 +96,9 @@ public enum TenantsConfiguration {
                 throw fail(id, "id", "must be 1-63 characters of a-z, 0-9 and -, starting with a letter or digit")
             }
             guard seen.insert(id).inserted else { throw fail(id, "id", "is used by another tenant") }
-            let allowed: Set<String> = ["id", "plugin", "settings", "limits", "webhooks", "sessions", "retention", "copy"]
+            let allowed: Set<String> = ["id", "plugin", "settings", "limits", "webhooks", "sessions", "retention", "copy", "experiments"]
             if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
-                throw fail(id, unknown, "unknown key (a tenant has id, plugin, settings, limits, webhooks, sessions, retention, copy)")
+                throw fail(id, unknown, "unknown key (a tenant has id, plugin, settings, limits, webhooks, sessions, retention, copy, experiments)")
             }
             guard let name = fields["plugin"]?.stringValue else { throw fail(id, "plugin", "is required and must be a string") }
             guard let registration = plugins[name] else {
@@ -121,9 +124,11 @@ public enum TenantsConfiguration {
             let policy = try DataPolicy.parse(sessions: fields["sessions"], retention: fields["retention"], tenant: id, fail: fail)
             let plugin = registration.make(settings)
             let copy = try parseCopy(fields["copy"], plugin: plugin, tenant: id, fail: fail)
+            let experiments = try Experiment.parse(fields["experiments"], plugin: plugin, tenant: id, fail: fail)
             hosted.append(
                 HostedTenant(
-                    id: id, pluginName: name, plugin: plugin, limits: limits, webhooks: webhooks, dataPolicy: policy, copy: copy))
+                    id: id, pluginName: name, plugin: plugin, limits: limits, webhooks: webhooks, dataPolicy: policy, copy: copy,
+                    experiments: experiments))
         }
         return hosted
     }

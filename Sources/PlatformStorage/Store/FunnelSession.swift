@@ -32,8 +32,8 @@ struct FunnelSession: Sendable {
         id eventID: Int64, kind: String, step: String?, action: String?, toStep: String?, seconds spent: Double?, at: Double,
         version: String? = nil
     ) {
-        // A move onto a newer version is no step of the person's: a deferred session stays deferred.
-        if kind != "migrated" { lastKind = kind }
+        // A move onto a newer version, or an exposure, is no step of the person's: a deferred session stays deferred.
+        if kind != "migrated" && kind != "exposed" { lastKind = kind }
         switch kind {
         case "started":
             startedAt = startedAt ?? at

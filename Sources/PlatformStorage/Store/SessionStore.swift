@@ -16,12 +16,18 @@ public struct SessionCommit: Sendable {
     /// Completion events (`session.completed`, `session.rejected`) for the apps' backends,
     /// written in the same transaction as the change they report.
     public var outbox: [OutboxEvent]
+    /// An experiment enrolment: stored with the new session it started, kept if the person
+    /// already has one for the phase (two hosts enrolling one person store one).
+    public var assignment: ExperimentAssignment?
 
-    public init(state: SessionState, events: [FlowEvent], profile: Profile? = nil, outbox: [OutboxEvent] = []) {
+    public init(
+        state: SessionState, events: [FlowEvent], profile: Profile? = nil, outbox: [OutboxEvent] = [], assignment: ExperimentAssignment? = nil
+    ) {
         self.state = state
         self.events = events
         self.profile = profile
         self.outbox = outbox
+        self.assignment = assignment
     }
 }
 
@@ -151,7 +157,7 @@ public struct StoredUserData: Sendable {
 }
 
 /// Everything the server keeps, behind one value: what `--db` opens (SQLite or PostgreSQL).
-public typealias PlatformStore = SessionStore & CredentialStore & DeliveryStore
+public typealias PlatformStore = SessionStore & CredentialStore & DeliveryStore & ExperimentStore
 
 /// A store's passing failure (disk full, a lock held past its timeout, a server out of reach):
 /// nothing was saved, and the same request may succeed later. Anything else a store throws is a defect.

@@ -30,6 +30,9 @@ package struct SessionTextColumns: Sendable {
         // text, and a row from before locales reads as "no locale".
         if !state.locale.isEmpty { progress["locale"] = .string(state.locale) }
         if let total = state.progressTotal { progress["total"] = .int(Int64(total)) }
+        if let experiment = state.experiment {
+            progress["experiment"] = ["id": .string(experiment.id), "variant": .string(experiment.variant)]
+        }
         self.init(
             user: StoredJSON.value(of: state.user).serialized(),
             path: JSONValue.array(state.path.map(JSONValue.string)).serialized(),
@@ -47,6 +50,7 @@ package struct SessionTextColumns: Sendable {
         package var secondsSpent: [String: Double]
         package var locale: String
         package var progressTotal: Int?
+        package var experiment: ExperimentMembership?
         package var completion: CompletionView?
         package var rejection: Rejection?
     }
@@ -61,6 +65,10 @@ package struct SessionTextColumns: Sendable {
             secondsSpent: (progress["secondsSpent"]?.objectValue ?? [:]).compactMapValues(\.doubleValue),
             locale: progress["locale"]?.stringValue ?? "",
             progressTotal: progress["total"]?.intValue,
+            experiment: progress["experiment"].flatMap { membership in
+                guard let id = membership["id"]?.stringValue, let variant = membership["variant"]?.stringValue else { return nil }
+                return ExperimentMembership(id: id, variant: variant)
+            },
             completion: try completion.map { try JSONValue.parse($0).decode(CompletionView.self) },
             rejection: try rejection.map { try JSONValue.parse($0).decode(Rejection.self) })
     }

@@ -1,0 +1,90 @@
+import Foundation
+import PlatformCore
+import PlatformStorage
+
+extension Platform {
+    /// Where a new session of an experiment's flow starts: a flow version, and the experiment and
+    /// variant when the person is enrolled (nil: the control's or winner's flow, unenrolled).
+    struct StartTarget: Sendable {
+        let engine: FlowEngine
+        let experiment: Experiment?
+        let variant: Experiment.Variant?
+
+        var membership: ExperimentMembership? {
+            guard let experiment, let variant else { return nil }
+            return ExperimentMembership(id: experiment.id, variant: variant.id)
+        }
+
+        func assignment(of state: SessionState, at now: Date) -> ExperimentAssignment? {
+            guard let experiment, let variant else { return nil }
+            return ExperimentAssignment(
+                tenant: state.tenant, experiment: experiment.id, seed: experiment.seed, userId: state.userId, variant: variant.id,
+                flow: state.flow, sessionId: state.id, assignedAt: now)
+        }
+    }
+
+    /// `flow.start` of a flow experiments split. A person keeps the one session they have on the
+    /// flow or any variant's (whatever its status, but expired); someone new is enrolled by the
+    /// first running experiment whose hash takes them (their stored assignment first: it never
+    /// moves), else gets the control's flow (the winner's once shipped).
+    func startInExperiments(
+        _ registered: Tenant, userId: String, flow: String, user: UserDetails?, locale: String?
+    ) async throws(FlowError) -> SessionView {
+        let candidates = registered.experiments.filter { $0.flow == flow }
+        var flows: [String] = []
+        for experiment in candidates {
+            for candidate in experiment.flows where !flows.contains(candidate) { flows.append(candidate) }
+        }
+        for candidate in flows {
+            let existing = try await storing { try await store.session(tenant: registered.id, key: .user(userId: userId, flow: candidate)) }
+            if let existing, existing.status != .expired {
+                return try await startOn(registered, userId: userId, flow: candidate, user: user, locale: locale)
+            }
+        }
+        for experiment in candidates where try await isRunning(experiment, in: registered) {
+            let stored = try await storedAssignment(of: userId, in: experiment, tenant: registered.id)
+            guard let variant = stored.flatMap({ experiment.variant($0.variant) }) ?? experiment.assignment(of: userId) else { continue }
+            let target = StartTarget(engine: try registered.engine(variant.flow, version: variant.version), experiment: experiment, variant: variant)
+            return try await startOn(registered, userId: userId, flow: variant.flow, user: user, locale: locale, enrolment: target)
+        }
+        let directing = candidates.first { $0.status == .running } ?? candidates[0]
+        let given = try await directed(directing, in: registered)
+        let target = StartTarget(engine: try registered.engine(given.flow, version: given.version), experiment: nil, variant: nil)
+        return try await startOn(registered, userId: userId, flow: given.flow, user: user, locale: locale, enrolment: target)
+    }
+
+    /// Running in the tenants file and not stopped by the server for its seed.
+    func isRunning(_ experiment: Experiment, in registered: Tenant) async throws(FlowError) -> Bool {
+        guard experiment.status == .running else { return false }
+        return try await storedStop(of: experiment, tenant: registered.id) == nil
+    }
+
+    /// The variant people who are not enrolled get: the control's, or the winner's once shipped.
+    func directed(_ experiment: Experiment, in registered: Tenant) async throws(FlowError) -> Experiment.Variant {
+        if experiment.status == .shipped, let winner = experiment.winner.flatMap(experiment.variant) { return winner }
+        guard let control = experiment.controlVariant else { throw .defect("experiment \(experiment.id) has no control") }
+        return control
+    }
+
+    func storedAssignment(of userId: String, in experiment: Experiment, tenant: String) async throws(FlowError) -> ExperimentAssignment? {
+        guard let experiments = store as? any ExperimentStore else { return nil }
+        return try await storing { try await experiments.assignment(tenant: tenant, experiment: experiment.id, seed: experiment.seed, userId: userId) }
+    }
+
+    func storedStop(of experiment: Experiment, tenant: String) async throws(FlowError) -> ExperimentStop? {
+        guard let experiments = store as? any ExperimentStore else { return nil }
+        return try await storing { try await experiments.experimentStop(tenant: tenant, experiment: experiment.id, seed: experiment.seed) }
+    }
+}
+
+extension Platform.Tenant {
+    /// The engine of a flow's version: the newest when `version` is nil or names it, else a kept one.
+    func engine(_ flow: String, version: String?) throws(FlowError) -> FlowEngine {
+        let newest = try engine(flow)
+        guard let version, version != newest.version else { return newest }
+        guard let kept = olderEngines[flow]?.first(where: { $0.version == version }) else {
+            throw .notFound("version \(version) of flow \(flow) of tenant \(id)")
+        }
+        return kept
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTesting
+import SQLiteStore
+import Testing
+
+/// What experiments need of each store: one assignment per person and phase (two hosts enrolling
+/// one person at once store one, and both answer the same session), the figures results are
+/// computed from, and a stop the first host to decide it stores.
+@Suite("Experiments: stores")
+struct ExperimentStoreTests {
+    static let experiment = ExperimentEnrolmentTests.experiment(weights: (50, 50))
+
+    static func platform(_ store: any SessionStore, clock: TestClock = TestClock()) -> Platform {
+        Platform(
+            tenants: [HostedTenant(id: "fixture", pluginName: "Fixture", plugin: FixturePlugin(), experiments: [experiment])], store: store,
+            clock: { clock.now })
+    }
+
+    @Test(arguments: StoreKind.sqlite)
+    func twoHostsEnrollingOnePersonAtOnceStoreOneAssignment(kind: StoreKind) async throws {
+        let (a, b): (any PlatformStore, any PlatformStore)
+        switch kind {
+        case .postgres:
+            let pair = try #require(try await TestPostgres.twoHosts())
+            (a, b) = (pair.0, pair.1)
+        case .file:
+            let path = try TemporaryDirectory.make().appendingPathComponent("two.sqlite").path
+            a = try await SQLiteSessionStore.open(path: path)
+            b = try await SQLiteSessionStore.open(path: path)
+        case .memory:
+            a = try await kind.open()
+            b = a
+        }
+        let (hostA, hostB) = (Self.platform(a), Self.platform(b))
+        for index in 0..<20 {
+            let user = "race-\(index)"
+            async let first = hostA.start(tenant: "fixture", userId: user, flow: "quick", user: nil)
+            async let second = hostB.start(tenant: "fixture", userId: user, flow: "quick", user: nil)
+            let (viewA, viewB) = try await (first, second)
+            #expect(viewA.sessionId == viewB.sessionId, "\(user): one session")
+            #expect(viewA.experiment == viewB.experiment)
+            #expect(viewA.experiment?.variant == Self.experiment.assignment(of: user)?.id)
+            let held = try await a.assignments(tenant: "fixture", userId: user)
+            #expect(held.count == 1)
+            #expect(held.first?.sessionId == viewA.sessionId)
+        }
+        try await a.close()
+        if kind != .memory { try await b.close() }
+    }
+
+    @Test(.postgres) func twoHostsEnrollingOnePersonAtOnceStoreOneAssignmentOnPostgres() async throws {
+        try await twoHostsEnrollingOnePersonAtOnceStoreOneAssignment(kind: .postgres)
+    }
+
+    @Test(arguments: StoreKind.sqlite)
+    func figuresCountExposuresCompletionsWithinTheWindowAndEachArmsFunnel(kind: StoreKind) async throws {
+        let store = try await kind.open()
+        let clock = TestClock()
+        let platform = Self.platform(store, clock: clock)
+        var completedSeconds: [String: [Double]] = [:]
+        var exposed: [String: Int] = [:]
+        for index in 0..<30 {
+            let user = "f-\(index)"
+            var view = try await platform.start(tenant: "fixture", userId: user, flow: "quick", user: nil)
+            let variant = try #require(view.experiment?.variant)
+            exposed[variant, default: 0] += 1
+            guard index % 3 != 0 else { continue }
+            // Two of three finish; those after index 20 take longer than the window.
+            let started = clock.now
+            clock.advance(seconds: index > 20 ? 4000 : 60)
+            var values = GenericAnswers().valuesWithoutSearch(for: try JSONValue(encoding: view)["step"]?["fields"]?.arrayValue ?? [])
+            while view.status == .active, let step = view.step {
+                values = GenericAnswers().valuesWithoutSearch(for: try JSONValue(encoding: step)["fields"]?.arrayValue ?? [])
+                view = try await platform.submit(
+                    tenant: "fixture", sessionId: view.sessionId, command: .init(stepId: step.id, revision: view.revision, values: values))
+            }
+            #expect(view.status == .completed)
+            if index <= 20 { completedSeconds[variant, default: []].append(clock.now.timeIntervalSince(started)) }
+        }
+        let experiments = try #require(store as? any ExperimentStore)
+        let figures = try await experiments.experimentFigures(
+            tenant: "fixture", experiment: Self.experiment.id, seed: Self.experiment.seed,
+            arms: [.init(variant: "a", flow: "quick"), .init(variant: "b", flow: "planner")], window: 3600, renamedSteps: [:])
+        for variant in ["a", "b"] {
+            #expect(figures[variant]?.exposed == exposed[variant] ?? 0, "\(variant)")
+            #expect(figures[variant]?.secondsToComplete.sorted() == (completedSeconds[variant] ?? []).sorted(), "\(variant)")
+            #expect(figures[variant]?.funnel.started == exposed[variant] ?? 0, "\(variant): its funnel counts its sessions only")
+        }
+        try await store.close()
+    }
+
+    @Test(.postgres) func figuresCountExposuresCompletionsWithinTheWindowAndEachArmsFunnelOnPostgres() async throws {
+        try await figuresCountExposuresCompletionsWithinTheWindowAndEachArmsFunnel(kind: .postgres)
+    }
+
+    @Test(arguments: StoreKind.sqlite)
+    func theFirstStopHolds(kind: StoreKind) async throws {
+        let store = try await kind.open()
+        func report(_ id: String) -> OutboxEvent {
+            OutboxEvent(
+                event: PlatformEvent(id: id, type: .userErased, tenant: "fixture", userId: "", occurredAt: epoch, data: [:]), webhooks: [],
+                deliverUntil: epoch)
+        }
+        let first = ExperimentStop(
+            tenant: "fixture", experiment: "x", seed: "s", at: epoch, variant: "b", reason: "worse", interval: [-0.2, -0.01])
+        var second = first
+        second.variant = "c"
+        #expect(try await store.experimentStop(tenant: "fixture", experiment: "x", seed: "s") == nil)
+        let stored = try await store.recordExperimentStop(first, report: report("evt_1"))
+        #expect(stored.stored)
+        let again = try await store.recordExperimentStop(second, report: report("evt_2"))
+        #expect(!again.stored)
+        #expect(again.stop.variant == "b")
+        #expect(try await store.experimentStop(tenant: "fixture", experiment: "x", seed: "s")?.interval == [-0.2, -0.01])
+        #expect(try await store.experimentStop(tenant: "fixture", experiment: "x", seed: "next") == nil, "a new seed is a new phase")
+        #expect(try await store.outbox(tenant: "fixture", after: 0, limit: 10).map(\.event.id) == ["evt_1"])
+        try await store.close()
+    }
+
+    @Test(.postgres) func theFirstStopHoldsOnPostgres() async throws { try await theFirstStopHolds(kind: .postgres) }
+}
