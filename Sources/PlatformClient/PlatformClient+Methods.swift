@@ -105,6 +105,13 @@ extension PlatformClient {
                 tenant: tenant, flow: flow, since: since.map(Timestamp.string), until: until.map(Timestamp.string), version: version))
     }
 
+    /// `analytics.experiment` (an admin, or a key of `tenant`): each variant's exposed, completed,
+    /// completion rate, time to complete and funnel, the SRM check, and each variant against the
+    /// control (`vsControl.interval`, `decision`). Reading it may stop an `autoStop` experiment.
+    public nonisolated func experimentResults(tenant: String, experiment: String) async throws -> ExperimentResults {
+        try await call(.experiment, ExperimentParams(tenant: tenant, experiment: experiment))
+    }
+
     /// `user.export` (an admin, a key of `tenant`, or the user's own token): everything held
     /// about the user in the tenant.
     public nonisolated func exportUser(tenant: String, userId: String) async throws -> UserExport {

@@ -16,6 +16,10 @@ public enum PlatformEventType: String, Sendable, Hashable, Codable, CaseIterable
     /// A session in flight had no write for the tenant's `expireAfterDays` and expired; `data` is
     /// `{ step, progress }` as it stood.
     case sessionExpired = "session.expired"
+    /// The server stopped an experiment (`autoStop`): `data` is `{ experiment, variant, interval }`,
+    /// the variant found worse and its interval against the control; `userId` is empty (it is
+    /// about no one).
+    case experimentStopped = "experiment.stopped"
 }
 
 /// An event for an app's backend, as its webhooks receive it (the POST body) and as

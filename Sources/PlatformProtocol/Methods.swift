@@ -14,6 +14,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
     case profileUpdate = "profile.update"
     case gateCheck = "gate.check"
     case funnel = "analytics.funnel"
+    case experiment = "analytics.experiment"
     case login = "auth.login"
     case userToken = "auth.userToken"
     case revokeToken = "auth.revokeToken"
@@ -36,6 +37,8 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .profileUpdate: "Changes fields the plugin declares editable after onboarding."
         case .gateCheck: "Whether the user may take an action, and what they still need."
         case .funnel: "The flow's funnel over the sessions started in [since, until) (on version, when given), with each version's started and completed."
+        case .experiment:
+            "An experiment's results: each variant's exposed, completed within the window, completion rate, time to complete and funnel, the SRM check, and each variant against the control as an always-valid confidence sequence with its decision."
         case .login: "Logs the connection in with a key's secret or a user token; it then acts as that principal."
         case .userToken: "Mints a short-lived token that lets an app's client act for one user of one tenant."
         case .revokeToken:
@@ -65,6 +68,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .profileUpdate: ProfileUpdateParams.self
         case .gateCheck: GateCheckParams.self
         case .funnel: FunnelParams.self
+        case .experiment: ExperimentParams.self
         case .eventsList: EventsListParams.self
         }
     }
@@ -83,6 +87,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
         case .profileGet, .profileUpdate: "Profile"
         case .gateCheck: "GateDecision"
         case .funnel: "Funnel"
+        case .experiment: "ExperimentResults"
         case .login: "LoginResult"
         case .userToken: "UserToken"
         case .revokeToken: "RevokedTokens"
@@ -96,7 +101,7 @@ public enum PlatformMethod: String, Sendable, Hashable, CaseIterable {
     var errors: [ErrorCode] {
         switch self {
         case .platformInfo, .discover: []
-        case .start, .describe, .search, .funnel: [.notFound, .unavailable]
+        case .start, .describe, .search, .funnel, .experiment: [.notFound, .unavailable]
         case .get, .profileGet, .gateCheck: [.notFound]
         case .submit: [.notFound, .conflict, .validationFailed, .invalidState, .unavailable]
         case .back, .goto: [.notFound, .conflict, .invalidState, .unavailable]

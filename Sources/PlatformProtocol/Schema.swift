@@ -146,6 +146,38 @@ enum Schema {
                     "edges": array(object(["from": string, "to": string, "when": string], required: ["from", "to"])),
                     "mermaid": string, "intro": anyValue, "version": string, "fingerprint": string,
                 ], required: ["steps", "edges", "mermaid", "version", "fingerprint"]),
+            "ExperimentResults": object(
+                [
+                    "experiment": string, "seed": string, "status": enumeration(["running", "stopped", "shipped"]), "control": string,
+                    "srm": nullable(
+                        object(
+                            ["chiSquare": number, "pValue": number, "mismatch": boolean], required: ["chiSquare", "pValue", "mismatch"])),
+                    "variants": array(
+                        object(
+                            [
+                                "id": string, "flow": string, "version": string, "share": number, "exposed": integer(minimum: 0),
+                                "completed": integer(minimum: 0), "completionRate": nullable(number),
+                                "secondsToComplete": nullable(object(["median": number, "p90": number], required: ["median", "p90"])),
+                                "steps": array(
+                                    object(
+                                        [
+                                            "id": string, "reached": integer(minimum: 0), "left": integer(minimum: 0),
+                                            "dropped": integer(minimum: 0), "medianSeconds": nullable(number),
+                                        ], required: ["id", "reached", "left", "dropped", "medianSeconds"])),
+                                "vsControl": nullable(
+                                    object(
+                                        [
+                                            "difference": nullable(number),
+                                            "interval": nullable(["type": "array", "items": number, "minItems": 2, "maxItems": 2]),
+                                            "decision": enumeration(["better", "worse", "inconclusive"]),
+                                        ], required: ["difference", "interval", "decision"])),
+                            ],
+                            required: [
+                                "id", "flow", "version", "share", "exposed", "completed", "completionRate", "secondsToComplete", "steps", "vsControl",
+                            ])),
+                    "stopped": nullable(object(["at": timestamp, "variant": string, "reason": string], required: ["at", "variant", "reason"])),
+                ], required: ["experiment", "seed", "status", "control", "srm", "variants", "stopped"],
+                description: "analytics.experiment's answer."),
             "Funnel": object(
                 [
                     "started": integer(minimum: 0), "completed": integer(minimum: 0), "deferred": integer(minimum: 0),
@@ -191,16 +223,18 @@ enum Schema {
             "EventType": enumeration(PlatformEventType.allCases.map(\.rawValue)),
             "Event": object(
                 [
-                    "id": string, "type": ref("EventType"), "tenant": ref("TenantId"), "userId": ref("UserId"),
+                    "id": string, "type": ref("EventType"), "tenant": ref("TenantId"),
+                    "userId": string(description: "The user the event is about; empty for experiment.stopped, which is about no one."),
                     "sessionId": string, "occurredAt": timestamp,
                     "data": object(
                         [
                             "records": ["type": "object", "additionalProperties": ["type": "object"]], "code": string,
                             "flowVersion": string, "step": nullable(string), "progress": ref("Progress"),
-                            "experiment": ref("ExperimentMembership"),
+                            "experiment": ["oneOf": [ref("ExperimentMembership"), string]], "variant": string,
+                            "interval": ["type": "array", "items": number],
                         ], required: [],
                         description:
-                            "{ records, flowVersion } for session.completed; { records } for profile.updated; { code } for session.rejected; { step, progress } for session.abandoned and session.expired; {} for user.erased. session.completed and session.rejected add experiment { id, variant } when the session is in one."
+                            "{ records, flowVersion } for session.completed; { records } for profile.updated; { code } for session.rejected; { step, progress } for session.abandoned and session.expired; {} for user.erased. session.completed and session.rejected add experiment { id, variant } when the session is in one; { experiment, variant, interval } for experiment.stopped."
                     ),
                 ], required: ["id", "type", "tenant", "userId", "occurredAt", "data"],
                 description: "A completion event, as webhooks receive it and events.list returns it."),

@@ -59,6 +59,6 @@ package enum ServerMetrics {
         let mcpMethods = MCPServer(platform: platform, tenant: "", userId: "", logger: logger).methods.keys.sorted()
         var methods = Dictionary(uniqueKeysWithValues: lineTransports.map { ($0, server.methodNames) })
         methods["mcp"] = mcpMethods
-        PlatformMetrics.prepare(methods: methods, connections: lineTransports, flows: platform.metricLabels)
+        PlatformMetrics.prepare(methods: methods, connections: lineTransports, flows: platform.metricLabels, exposures: platform.exposureLabels)
     }
 }

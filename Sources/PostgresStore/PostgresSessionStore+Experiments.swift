@@ -87,10 +87,10 @@ extension PostgresSessionStore: ExperimentStore {
     }
 
     public func experimentFigures(
-        tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval, renamedSteps: [String: [String: String]]
+        tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval
     ) async throws -> [String: ExperimentArmFigures] {
         try await connection { connection in
-            var folder = ExperimentFolder(arms: arms, window: window, renamedSteps: renamedSteps)
+            var folder = ExperimentFolder(arms: arms, window: window)
             for try await (sessionId, variant, at) in try await connection.query(
                 """
                 SELECT session_id, variant, assigned_at FROM experiment_assignments

@@ -78,10 +78,10 @@ extension SQLiteSessionStore: ExperimentStore {
     }
 
     public func experimentFigures(
-        tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval, renamedSteps: [String: [String: String]]
+        tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval
     ) async throws -> [String: ExperimentArmFigures] {
         try await writer.read { db in
-            var folder = ExperimentFolder(arms: arms, window: window, renamedSteps: renamedSteps)
+            var folder = ExperimentFolder(arms: arms, window: window)
             let assignments = try Row.fetchCursor(
                 db, sql: "SELECT session_id, variant, assigned_at FROM experiment_assignments WHERE tenant = ? AND experiment = ? AND seed = ?",
                 arguments: [tenant, experiment, seed])

@@ -238,6 +238,10 @@ struct Serve: AsyncParsableCommand {
         if let tracer {
             before.append(.init(service: tracer, successTerminationBehavior: .ignore, serviceName: "trace export"))
         }
+        if hosted.contains(where: { $0.experiments.contains { $0.autoStop && $0.status == .running } }) {
+            before.append(
+                .init(service: ExperimentWatch(platform: platform, logger: logger), successTerminationBehavior: .ignore, serviceName: "experiment watch"))
+        }
         if hosted.contains(where: { !$0.dataPolicy.isEmpty }) {
             before.append(.init(service: SweepService(platform: platform, logger: logger), successTerminationBehavior: .ignore, serviceName: "sweeper"))
         }

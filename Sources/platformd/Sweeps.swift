@@ -76,3 +76,22 @@ struct Sessions: AsyncParsableCommand {
         }
     }
 }
+
+/// `autoStop`: every running experiment that has it is read once a minute (its results computed,
+/// a worse variant stopped on every host) while `serve` runs, even when nobody asks for results.
+struct ExperimentWatch: Service {
+    let platform: Platform
+    let logger: Logger
+    static let interval: Duration = .seconds(60)
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
+            } catch {
+                return
+            }
+            await platform.checkExperiments()
+        }
+    }
+}

@@ -84,6 +84,38 @@ struct TenancyTests {
                 #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "webhooks": [ { "url": "http://127.0.0.1:9000/a", "secretEnv": "a secret", "events": ["profile.updated"] } ] } ] }"#,
                 "x", "webhooks[0].secretEnv", "never the secret itself"
             ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "experiments": [ { "id": "e", "flow": "nope", "variants": [ { "id": "a", "flow": "onboarding", "weight": 50 }, { "id": "b", "flow": "onboarding", "weight": 50 } ] } ] } ] }"#,
+                "x", "experiments.e.flow", "unknown flow nope"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "experiments": [ { "id": "e", "flow": "onboarding", "variants": [ { "id": "a", "flow": "onboarding", "weight": 50 }, { "id": "b", "flow": "onboarding", "weight": 50 } ], "control": "c" } ] } ] }"#,
+                "x", "experiments.e.control", "unknown control c"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "experiments": [ { "id": "e", "flow": "onboarding", "variants": [ { "id": "a", "flow": "onboarding", "weight": 0 }, { "id": "b", "flow": "onboarding", "weight": 1 } ] } ] } ] }"#,
+                "x", "experiments.e.variants.#1.weight", "positive number"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "experiments": [ { "id": "e", "flow": "onboarding", "variants": [ { "id": "a", "flow": "onboarding", "version": "9", "weight": 1 }, { "id": "b", "flow": "onboarding", "weight": 1 } ] } ] } ] }"#,
+                "x", "experiments.e.variants.#1.version", "unknown version 9"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "experiments": [ { "id": "e", "flow": "onboarding", "variants": [ { "id": "a", "flow": "onboarding", "weight": 50 }, { "id": "b", "flow": "onboarding", "weight": 50 } ], "coverage": 1.5 } ] } ] }"#,
+                "x", "experiments.e.coverage", "from 0.0 to 1.0"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "experiments": [ { "id": "e", "flow": "onboarding", "variants": [ { "id": "a", "flow": "onboarding", "weight": 50 }, { "id": "b", "flow": "onboarding", "weight": 50 } ], "namespace": { "id": "n", "range": [0.5, 1.2] } } ] } ] }"#,
+                "x", "experiments.e.namespace.range", "0 <= FROM <= TO <= 1"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "experiments": [ { "id": "e", "flow": "onboarding", "variants": [ { "id": "a", "flow": "onboarding", "weight": 50 }, { "id": "b", "flow": "onboarding", "weight": 50 } ], "status": "shipped", "winner": "z" } ] } ] }"#,
+                "x", "experiments.e.winner", "unknown winner z"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "experiments": [ { "id": "e", "flow": "onboarding", "variants": [ { "id": "a", "flow": "onboarding", "weight": 50 }, { "id": "b", "flow": "onboarding", "weight": 50 } ] }, { "id": "f", "flow": "onboarding", "variants": [ { "id": "a", "flow": "onboarding", "weight": 50 }, { "id": "b", "flow": "onboarding", "weight": 50 } ] } ] } ] }"#,
+                "x", "experiments.f.namespace", "overlaps running experiment e"
+            ),
         ] as [(String, String?, String?, String)])
     func aBadFileStopsTheServerWithOneLineNamingFileTenantAndKey(file: String, tenant: String?, key: String?, reason: String) async throws {
         try await expectTenantsFileRefused(file, tenant: tenant, key: key, reason: reason)

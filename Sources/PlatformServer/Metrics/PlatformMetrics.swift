@@ -128,7 +128,9 @@ public enum PlatformMetrics {
     /// Makes every series the configuration allows at zero, so the first request of a kind does
     /// not add one: `methods` by transport (the line transports serve the platform's methods,
     /// `mcp` the MCP server's), the transports that hold connections, the hosted flows.
-    public static func prepare(methods: [String: [String]], connections: [String], flows: [FlowLabels]) {
+    public static func prepare(
+        methods: [String: [String]], connections: [String], flows: [FlowLabels], exposures: [(tenant: String, experiment: String, variant: String)] = []
+    ) {
         var durations = Set([otherMethod])
         for (transport, names) in methods {
             for method in names {
@@ -155,6 +157,13 @@ public enum PlatformMetrics {
         }
         for tenant in Set(flows.map(\.tenant)) {
             for outcome in DeliveryOutcome.allCases { _ = deliveryCounter(outcome, tenant: tenant) }
+        }
+        for exposure in exposures {
+            counters.get([experimentExposures, exposure.tenant, exposure.experiment, exposure.variant]) {
+                Counter(
+                    label: experimentExposures,
+                    dimensions: [("tenant", exposure.tenant), ("experiment", exposure.experiment), ("variant", exposure.variant)])
+            }.increment(by: 0)
         }
         StoreMetrics.prepare()
     }
@@ -206,6 +215,13 @@ final class MetricHandles<Handle: Sendable>: Sendable {
 extension Platform {
     /// Every tenant, flow and step the hosted plugins serve (all versions of each flow): the
     /// only label values the session and step metrics take.
+    /// Every declared experiment's variants, for `platformd_experiment_exposures_total` at zero.
+    public var exposureLabels: [(tenant: String, experiment: String, variant: String)] {
+        hosted.flatMap { entry in
+            entry.experiments.flatMap { experiment in experiment.variants.map { (entry.id, experiment.id, $0.id) } }
+        }
+    }
+
     public var metricLabels: [PlatformMetrics.FlowLabels] {
         hosted.flatMap { entry -> [PlatformMetrics.FlowLabels] in
             guard let tenant = tenants[entry.id] else { return [] }

@@ -135,6 +135,12 @@ extension FunnelParams: RequestParams {
     var untilDate: Date? { until.flatMap(Timestamp.date) }
 }
 
+extension ExperimentParams: RequestParams {
+    init(reading params: RPCParams) throws(RPCError) {
+        self.init(tenant: try params.tenant(), experiment: try params.string("experiment"))
+    }
+}
+
 extension EventsListParams: RequestParams {
     init(reading params: RPCParams) throws(RPCError) {
         let tenant = try params.tenant()

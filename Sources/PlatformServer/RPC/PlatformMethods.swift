@@ -49,6 +49,7 @@ extension Platform {
                 try await self.funnel(
                     tenant: p.tenant, flow: p.flow ?? "onboarding", since: p.sinceDate, until: p.untilDate, version: p.version)
             },
+            answer(.experiment) { (p: ExperimentParams) in try await self.experimentResults(tenant: p.tenant, experiment: p.experiment) },
             answer(.gateCheck) { (p: GateCheckParams) in
                 try await self.checkGate(tenant: p.tenant, userId: p.userId, action: p.action, locale: p.locale)
             },

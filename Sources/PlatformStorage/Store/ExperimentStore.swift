@@ -57,10 +57,13 @@ public struct ExperimentStop: Sendable, Hashable {
 public struct ExperimentArm: Sendable, Hashable {
     public var variant: String
     public var flow: String
+    /// By the version an event was recorded on, its step ids' newer names (as `funnel` takes them).
+    public var renamedSteps: [String: [String: String]]
 
-    public init(variant: String, flow: String) {
+    public init(variant: String, flow: String, renamedSteps: [String: [String: String]] = [:]) {
         self.variant = variant
         self.flow = flow
+        self.renamedSteps = renamedSteps
     }
 }
 
@@ -87,7 +90,7 @@ public protocol ExperimentStore: Sendable {
     /// Each arm's exposed count, completions within `window` seconds of exposure and funnel, by
     /// variant id, over the phase's assignments.
     func experimentFigures(
-        tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval, renamedSteps: [String: [String: String]]
+        tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval
     ) async throws -> [String: ExperimentArmFigures]
 
     /// The stop stored for this phase, if any.
@@ -108,11 +111,11 @@ public struct ExperimentFolder: Sendable {
     var folders: [String: FunnelFolder] = [:]
     let window: TimeInterval
 
-    public init(arms: [ExperimentArm], window: TimeInterval, renamedSteps: [String: [String: String]]) {
+    public init(arms: [ExperimentArm], window: TimeInterval) {
         self.window = window
         for arm in arms {
             figures[arm.variant] = ExperimentArmFigures()
-            folders[arm.variant] = FunnelFolder(since: nil, until: nil, version: nil, renamedSteps: renamedSteps)
+            folders[arm.variant] = FunnelFolder(since: nil, until: nil, version: nil, renamedSteps: arm.renamedSteps)
         }
     }
 
