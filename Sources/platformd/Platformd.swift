@@ -26,7 +26,7 @@ struct Platformd: AsyncParsableCommand {
         version: Platform.version,
         subcommands: [
             Serve.self, MCP.self, Info.self, Describe.self, Funnel.self, Flows.self, Users.self, Sessions.self, Backup.self, Keys.self, Events.self,
-            Copy.self, Bench.self, Scaffold.self,
+            Copy.self, Bench.self, Scaffold.self, Experiments.self,
         ],
         defaultSubcommand: Serve.self
     )

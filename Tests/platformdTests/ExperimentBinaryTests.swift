@@ -16,7 +16,8 @@ struct ExperimentBinaryTests {
             """#
         try await withTemporaryDirectory { directory in
             let path = try TenancyTests.write(file, in: directory)
-            try await PlatformdProcess.with(["serve", "--db", ":memory:", "--tenants", path]) { server in
+            let db = directory.appendingPathComponent("lab.sqlite").path
+            try await PlatformdProcess.with(["serve", "--db", db, "--tenants", path]) { server in
                 var expected: [String: Int] = [:]
                 for index in 0..<24 {
                     let user = "person-\(index)"
@@ -35,6 +36,15 @@ struct ExperimentBinaryTests {
                 #expect(typed.variants.map(\.exposed) == [expected["a"] ?? 0, expected["b"] ?? 0])
                 let unknown = try await server.call("analytics.experiment", ["tenant": "lab", "experiment": "nope"])
                 #expect(unknown["error"]?["code"] == -32002, "not found")
+
+                // The operator's table, from the same database.
+                let table = try await AuthTests.command(["experiments", "lab", "--db", db, "--tenants", path])
+                #expect(table.status == 0, "\(table.stderr)")
+                #expect(table.stdout.contains("experiment copy-test  seed phase-a  running  control a"), "\(table.stdout)")
+                #expect(table.stdout.contains("SRM:"))
+                let json = try await AuthTests.command(["experiments", "lab", "--db", db, "--tenants", path, "--json"])
+                let parsed = try JSONValue.parse(json.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+                #expect(parsed["variants"]?.arrayValue?.map { $0["exposed"]?.intValue ?? -1 } == [expected["a"] ?? 0, expected["b"] ?? 0])
             }
         }
     }
