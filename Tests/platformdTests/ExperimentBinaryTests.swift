@@ -48,4 +48,46 @@ struct ExperimentBinaryTests {
             }
         }
     }
+
+    /// Over HTTP: the exposure counter per variant, and the dashboard's page of the experiment.
+    @Test func theDashboardAndMetricsShowTheExperiment() async throws {
+        let file = #"""
+            { "tenants": [ { "id": "lab", "plugin": "\#(Hosted.plugin)", "experiments": [ {
+                "id": "copy-test", "flow": "onboarding", "control": "a",
+                "variants": [ { "id": "a", "flow": "onboarding", "weight": 1 }, { "id": "b", "flow": "onboarding", "weight": 1 } ] } ] } ] }
+            """#
+        try await withTemporaryDirectory { directory in
+            let path = try TenancyTests.write(file, in: directory)
+            let db = directory.appendingPathComponent("web.sqlite").path
+            let admin = try await AuthTests.createKey(db, ["--admin"])
+            try await HTTPServing.with(["--db", db, "--http", "127.0.0.1:0", "--tenants", path]) { http in
+                let before = try await http.metrics()
+                let series = { (variant: String) in #"platformd_experiment_exposures_total{tenant="lab",experiment="copy-test",variant="\#(variant)"}"# }
+                #expect(before[series("a")] == 0 && before[series("b")] == 0, "made at zero")
+                var exposed: [String: Double] = [:]
+                for index in 0..<12 {
+                    let started = try await http.call("flow.start", ["tenant": "lab", "userId": .string("m-\(index)")], bearer: admin)
+                    exposed[started["result"]?["experiment"]?["variant"]?.stringValue ?? "", default: 0] += 1
+                }
+                let after = try await http.metrics()
+                #expect(after[series("a")] == exposed["a"] ?? 0)
+                #expect(after[series("b")] == exposed["b"] ?? 0)
+
+                let browser = HostedFlowTests.Browser(base: http.base)
+                defer { Task { try? await browser.shutdown() } }
+                let login = try await browser.request(.GET, "/admin")
+                let csrf = try #require(HostedFlowTests.Browser.csrf(login.text))
+                #expect(try await browser.request(.POST, "/admin/login", form: [("_csrf", csrf), ("secret", admin)]).status == 303)
+                let home = try await browser.request(.GET, "/admin")
+                #expect(home.text.contains("/admin/lab/experiments/copy-test"))
+                let page = try await browser.request(.GET, "/admin/lab/experiments/copy-test")
+                #expect(page.status == 200)
+                #expect(page.text.contains("class=\"rates\"") && page.text.contains("class=\"funnel\""))
+                #expect(page.text.contains("data-variant=\"a\"") && page.text.contains("data-variant=\"b\""))
+                #expect(page.text.contains("The exposed counts match the shares") || page.text.contains("checked once every variant has 8"))
+                #expect(try await browser.request(.GET, "/admin/lab/experiments/nope").status == 404)
+                #expect(!page.text.contains(admin))
+            }
+        }
+    }
 }

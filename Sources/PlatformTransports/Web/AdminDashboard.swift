@@ -25,6 +25,9 @@ struct AdminDashboard: Sendable {
         router.get("/admin/:tenant/:flow") { request, context in
             await flow(request, tenant: context.parameters.get("tenant") ?? "", flow: context.parameters.get("flow") ?? "")
         }
+        router.get("/admin/:tenant/experiments/:experiment") { request, context in
+            await experiment(request, tenant: context.parameters.get("tenant") ?? "", experiment: context.parameters.get("experiment") ?? "")
+        }
     }
 
     /// The signed-in admin: the cookie names a sign-in the server keeps (never the key), ended
@@ -107,13 +110,16 @@ struct AdminDashboard: Sendable {
         guard let (_, secret) = await admin(request) else { return loginPage(.ok, request) }
         var body =
             header(secret)
-            + "<h1>Tenants</h1>\n<table><thead><tr><th scope=\"col\">tenant</th><th scope=\"col\">plugin</th><th scope=\"col\">flows</th><th scope=\"col\">languages</th></tr></thead><tbody>\n"
+            + "<h1>Tenants</h1>\n<table><thead><tr><th scope=\"col\">tenant</th><th scope=\"col\">plugin</th><th scope=\"col\">flows</th><th scope=\"col\">languages</th><th scope=\"col\">experiments</th></tr></thead><tbody>\n"
         for tenant in platform.hosted {
             let flows = tenant.plugin.flows.map { flow in
                 "<a href=\"/admin/\(HTML.attribute(tenant.id))/\(HTML.attribute(flow.id))\">\(HTML.text(flow.id))</a>"
             }.joined(separator: ", ")
+            let experiments = tenant.experiments.map { experiment in
+                "<a href=\"/admin/\(HTML.attribute(tenant.id))/experiments/\(HTML.attribute(experiment.id))\">\(HTML.text(experiment.id))</a>"
+            }.joined(separator: ", ")
             body +=
-                "<tr><td>\(HTML.text(tenant.id))</td><td>\(HTML.text(tenant.pluginName))</td><td>\(flows)</td><td>\(HTML.text(tenant.copy.locales.joined(separator: ", ")))</td></tr>\n"
+                "<tr><td>\(HTML.text(tenant.id))</td><td>\(HTML.text(tenant.pluginName))</td><td>\(flows)</td><td>\(HTML.text(tenant.copy.locales.joined(separator: ", ")))</td><td>\(experiments.isEmpty ? "-" : experiments)</td></tr>\n"
         }
         body += "</tbody></table>\n<h2>Keys</h2>\n"
         do {
