@@ -131,5 +131,35 @@ struct ExperimentEnrolmentTests {
         _ = try await d.call("user.erase", ["userId": .string(user)])
         let afterErasure = try await d.call("user.export", ["userId": .string(user)])
         #expect(afterErasure["assignments"] == [])
+        // Back after the erasure: enrolled as someone new, with a new session and exposure.
+        let again = try await d.start(user, flow: "quick")
+        #expect(again.sessionId != view.sessionId)
+        #expect(again.json["experiment"]?["variant"] == "a")
+        let reExported = try await d.call("user.export", ["userId": .string(user)])
+        #expect(reExported["assignments"]?.arrayValue?.count == 1)
+    }
+
+    /// A ramp: a new version of a flow against the version the plugin keeps. Each person's session
+    /// starts, and stays, on their variant's version.
+    @Test func aRampStartsEachPersonOnTheirVariantsVersion() async throws {
+        let plugin = VersionedPlugin(flows: [Versions.changes[0].flow], olderFlows: [Versions.v1()])
+        let ramp = Experiment(
+            id: "ramp", flow: "onboarding",
+            variants: [.init(id: "v1", flow: "onboarding", version: "1", weight: 1), .init(id: "v2", flow: "onboarding", weight: 1)], control: "v1")
+        let d = try FlowDriver(plugin: plugin, experiments: [ramp])
+        var seen: Set<String> = []
+        for index in 0..<30 {
+            let user = "r-\(index)"
+            let variant = try #require(ramp.assignment(of: user)).id
+            let view = try await d.start(user)
+            #expect(view.json["experiment"]?["variant"] == .string(variant))
+            #expect(view.json["flowVersion"] == .string(variant == "v1" ? "1" : "2"), "\(user) on \(variant)")
+            let again = try await d.get(view)
+            #expect(again.json["flowVersion"] == view.json["flowVersion"], "a session stays on the version it started on")
+            seen.insert(variant)
+        }
+        #expect(seen == ["v1", "v2"])
+        let results = try await d.call("analytics.experiment", ["experiment": "ramp"])
+        #expect(results["variants"]?.arrayValue?.map { $0["version"]?.stringValue ?? "" } == ["1", "2"])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PlatformTesting
 import Testing
 
 @testable import PlatformCore
@@ -295,42 +296,23 @@ import Testing
         #expect(zip(widths, widths.dropFirst()).allSatisfy { $0 > $1 }, "\(widths)")
     }
 
-    /// A small seeded generator of the test's own (PlatformTesting's would do, but this file
-    /// keeps to PlatformCore), so the simulations below are the same on every run.
-    private struct SplitMix64 {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        /// Uniform in [0, 1) from the top 53 bits.
-        mutating func unit() -> Double {
-            Double(next() >> 11) * 0x1p-53
-        }
-    }
-
     /// Experiments of `people` each, split 50/50 at random, read after every person: how many
     /// ever reached each decision. Reading after every person is the continuous peeking a
     /// confidence sequence has to survive.
     private func simulate(
         seed: UInt64, experiments: Int, people: Int, control: Double, variant: Double, alpha: Double, tuning: Double
     ) -> (better: Int, worse: Int) {
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         var result = (better: 0, worse: 0)
         for _ in 0..<experiments {
             var (nc, cc, nv, cv) = (0, 0, 0, 0)
             for _ in 0..<people {
-                if random.unit() < 0.5 {
+                if Double.random(in: 0..<1, using: &random) < 0.5 {
                     nv += 1
-                    if random.unit() < variant { cv += 1 }
+                    if Double.random(in: 0..<1, using: &random) < variant { cv += 1 }
                 } else {
                     nc += 1
-                    if random.unit() < control { cc += 1 }
+                    if Double.random(in: 0..<1, using: &random) < control { cc += 1 }
                 }
                 let decision = ExperimentStatistics.compare(
                     control: (exposed: nc, completed: cc), variant: (exposed: nv, completed: cv), alpha: alpha, tuning: tuning

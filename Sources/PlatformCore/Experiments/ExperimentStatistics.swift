@@ -3,17 +3,8 @@ import Foundation
 /// Pearson's chi-square of the exposed counts against the declared shares. A mismatch means the
 /// split itself is broken (a variant that crashes before it is logged, a cache serving one
 /// variant to bots): no comparison of its completion rates can be trusted until that is fixed.
-public struct SampleRatioCheck: Sendable, Hashable {
-    public var chiSquare: Double
-    public var pValue: Double
-    public var mismatch: Bool
-
-    public init(chiSquare: Double, pValue: Double, mismatch: Bool) {
-        self.chiSquare = chiSquare
-        self.pValue = pValue
-        self.mismatch = mismatch
-    }
-}
+/// The wire's own type: the check is reported as computed.
+public typealias SampleRatioCheck = ExperimentResults.SampleRatio
 
 /// What an experiment's counts say: the split's health, completion rates, time to complete, and
 /// each variant against the control. Dashboards are watched continuously, so the comparison is a
