@@ -27,11 +27,14 @@ struct HTTPRoutesTests {
     }
 
     static func serving(
-        requireLogin: Bool = true, maxBodyBytes: Int = 64 * 1024, _ body: @escaping @Sendable (Served, any TestClientProtocol) async throws -> Void
+        requireLogin: Bool = true, maxBodyBytes: Int = 64 * 1024, experiments: [Experiment] = [],
+        _ body: @escaping @Sendable (Served, any TestClientProtocol) async throws -> Void
     ) async throws {
         let logger = Logger(label: "routes-test")
         let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
-        let platform = Platform(plugins: [TwoStepPlugin()], store: store, logger: logger)
+        let plugin = TwoStepPlugin()
+        let platform = Platform(
+            tenants: [HostedTenant(id: plugin.id, pluginName: plugin.name, plugin: plugin, experiments: experiments)], store: store, logger: logger)
         try await platform.startServingFlows(logger: logger)
         let credentials = Credentials(store: store)
         let server = platform.rpcServer(credentials: credentials)
@@ -136,6 +139,44 @@ struct HTTPRoutesTests {
             }
             try await client.execute(uri: "/flow/\(TwoStepPlugin.tenant)/start?token=\(token)", method: .get) { response in
                 #expect(response.status.code >= 400, "a start link is used once")
+            }
+        }
+    }
+
+    /// A person an experiment sent to another flow: the page reads their session on it, and a
+    /// posted answer moves it on (the page asks for the experiment's flow, not the variant's).
+    @Test func aPersonEnrolledOnAnotherFlowAnswersOnThePage() async throws {
+        let experiment = Experiment(
+            id: "shorter", flow: "onboarding",
+            variants: [.init(id: "long", flow: "onboarding", weight: 1), .init(id: "short", flow: "short", weight: 1)], control: "long")
+        let user = try #require((0..<100).map { "person-\($0)" }.first { experiment.assignment(of: $0)?.id == "short" })
+        try await Self.serving(experiments: [experiment]) { served, client in
+            let token = try await served.credentials.mintToken(tenant: TwoStepPlugin.tenant, userId: user, ttl: 600).token
+            var cookie = ""
+            try await client.execute(uri: "/flow/\(TwoStepPlugin.tenant)/start?token=\(token)", method: .get) { response in
+                cookie = String(response.headers[.setCookie]?.split(separator: ";").first ?? "")
+            }
+            var csrf = ""
+            for _ in 0..<2 {
+                try await client.execute(uri: "/flow/\(TwoStepPlugin.tenant)/", method: .get, headers: [.cookie: cookie]) { response in
+                    #expect(response.status == .ok)
+                    let page = String(buffer: response.body)
+                    #expect(page.contains("Only question"), "the variant's flow, read again on every load")
+                    let marker = #"name="_csrf" value=""#
+                    if let range = page.range(of: marker), let end = page[range.upperBound...].firstIndex(of: "\"") {
+                        csrf = String(page[range.upperBound..<end]).replacingOccurrences(of: "&amp;", with: "&")
+                    }
+                }
+            }
+            let form = "_csrf=\(csrf.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&_action=continue&onlyAnswer=yes"
+            try await client.execute(
+                uri: "/flow/\(TwoStepPlugin.tenant)/", method: .post,
+                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: form)
+            ) { response in
+                #expect(response.status == .seeOther, "\(String(buffer: response.body))")
+            }
+            try await client.execute(uri: "/flow/\(TwoStepPlugin.tenant)/", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(String(buffer: response.body).contains("Done"), "completed on the variant's flow")
             }
         }
     }

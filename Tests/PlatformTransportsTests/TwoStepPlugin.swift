@@ -9,7 +9,11 @@ struct TwoStepPlugin: OnboardingPlugin {
     let defaultDisplayName = "Friend"
 
     var flows: [Flow] {
-        [Flow(steps: [Question(id: "first", title: "First question"), Question(id: "second", title: "Second question")], completion: Done())]
+        [
+            Flow(steps: [Question(id: "first", title: "First question"), Question(id: "second", title: "Second question")], completion: Done()),
+            // An alternative an experiment can send people to.
+            Flow(id: "short", steps: [Question(id: "only", title: "Only question")], completion: Done()),
+        ]
     }
 
     struct Question: FlowStep {

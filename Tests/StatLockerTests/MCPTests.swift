@@ -46,6 +46,40 @@ struct MCPTests {
         }
     }
 
+    /// Someone the revamp experiment sent to the classic flow: the tools, their schema and the
+    /// step resource follow their session on classic, though the server's flow is onboarding.
+    @Test func anEnrolledPersonsToolsFollowTheirVariantsFlow() async throws {
+        let experiment = ExperimentSimulationTests.revamp()
+        let user = try #require((0..<100).map { "mcp-\($0)" }.first { experiment.assignment(of: $0)?.id == "classic" })
+        let file = #"""
+            { "tenants": [ { "id": "statlocker", "plugin": "StatLocker", "experiments": [ { "id": "revamp", "flow": "onboarding",
+              "variants": [ { "id": "classic", "flow": "classic", "weight": 50 }, { "id": "revamp", "flow": "onboarding", "weight": 50 } ],
+              "control": "classic", "seed": "revamp" } ] } ] }
+            """#
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("tenants.json")
+            try Data(file.utf8).write(to: path)
+            try await PlatformdProcess.with(MCPClient.arguments("statlocker", user: user, db: ":memory:", ["--tenants", path.path])) { server in
+                let client = MCPClient(server)
+                _ = try await client.initialize()
+                let view = try await client.view("onboarding_status")
+                #expect(view["flow"] == "classic")
+                #expect(view["experiment"] == ["id": "revamp", "variant": "classic"])
+                #expect(view["step"]?["title"] == "Let's build your Locker")
+                let tools = try await client.result("tools/list")["tools"]?.arrayValue ?? []
+                let values = tools.first { $0["name"] == "onboarding_answer" }?["inputSchema"]?["properties"]?["values"]
+                #expect(values?["required"] == ["sport"], "the answer tool describes the classic session's step")
+                let next = try await client.answer(["sport": "lacrosse"])
+                #expect(next["step"]?["id"] == "team_gender", "classic has no motivational screen after the sport")
+                let resources = try await client.result("resources/list")["resources"]?.arrayValue ?? []
+                let stepURI = try #require(resources.compactMap { $0["uri"]?.stringValue }.first { $0.contains("step") })
+                let read = try await client.result("resources/read", ["uri": .string(stepURI)])
+                let body = read["contents"]?[0]?["text"]?.stringValue ?? ""
+                #expect(body.contains("team_gender"), "\(body)")
+            }
+        }
+    }
+
     /// The whole StatLocker flow through the tools: one wrong answer (refused, nothing saved),
     /// one back and one edit on the way; then a `serve` on the same file sees the profile.
     @Test func statLockerWalkToCompletionThenServeSeesTheProfile() async throws {

@@ -53,6 +53,16 @@ extension Platform {
         return try await startOn(registered, userId: userId, flow: given.flow, user: user, locale: locale, enrolment: target)
     }
 
+    /// The flows a person's session of `flow` may be on: `flow` first, then every variant's flow of
+    /// the experiments on it (an enrolled person's session is on their variant's).
+    public func sessionFlows(tenant: String, flow: String) -> [String] {
+        var flows = [flow]
+        for experiment in tenants[tenant]?.experiments ?? [] where experiment.flow == flow {
+            for candidate in experiment.flows where !flows.contains(candidate) { flows.append(candidate) }
+        }
+        return flows
+    }
+
     /// Running in the tenants file and not stopped by the server for its seed.
     func isRunning(_ experiment: Experiment, in registered: Tenant) async throws(FlowError) -> Bool {
         guard experiment.status == .running else { return false }

@@ -146,7 +146,7 @@ public actor MCPServer {
     // MARK: - tools
 
     func listTools() async throws -> JSONValue {
-        let view = try? await platform.get(tenant: tenant, key: .user(userId: userId, flow: flow))
+        let view = await storedView()
         let schema = AnswerSchema.inputSchema(for: view)
         advertisedSchema = schema
         changeNotified = false
@@ -261,10 +261,33 @@ public actor MCPServer {
         }
     }
 
+    /// The user's session as stored, read without a rate token (for the tools' schema): on the
+    /// flow, or on a variant's flow when an experiment enrolled them; nil when none.
+    func storedView() async -> SessionView? {
+        for candidate in platform.sessionFlows(tenant: tenant, flow: flow) {
+            if let view = try? await platform.get(tenant: tenant, key: .user(userId: userId, flow: candidate)) { return view }
+        }
+        return nil
+    }
+
+    /// Reads the user's session (on the flow, or the variant's flow an experiment gave them);
+    /// not found when there is none.
+    func readView() async throws -> SessionView {
+        let flows = platform.sessionFlows(tenant: tenant, flow: flow)
+        for candidate in flows.dropLast() {
+            do {
+                return try await call(.get, ["userId": .string(userId), "flow": .string(candidate)])
+            } catch FlowError.notFound {
+                continue
+            }
+        }
+        return try await call(.get, ["userId": .string(userId), "flow": .string(flows.last ?? flow)])
+    }
+
     /// Reads the user's session; starts it when there is none yet.
     func currentView() async throws -> SessionView {
         do {
-            return try await call(.get, ["userId": .string(userId), "flow": .string(flow)])
+            return try await readView()
         } catch FlowError.notFound {
             var params: [String: JSONValue] = ["userId": .string(userId), "flow": .string(flow)]
             if let user { params["user"] = try JSONValue(encoding: user) }
@@ -459,7 +482,7 @@ public actor MCPServer {
     func noteSchemaChange(session: SessionView?) async {
         guard let advertised = advertisedSchema, !changeNotified else { return }
         var view = session
-        if view == nil { view = try? await platform.get(tenant: tenant, key: .user(userId: userId, flow: flow)) }
+        if view == nil { view = await storedView() }
         guard AnswerSchema.inputSchema(for: view) != advertised else { return }
         changeNotified = true
         outbox.append(["jsonrpc": "2.0", "method": "notifications/tools/list_changed"])
@@ -512,7 +535,7 @@ public actor MCPServer {
             // Reading never writes: before the session starts, the resource says so.
             let body: JSONValue
             do {
-                body = try JSONValue(encoding: try await call(.get, ["userId": .string(userId), "flow": .string(flow)], as: SessionView.self))
+                body = try JSONValue(encoding: try await readView())
             } catch FlowError.notFound {
                 body = ["status": "not_started", "step": nil, "message": "Onboarding has not started: call onboarding_status."]
             } catch let error as FlowError {

@@ -156,7 +156,7 @@ struct HostedFlow: Sendable {
         // A page shows the session where it is (flow.get): starting it again would move it to the
         // flow's resume position (TeePals': the first missing answer) and undo the page's Back,
         // Edit and Later. Only a person without a session yet starts one.
-        var result = await web.call(.get, params, as: person.login, returning: SessionView.self)
+        var result = await session(of: person, tenant: tenant, flow: flow)
         if case .failure(let error) = result, error.code == ErrorCode.notFound.rawValue {
             if let header = request.headers[.acceptLanguage], let locale = platform.copy(for: tenant).preferred(LocaleTag.accepted(header)) {
                 params["locale"] = .string(locale)
@@ -169,6 +169,19 @@ struct HostedFlow: Sendable {
         case .failure(let error):
             return failure(error)
         }
+    }
+
+    /// The person's session of the page's flow (`flow.get`), or of a variant's flow when an
+    /// experiment on it enrolled them; not found when they have none yet.
+    func session(of person: Person, tenant: String, flow: String) async -> Result<SessionView, WebRefusal> {
+        var result: Result<SessionView, WebRefusal> = .failure(WebRefusal(RPCErrorObject(code: ErrorCode.notFound.rawValue, message: "Not found")))
+        for candidate in platform.sessionFlows(tenant: tenant, flow: flow) {
+            result = await web.call(
+                .get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(candidate)], as: person.login,
+                returning: SessionView.self)
+            guard case .failure(let error) = result, error.code == ErrorCode.notFound.rawValue else { return result }
+        }
+        return result
     }
 
     func pageFor(_ view: SessionView, tenant: String, flow: String, person: Person) -> FlowPage {
@@ -206,9 +219,7 @@ struct HostedFlow: Sendable {
             return WebSupport.notice(.forbidden, title: "This form expired", message: "Reload the page and answer again.", link: (here, "Reload"))
         }
         let current: SessionView
-        switch await web.call(
-            .get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)], as: person.login, returning: SessionView.self)
-        {
+        switch await session(of: person, tenant: tenant, flow: flow) {
         case .success(let view):
             current = view
         case .failure(let error):
