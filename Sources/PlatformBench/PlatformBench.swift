@@ -60,6 +60,13 @@ struct PlatformBench: AsyncParsableCommand {
         help: ArgumentHelp(
             "The platformd binary run as the server (default: the one beside this binary).", valueName: "path"))
     var server: String?
+    @Flag(
+        help:
+            "Declare an experiment on the walked flow (two variants on it, 50/50): every walk's start enrols, and analytics.experiment is timed after the load. Needs --tenant."
+    )
+    var experiment = false
+    @Option(help: "People exposed to that experiment to store first (in bulk; half complete), to time analytics.experiment at 1 M.")
+    var preloadExposed = 0
     @Flag(help: "Print the results as one JSON object.") var json = false
 
     func validate() throws {
@@ -74,6 +81,8 @@ struct PlatformBench: AsyncParsableCommand {
         if hosts > 1 && db == nil { throw ValidationError("--hosts needs --db postgres://… (one SQLite file has one host)") }
         if preload > 0 && db != nil { throw ValidationError("--preload is for the SQLite store") }
         if preload > 0 && tenant == nil { throw ValidationError("--preload needs --tenant: the sessions are stored before the server starts") }
+        if experiment && (tenant == nil || db != nil) { throw ValidationError("--experiment needs --tenant, on the SQLite store") }
+        if preloadExposed < 0 || (preloadExposed > 0 && !experiment) { throw ValidationError("--preload-exposed needs --experiment") }
     }
 
     /// The servers' environment: this one, with their event-loop threads. Several hosts on one
@@ -125,6 +134,26 @@ struct PlatformBench: AsyncParsableCommand {
             try await store.close()
         }
 
+        var tenantsFile: [String] = []
+        if experiment, let tenant {
+            let flow = self.flow ?? "onboarding"
+            let file = base.appendingPathComponent("tenants.json")
+            let plugin = try await BlockingWork.run { try Self.plugin(of: tenant, executable: try serverExecutable()) }
+            try Data(BenchExperiment.tenantsFile(tenant: tenant, plugin: plugin, flow: flow).utf8).write(to: file)
+            tenantsFile = ["--tenants", file.path]
+            if preloadExposed > 0 {
+                progress("storing \(preloadExposed) people exposed to the experiment")
+                let firstStep = try await BlockingWork.run {
+                    try Self.firstStep(of: tenant, flow: flow, executable: try serverExecutable(), tenants: file.path)
+                }
+                let store = try await SQLiteSessionStore.open(path: database)
+                try await store.preloadExposures(
+                    count: preloadExposed, tenant: tenant, experiment: BenchExperiment.id, seed: BenchExperiment.id,
+                    variants: BenchExperiment.variants.map { (id: $0, flow: flow, firstStep: firstStep) }, at: Date())
+                try await store.close()
+            }
+        }
+
         var endpoints: [BenchEndpoint] = []
         for host in 0..<hosts {
             switch transport {
@@ -132,7 +161,8 @@ struct PlatformBench: AsyncParsableCommand {
             case .http: endpoints.append(.http(port: try BenchEndpoint.freePort()))
             }
         }
-        let serveArguments = ["serve", "--db", database, "--log-level", "warning"] + (postgres == nil ? [] : ["--db-pool-size", "\(dbPoolSize)"])
+        let serveArguments =
+            ["serve", "--db", database, "--log-level", "warning"] + (postgres == nil ? [] : ["--db-pool-size", "\(dbPoolSize)"]) + tenantsFile
         let listening = endpoints
         let environment = serverEnvironment
         let executable = try serverExecutable()
@@ -176,6 +206,13 @@ struct PlatformBench: AsyncParsableCommand {
         let cpus = zip(servers, cpuBefore).map { server, before in server.cpuMicroseconds() - before }
         let cpu = cpus.reduce(0, +)
         let rss = servers.map { $0.residentKiB() }.max() ?? 0
+        var results: (milliseconds: Double, exposed: Int)?
+        if experiment {
+            progress("timing analytics.experiment")
+            results = try await BlockingWork.run("platformd.bench.experiment") {
+                try BenchExperiment.timeResults(tenant: plan.tenant, exchange: BlockingExchange(endpoint: listening[0], timeout: .seconds(600)))
+            }
+        }
         // Their exits are waited for on a thread of their own, never on the cooperative pool.
         await BlockingWork.run("platformd.bench.stop") { for server in servers { server.stop() } }
         let answeredByHost = driver.answeredByHost()
@@ -216,6 +253,11 @@ struct PlatformBench: AsyncParsableCommand {
                             .double((Double(cpu) / Double(max(answered, 1))).rounded(to: 1))
                         })
                 ))
+        }
+        if let results {
+            result += [
+                ("experimentExposed", .int(Int64(results.exposed))), ("experimentResultsMs", .double(results.milliseconds.rounded(to: 1))),
+            ]
         }
         if pipelined > 0 {
             result += [

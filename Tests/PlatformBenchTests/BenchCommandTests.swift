@@ -70,6 +70,19 @@ struct BenchCommandTests {
         }
     }
 
+    /// `--experiment`: every walk's start enrols, stored people are counted, and the results are
+    /// timed. (Figures at 1 M are Docs/performance.md's; here only that they are measured.)
+    @Test func anExperimentRunEnrolsTheWalksAndTimesTheResults() async throws {
+        let tenant = try await PlatformdProcess.withServer { server in
+            try await server.call("platform.info")["result"]?["tenants"]?.arrayValue?.first?["tenant"]?.stringValue ?? ""
+        }
+        let report = try await Self.report(["--tenant", tenant, "--experiment", "--preload-exposed", "3000", "--connections", "2", "--seconds", "2"])
+        #expect(report["failures"] == 0, "\(report.serialized())")
+        let walks = (report["requests"]?.intValue ?? 0) / max(1, report["requestsPerWalk"]?.intValue ?? 1)
+        #expect((report["experimentExposed"]?.intValue ?? 0) >= 3000 + walks, "\(report.serialized())")
+        #expect((report["experimentResultsMs"]?.doubleValue ?? 0) > 0)
+    }
+
     /// A tenant the server does not host ends the bench with one line naming it, before any load.
     @Test func anUnknownTenantIsOneClearLine() async throws {
         try await PlatformdProcess.with(["bench", "--tenant", "nosuchtenant", "--seconds", "1"]) { process in
