@@ -296,8 +296,25 @@ public final class Platform: Sendable {
         return engine.view(state, now: now)
     }
 
+    /// By user and flow, an experiment's flow answers the person's session on whichever variant's
+    /// flow it is, as `flow.start` does (every door reads it the same way).
     public func get(tenant: String, key: SessionKey) async throws(FlowError) -> SessionView {
-        try await knowingVersions { () async throws(FlowError) in try await getPlaced(tenant: tenant, key: key) }
+        guard case .user(let userId, let flow) = key else {
+            return try await knowingVersions { () async throws(FlowError) in try await getPlaced(tenant: tenant, key: key) }
+        }
+        let flows = sessionFlows(tenant: tenant, flow: flow)
+        for candidate in flows.dropLast() {
+            do {
+                return try await knowingVersions { () async throws(FlowError) in
+                    try await getPlaced(tenant: tenant, key: .user(userId: userId, flow: candidate))
+                }
+            } catch .notFound {
+                continue
+            }
+        }
+        return try await knowingVersions { () async throws(FlowError) in
+            try await getPlaced(tenant: tenant, key: .user(userId: userId, flow: flows.last ?? flow))
+        }
     }
 
     func getPlaced(tenant: String, key: SessionKey) async throws(FlowError) -> SessionView {

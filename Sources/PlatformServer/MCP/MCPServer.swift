@@ -261,27 +261,15 @@ public actor MCPServer {
         }
     }
 
-    /// The user's session as stored, read without a rate token (for the tools' schema): on the
-    /// flow, or on a variant's flow when an experiment enrolled them; nil when none.
+    /// The user's session as stored, read without a rate token (for the tools' schema); nil when none.
     func storedView() async -> SessionView? {
-        for candidate in platform.sessionFlows(tenant: tenant, flow: flow) {
-            if let view = try? await platform.get(tenant: tenant, key: .user(userId: userId, flow: candidate)) { return view }
-        }
-        return nil
+        try? await platform.get(tenant: tenant, key: .user(userId: userId, flow: flow))
     }
 
-    /// Reads the user's session (on the flow, or the variant's flow an experiment gave them);
-    /// not found when there is none.
+    /// Reads the user's session (`flow.get`, which finds it on the variant's flow an experiment
+    /// gave them); not found when there is none.
     func readView() async throws -> SessionView {
-        let flows = platform.sessionFlows(tenant: tenant, flow: flow)
-        for candidate in flows.dropLast() {
-            do {
-                return try await call(.get, ["userId": .string(userId), "flow": .string(candidate)])
-            } catch FlowError.notFound {
-                continue
-            }
-        }
-        return try await call(.get, ["userId": .string(userId), "flow": .string(flows.last ?? flow)])
+        try await call(.get, ["userId": .string(userId), "flow": .string(flow)])
     }
 
     /// Reads the user's session; starts it when there is none yet.

@@ -171,17 +171,11 @@ struct HostedFlow: Sendable {
         }
     }
 
-    /// The person's session of the page's flow (`flow.get`), or of a variant's flow when an
-    /// experiment on it enrolled them; not found when they have none yet.
+    /// The person's session of the page's flow (`flow.get`, which finds it on a variant's flow
+    /// when an experiment enrolled them); not found when they have none yet.
     func session(of person: Person, tenant: String, flow: String) async -> Result<SessionView, WebRefusal> {
-        var result: Result<SessionView, WebRefusal> = .failure(WebRefusal(RPCErrorObject(code: ErrorCode.notFound.rawValue, message: "Not found")))
-        for candidate in platform.sessionFlows(tenant: tenant, flow: flow) {
-            result = await web.call(
-                .get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(candidate)], as: person.login,
-                returning: SessionView.self)
-            guard case .failure(let error) = result, error.code == ErrorCode.notFound.rawValue else { return result }
-        }
-        return result
+        await web.call(
+            .get, ["tenant": .string(tenant), "userId": .string(person.userId), "flow": .string(flow)], as: person.login, returning: SessionView.self)
     }
 
     func pageFor(_ view: SessionView, tenant: String, flow: String, person: Person) -> FlowPage {
