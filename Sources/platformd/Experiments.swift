@@ -22,7 +22,7 @@ struct Experiments: AsyncParsableCommand {
     func run() async throws {
         let hosted = tenantOptions.load()
         guard let entry = hosted.first(where: { $0.id == tenant }) else {
-            throw ValidationError("no tenant \(tenant) (hosted: \(hosted.map(\.id).joined(separator: ", ")))")
+            throw CommandRefusal.exit("no tenant \(tenant) (hosted: \(hosted.map(\.id).joined(separator: ", ")))")
         }
         guard !entry.experiments.isEmpty else {
             StandardOutput.writeLine("tenant \(tenant) declares no experiments (add \"experiments\" to its entry in the tenants file)")
