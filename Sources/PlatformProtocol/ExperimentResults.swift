@@ -146,7 +146,7 @@ public struct ExperimentResults: Sendable, Hashable, Codable {
 /// `analytics.experiment`'s params.
 public struct ExperimentParams: MethodParams, Hashable {
     public static let members: [ParamMember] = [
-        .tenant, ParamMember("experiment", required: true, schema: Schema.string(description: "An experiment id of the tenants file.")),
+        .tenant, ParamMember("experiment", required: true, schema: ParamBounds.experiment.schema),
     ]
 
     public var tenant: String

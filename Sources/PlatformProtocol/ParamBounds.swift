@@ -59,6 +59,9 @@ public enum ParamBounds {
     public static let userId = TextParam(name: "userId", maxLength: 256, minLength: 1, description: "The app's id for the user.")
     /// `locale` of `flow.start` and `gate.check` (BCP 47).
     public static let locale = TextParam(name: "locale", maxLength: 35, minLength: 2)
+    /// `analytics.experiment`'s `experiment`: an id of the tenants file (1-63 of a-z, 0-9 and -).
+    public static let experiment = TextParam(
+        name: "experiment", maxLength: 63, minLength: 1, description: "An experiment id of the tenants file.")
     /// Each member of `flow.start`'s `user` (`UserDetails`).
     public static let userDetail = TextParam(name: "user", maxLength: 256)
 
@@ -69,5 +72,6 @@ public enum ParamBounds {
     /// The text members with a bound of their own, with a method each is checked on.
     public static let texts: [(method: PlatformMethod, param: TextParam)] = [
         (.search, searchQuery), (.start, tenant), (.start, userId), (.start, locale),
+        (.experiment, experiment),
     ]
 }

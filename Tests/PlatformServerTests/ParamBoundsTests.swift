@@ -31,6 +31,14 @@ struct ParamBoundsTests {
         #expect(refused?.message.hasSuffix(": query must be at most 4 characters") == true)
     }
 
+    /// An experiment id longer than any the tenants file accepts is refused before it is looked up.
+    @Test func anOverlongExperimentIdIsRefused() throws {
+        let id = String(repeating: "e", count: 63)
+        #expect(try RPCParams(["experiment": .string(id)]).string(ParamBounds.experiment) == id)
+        let refused = #expect(throws: RPCError.self) { try RPCParams(["experiment": .string(id + "e")]).string(ParamBounds.experiment) }
+        #expect(refused?.message.hasSuffix(": experiment must be at most 63 characters") == true)
+    }
+
     /// The published document carries each bound exactly as `ParamBounds` holds it.
     @Test func theDiscoveryDocumentPublishesEachBound() throws {
         let document = try JSONValue(encoding: OpenRPCDocument(version: "test"))
@@ -41,7 +49,9 @@ struct ParamBoundsTests {
         for (method, bound) in ParamBounds.integers {
             #expect(member(method, bound.name) == bound.schema, "\(method.rawValue).\(bound.name)")
         }
-        #expect(member(.search, "query") == ParamBounds.searchQuery.schema)
+        for (method, bound) in ParamBounds.texts where method != .start {
+            #expect(member(method, bound.name) == bound.schema, "\(method.rawValue).\(bound.name)")
+        }
         #expect(document["components"]?["schemas"]?["TenantId"] == ParamBounds.tenant.schema)
         #expect(document["components"]?["schemas"]?["UserId"] == ParamBounds.userId.schema)
     }

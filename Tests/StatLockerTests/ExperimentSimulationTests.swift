@@ -124,11 +124,34 @@ struct ExperimentSimulationTests {
         #expect((results["srm"]?["pValue"]?.doubleValue ?? 1) < 0.001)
     }
 
+    static let stops = Webhook(
+        url: "http://127.0.0.1:9/stops", secretEnv: "HOOK", secret: Array("s3cret".utf8), events: [.experimentStopped])
+    static let completions = Webhook(
+        url: "http://127.0.0.1:9/completions", secretEnv: "HOOK", secret: Array("other".utf8), events: [.sessionCompleted])
+
+    /// The minutely check `serve` runs stops a worse variant though nobody asked for the results.
+    @Test func theMinutelyCheckStopsAWorseVariantUnasked() async throws {
+        let clock = TestClock()
+        let d = try FlowDriver(plugin: StatLockerPlugin(), clock: clock, experiments: [Self.revamp(autoStop: true, tuning: 200)])
+        _ = try await Self.simulate(d, clock: clock, people: 140, completing: ["classic": 0.95, "revamp": 0.1])
+        let before = try await d.call("events.list", [:])
+        #expect(before["events"]?.arrayValue?.contains { $0["type"] == "experiment.stopped" } == false)
+        await d.platform.checkExperiments()
+        let after = try await d.call("events.list", [:])
+        #expect(after["events"]?.arrayValue?.filter { $0["type"] == "experiment.stopped" }.count == 1)
+        let view = try await d.start("after-check", user: alex)
+        #expect(view.json["flow"] == "classic")
+        #expect(view.json["experiment"] == nil)
+    }
+
     /// A revamp that completes far worse stops the experiment: stored, reported, and new people
     /// get the control's flow.
     @Test func autoStopStopsAWorseVariant() async throws {
         let clock = TestClock()
-        let d = try FlowDriver(plugin: StatLockerPlugin(), clock: clock, experiments: [Self.revamp(autoStop: true, tuning: 200)])
+        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+        let d = try FlowDriver(
+            plugin: StatLockerPlugin(), store: store, clock: clock, webhooks: [Self.stops, Self.completions],
+            experiments: [Self.revamp(autoStop: true, tuning: 200)])
         _ = try await Self.simulate(d, clock: clock, people: 140, completing: ["classic": 0.95, "revamp": 0.1])
         let results = try await d.call("analytics.experiment", ["experiment": "revamp"])
         #expect(results["status"] == "stopped")
@@ -139,6 +162,9 @@ struct ExperimentSimulationTests {
         #expect(stopped["data"]?["experiment"] == "revamp")
         #expect(stopped["data"]?["variant"] == "revamp")
         #expect(stopped["data"]?["interval"]?.arrayValue?.count == 2)
+        // Its delivery is queued for the webhook that takes experiment.stopped, and only that one.
+        let queued = try await store.recentEvents(tenant: "statlocker", limit: 1, failedOnly: false)
+        #expect(queued.first?.deliveries.map(\.webhook) == [Self.stops.url])
         // Asked again, the same stop holds and no second event is raised.
         _ = try await d.call("analytics.experiment", ["experiment": "revamp"])
         let again = try await d.call("events.list", [:])

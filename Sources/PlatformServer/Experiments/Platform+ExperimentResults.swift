@@ -7,7 +7,7 @@ extension Platform {
     /// them, and, with `autoStop`, the stop of a running experiment one of whose variants is worse.
     public func experimentResults(tenant: String, experiment id: String) async throws(FlowError) -> ExperimentResults {
         let registered = try await self.tenant(tenant)
-        guard let experiment = registered.experiments.first(where: { $0.id == id }) else {
+        guard let experiment = registered.experiments.first(where: { IDBytes.equal($0.id, id) }) else {
             throw .notFound("experiment \(id) of tenant \(tenant)")
         }
         guard let experiments = store as? any ExperimentStore else { throw .unavailable("this store keeps no experiments") }

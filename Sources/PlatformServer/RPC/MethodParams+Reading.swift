@@ -137,7 +137,7 @@ extension FunnelParams: RequestParams {
 
 extension ExperimentParams: RequestParams {
     init(reading params: RPCParams) throws(RPCError) {
-        self.init(tenant: try params.tenant(), experiment: try params.string("experiment"))
+        self.init(tenant: try params.tenant(), experiment: try params.string(ParamBounds.experiment))
     }
 }
 
