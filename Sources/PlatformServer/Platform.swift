@@ -51,6 +51,8 @@ public final class Platform: Sendable {
         let copy: CopyBook
         /// The tenants file's experiments, in its order.
         var experiments: [Experiment] = []
+        /// How its hosted pages look.
+        var look: HostedLook
 
         func engine(_ flow: String) throws(FlowError) -> FlowEngine {
             guard let engine = engines[flow] else { throw .notFound("flow \(flow) of tenant \(id)") }
@@ -111,7 +113,8 @@ public final class Platform: Sendable {
             tenants[entry.id] = Tenant(
                 id: entry.id, plugin: plugin, flowIDs: flows.map(\.id), engines: newest,
                 olderEngines: Dictionary(grouping: olderEngines, by: \.flow.id),
-                validator: plugin.validator, webhooks: entry.webhooks, copy: entry.copy, experiments: entry.experiments)
+                validator: plugin.validator, webhooks: entry.webhooks, copy: entry.copy, experiments: entry.experiments,
+                look: entry.look)
             if pluginLoggers[plugin.logLabel] == nil {
                 pluginLoggers[plugin.logLabel] = pluginLogger(plugin.logLabel)
             }
@@ -242,6 +245,11 @@ public final class Platform: Sendable {
     /// A hosted tenant's texts in every locale it serves (the base texts for an unknown tenant).
     public func copy(for tenant: String) -> CopyBook {
         tenants[tenant]?.copy ?? .base
+    }
+
+    /// How the tenant's hosted pages look; nil for a tenant not hosted.
+    public func look(for tenant: String) -> HostedLook? {
+        tenants[tenant]?.look
     }
 
     public func start(tenant: String, userId: String, flow: String, user: UserDetails?, locale: String? = nil) async throws(FlowError) -> SessionView {

@@ -171,7 +171,17 @@ struct TenantOptions: ParsableArguments {
     /// The configured tenants; a file that cannot be used ends the process with exit code 78
     /// (EX_CONFIG) and one stderr line naming the file, the tenant and the key.
     func load() -> [HostedTenant] {
-        guard let tenants else { return RegisteredPlugins.defaultTenants }
+        guard let tenants else {
+            // A plugin's theme is part of the build, but a text color failing contrast must not
+            // reach a page: the defaults are checked as a file's tenants are.
+            for tenant in RegisteredPlugins.defaultTenants {
+                if let problem = tenant.plugin.theme.contrastProblems().first {
+                    FileHandle.standardError.write(Data("platformd: tenant \(tenant.id): the theme of plugin \(tenant.plugin.name) cannot be served: \(problem)\n".utf8))
+                    Foundation.exit(78)
+                }
+            }
+            return RegisteredPlugins.defaultTenants
+        }
         let environment = ProcessInfo.processInfo.environment
         do throws(ConfigurationError) {
             guard let data = FileManager.default.contents(atPath: tenants) else {

@@ -27,14 +27,14 @@ struct HTTPRoutesTests {
     }
 
     static func serving(
-        requireLogin: Bool = true, maxBodyBytes: Int = 64 * 1024, experiments: [Experiment] = [],
+        requireLogin: Bool = true, maxBodyBytes: Int = 64 * 1024, experiments: [Experiment] = [], look: HostedLook? = nil,
         _ body: @escaping @Sendable (Served, any TestClientProtocol) async throws -> Void
     ) async throws {
         let logger = Logger(label: "routes-test")
         let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
         let plugin = TwoStepPlugin()
         let platform = Platform(
-            tenants: [HostedTenant(id: plugin.id, pluginName: plugin.name, plugin: plugin, experiments: experiments)], store: store, logger: logger)
+            tenants: [HostedTenant(id: plugin.id, pluginName: plugin.name, plugin: plugin, experiments: experiments, look: look)], store: store, logger: logger)
         try await platform.startServingFlows(logger: logger)
         let credentials = Credentials(store: store)
         let server = platform.rpcServer(credentials: credentials)

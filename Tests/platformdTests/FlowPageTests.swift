@@ -81,7 +81,8 @@ import Testing
         #expect(html.contains("name=\"pets[0].kind\"") && html.contains("value=\"add:pets\"") && html.contains("value=\"remove:pets:0\""))
         #expect(html.contains("type=\"search\"") && html.contains("value=\"search:city\""))
         #expect(html.contains("value=\"42\" checked") && html.contains("Austin, TX"), "the saved place stays chosen")
-        #expect(html.contains("<progress class=\"progress\" id=\"progress\" max=\"4\" value=\"2\""))
+        #expect(html.contains("role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"4\" aria-valuenow=\"2\" aria-labelledby=\"progress-label\""))
+        #expect(html.contains("<p class=\"progress-label\" id=\"progress-label\">Step 2 of 4</p>"))
         #expect(html.contains("value=\"continue\" class=\"primary\">Continue</button>"))
         #expect(html.contains("value=\"skip\">Skip</button>") && html.contains("value=\"back\">Back</button>"))
         // What a plugin wrote is text, never markup.

@@ -116,6 +116,20 @@ struct TenancyTests {
                 #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "experiments": [ { "id": "e", "flow": "onboarding", "variants": [ { "id": "a", "flow": "onboarding", "weight": 50 }, { "id": "b", "flow": "onboarding", "weight": 50 } ] }, { "id": "f", "flow": "onboarding", "variants": [ { "id": "a", "flow": "onboarding", "weight": 50 }, { "id": "b", "flow": "onboarding", "weight": 50 } ] } ] } ] }"#,
                 "x", "experiments.f.namespace", "overlaps running experiment e"
             ),
+            (
+                ##"{ "tenants": [ { "id": "x", "plugin": "\##(Hosted.plugin)", "hosted": { "brandColor": "#FFFF00" } } ] }"##, "x", "hosted.brandColor",
+                "light onPrimary #FFFFFF on primary #FFFF00 is 1.0:1 (at least 4.5:1 is needed)"
+            ),
+            (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "hosted": { "brandColor": "indigo" } } ] }"#, "x", "hosted.brandColor", "RRGGBB"),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "hosted": { "returnUrl": "javascript:alert(1)" } } ] }"#, "x", "hosted.returnUrl",
+                "absolute https://"
+            ),
+            (
+                #"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "hosted": { "logo": "no-such-logo.png" } } ] }"#, "x", "hosted.logo",
+                "cannot be read"
+            ),
+            (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "hosted": { "theme": "dark" } } ] }"#, "x", "hosted.theme", "unknown key"),
         ] as [(String, String?, String?, String)])
     func aBadFileStopsTheServerWithOneLineNamingFileTenantAndKey(file: String, tenant: String?, key: String?, reason: String) async throws {
         try await expectTenantsFileRefused(file, tenant: tenant, key: key, reason: reason)

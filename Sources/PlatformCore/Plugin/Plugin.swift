@@ -128,6 +128,8 @@ public protocol OnboardingPlugin: Sendable {
     var defaultDisplayName: String { get }
     /// Content shown before sign-in (`flow.describe`'s `intro`).
     var intro: JSONValue? { get }
+    /// How its hosted pages look (``Theme``); the platform's own look by default.
+    var theme: Theme { get }
     /// The label of the plugin's log lines (its Logger's label and the lines' source).
     var logLabel: String { get }
     /// The translations of the plugin's texts: its String Catalogs (`Localizable.xcstrings` in
@@ -169,6 +171,7 @@ extension OnboardingPlugin {
     public var searchProviders: [String: any SearchProvider] { [:] }
     public var defaultDisplayName: String { "there" }
     public var intro: JSONValue? { nil }
+    public var theme: Theme { .standard }
     public var stringCatalogs: [StringCatalog] { [] }
     public func prepare() {}
 

@@ -17,14 +17,17 @@ public struct HostedTenant: Sendable {
     public var copy: CopyBook
     /// Splits of the people starting a flow between variants (none by default).
     public var experiments: [Experiment]
+    /// How its hosted pages look: the plugin's theme with the tenant's `hosted` overrides.
+    public var look: HostedLook
 
     /// - Parameter copy: nil: the plugin's catalogs as shipped (a catalog that does not read
     ///   stops the start: it is part of the build).
     public init(
         id: String, pluginName: String, plugin: any OnboardingPlugin, limits: RateLimit? = nil, webhooks: [Webhook] = [],
-        dataPolicy: DataPolicy = DataPolicy(), copy: CopyBook? = nil, experiments: [Experiment] = []
+        dataPolicy: DataPolicy = DataPolicy(), copy: CopyBook? = nil, experiments: [Experiment] = [], look: HostedLook? = nil
     ) {
         self.experiments = experiments
+        self.look = look ?? HostedLook(plugin: plugin)
         self.dataPolicy = dataPolicy
         self.copy = copy ?? .shipped(by: plugin)
         self.id = id
@@ -96,9 +99,9 @@ public enum TenantsConfiguration {
                 throw fail(id, "id", "must be 1-63 characters of a-z, 0-9 and -, starting with a letter or digit")
             }
             guard seen.insert(id).inserted else { throw fail(id, "id", "is used by another tenant") }
-            let allowed: Set<String> = ["id", "plugin", "settings", "limits", "webhooks", "sessions", "retention", "copy", "experiments"]
+            let allowed: Set<String> = ["id", "plugin", "settings", "limits", "webhooks", "sessions", "retention", "copy", "experiments", "hosted"]
             if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
-                throw fail(id, unknown, "unknown key (a tenant has id, plugin, settings, limits, webhooks, sessions, retention, copy, experiments)")
+                throw fail(id, unknown, "unknown key (a tenant has id, plugin, settings, limits, webhooks, sessions, retention, copy, experiments, hosted)")
             }
             guard let name = fields["plugin"]?.stringValue else { throw fail(id, "plugin", "is required and must be a string") }
             guard let registration = plugins[name] else {
@@ -125,10 +128,11 @@ public enum TenantsConfiguration {
             let plugin = registration.make(settings)
             let copy = try parseCopy(fields["copy"], plugin: plugin, tenant: id, fail: fail)
             let experiments = try Experiment.parse(fields["experiments"], plugin: plugin, tenant: id, fail: fail)
+            let look = try HostedLook.parse(fields["hosted"], plugin: plugin, tenant: id, file: file, fail: fail)
             hosted.append(
                 HostedTenant(
                     id: id, pluginName: name, plugin: plugin, limits: limits, webhooks: webhooks, dataPolicy: policy, copy: copy,
-                    experiments: experiments))
+                    experiments: experiments, look: look))
         }
         return hosted
     }

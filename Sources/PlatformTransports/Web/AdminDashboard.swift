@@ -40,7 +40,7 @@ struct AdminDashboard: Sendable {
     }
 
     func page(_ title: String, _ body: String) -> Response {
-        WebSupport.html(.ok, HTML.page(title: title, language: "en", body: "<main class=\"wide\">\n\(body)\n</main>", script: false))
+        WebSupport.html(.ok, HTML.page(title: title, language: "en", body: "<main class=\"wide\">\n\(body)\n</main>"))
     }
 
     // MARK: - signing in
@@ -62,7 +62,7 @@ struct AdminDashboard: Sendable {
             </main>
             """
         return WebSupport.html(
-            status, HTML.page(title: "Sign in: platformd dashboard", language: "en", body: body, script: false),
+            status, HTML.page(title: "Sign in: platformd dashboard", language: "en", body: body),
             headers: [(.setCookie, Cookies.set(Self.loginCookie, nonce, path: "/admin", secure: web.secureCookies))])
     }
 

@@ -21,6 +21,8 @@ struct FlowPage {
     var entryCounts: [String: Int] = [:]
     /// The tenant's texts: the page's own words ("Search", "Add") are in the view's locale.
     var copy: CopyBook = .base
+    /// The tenant's look (theme, name, logo, return link); none: the platform's plain page.
+    var look: HostedLook? = nil
 
     /// One of the page's own words, in the view's locale.
     func t(_ text: String) -> String { copy.text(text, in: locale) }
@@ -29,15 +31,24 @@ struct FlowPage {
 
     var action: String { "/flow/\(tenant)/?flow=\(HostedFlow.query(flow))" }
 
+    var chrome: PageChrome? {
+        look.map { look in PageChrome(tenant: tenant, look: look, footerText: look.theme.footer.map { copy.text($0, in: locale) }) }
+    }
+
+    var progressStyle: Theme.ProgressStyle { look?.theme.progress ?? .segmented }
+
     func render() -> String {
         let language = view.locale ?? "en"
         guard let step = view.step, !view.status.isFinal else {
-            return HTML.page(title: ending, language: language, body: "<main>\n\(endingBody)\n</main>", script: false)
+            return HTML.page(title: ending, language: language, body: "<main class=\"done\">\n\(endingBody)\n</main>", chrome: chrome)
         }
-        var body = "<main>\n"
+        // A step whose content asks for the gradient (StatLocker's motivational screens) is drawn
+        // as one full card in the brand's colors with its button.
+        let motivational = step.content["background"]?.stringValue == "gradient"
+        var body = motivational ? "<main class=\"motivational\">\n" : "<main>\n"
         body += progress()
-        body += "<h1 id=\"title\">\(HTML.text(step.title))</h1>\n"
-        if let subtitle = step.subtitle { body += "<p class=\"subtitle\">\(HTML.text(subtitle))</p>\n" }
+        body += "<h1 id=\"title\">\(HTML.decorated(step.title))</h1>\n"
+        if let subtitle = step.subtitle { body += "<p class=\"subtitle\">\(HTML.decorated(subtitle))</p>\n" }
         body += "<form method=\"post\" action=\"\(HTML.attribute(action))\" novalidate aria-labelledby=\"title\">\n"
         body += hidden("_csrf", csrf) + hidden("_step", step.id) + hidden("_revision", String(view.revision))
         let shown = errors.isEmpty ? step.errors : errors
@@ -45,61 +56,92 @@ struct FlowPage {
         if !general.isEmpty {
             body += "<div class=\"errors\" role=\"alert\">" + general.map { "<p>\(HTML.text($0.message))</p>" }.joined() + "</div>\n"
         }
-        if let message = step.content["message"]?.stringValue { body += "<p class=\"message\">\(HTML.text(message))</p>\n" }
+        if let message = step.content["message"]?.stringValue { body += "<p class=\"message\">\(HTML.decorated(message))</p>\n" }
         body += review(step)
         for field in step.fields {
             body += render(field, errors: shown.filter { $0.field == field.id })
         }
-        if let helper = step.helper { body += "<p class=\"helper\">\(HTML.text(helper))</p>\n" }
+        if let helper = step.helper { body += "<p class=\"helper\">\(HTML.decorated(helper))</p>\n" }
         body += "<div class=\"actions\">\n"
-        for action in step.actions where action.id != "edit" {
+        // Continue first in the markup (Enter submits it), Back last.
+        let actions = step.actions.filter { $0.id != "edit" }.sorted { ($0.id == "back" ? 1 : 0) < ($1.id == "back" ? 1 : 0) }
+        for action in actions {
             let primary = action.id == "continue" ? " class=\"primary\"" : ""
             body += "<button type=\"submit\" name=\"_action\" value=\"\(HTML.attribute(action.id))\"\(primary)>\(HTML.text(action.label))</button>\n"
         }
         body += "</div>\n</form>\n</main>"
-        return HTML.page(title: step.title, language: language, body: body)
+        return HTML.page(title: step.title, language: language, body: body, chrome: chrome)
     }
 
     // MARK: - the end of a flow
 
     var ending: String {
         switch view.status {
-        case .completed: view.completion?.screen?.title ?? view.completion?.message ?? "Done"
-        case .rejected: view.rejection?.message ?? "Ended"
-        default: "Expired"
+        case .completed: view.completion?.screen?.title ?? view.completion?.message ?? t("Done")
+        case .rejected: view.rejection?.message ?? t("Ended")
+        default: t("Expired")
         }
     }
 
     var endingBody: String {
         switch view.status {
         case .completed:
-            var body = "<h1>\(HTML.text(view.completion?.message ?? ""))</h1>\n"
+            var body = "<h1>\(HTML.decorated(view.completion?.message ?? ""))</h1>\n"
             if let screen = view.completion?.screen {
-                body += "<h2>\(HTML.text(screen.title))</h2>\n<p>\(HTML.text(screen.body))</p>\n"
+                body += "<h2>\(HTML.decorated(screen.title))</h2>\n<p>\(HTML.decorated(screen.body))</p>\n"
                 let lines = (screen.summary ?? []).compactMap { item -> String? in
                     let label = item["label"]?.stringValue ?? ""
                     let text = item["text"]?.stringValue ?? item["value"].map(Self.plain) ?? ""
                     return label.isEmpty && text.isEmpty ? nil : "<li>\(HTML.text(label))\(label.isEmpty || text.isEmpty ? "" : ": ")\(HTML.text(text))</li>"
                 }
-                if !lines.isEmpty { body += "<ul>\(lines.joined())</ul>\n" }
+                if !lines.isEmpty { body += "<ul class=\"summary\">\(lines.joined())</ul>\n" }
             }
-            return body
+            return body + returnLink
         case .rejected:
-            return "<h1>\(HTML.text(view.rejection?.message ?? ""))</h1>"
+            return "<h1>\(HTML.decorated(view.rejection?.message ?? ""))</h1>\n" + returnLink
         default:
             return "<h1>\(HTML.text(t("This onboarding expired: it was left unfinished too long. Open it again to start afresh.")))</h1>"
         }
     }
 
+    /// The tenant's way back to its app (`hosted.returnUrl`), when it has one.
+    var returnLink: String {
+        guard let look, let url = look.returnUrl else { return "" }
+        let words = copy.format("Back to %@", [look.appName], in: locale)
+        return "<p class=\"actions\"><a class=\"button primary return\" href=\"\(HTML.attribute(url))\">\(HTML.text(words))</a></p>\n"
+    }
+
     // MARK: - the step
 
+    /// The app's progress indicator (segments, dots over a bar, or "1/4"), one accessible
+    /// progressbar named by the flow's own label ("Step 2 of 11").
     func progress() -> String {
-        guard view.progress.total > 0, !view.progress.label.isEmpty else { return "" }
-        return """
-            <progress class="progress" id="progress" max="\(view.progress.total)" value="\(view.progress.index)" aria-labelledby="progress-label">\(HTML.text(view.progress.label))</progress>
-            <p class="progress-label" id="progress-label">\(HTML.text(view.progress.label))</p>
-
-            """
+        let progress = view.progress
+        guard progress.total > 0, !progress.label.isEmpty else { return "" }
+        let index = min(progress.index, progress.total)
+        var html = "<div class=\"progress\" role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"\(progress.total)\" aria-valuenow=\"\(index)\" aria-labelledby=\"progress-label\">\n"
+        func marks(_ kind: String) -> String {
+            "<div class=\"\(kind)\" aria-hidden=\"true\">" + (1...progress.total).map { $0 <= index ? "<span class=\"on\"></span>" : "<span></span>" }.joined()
+                + "</div>\n"
+        }
+        switch progressStyle {
+        case .segmented:
+            html += marks("progress-segments")
+        case .dots:
+            html += marks("progress-dots")
+            // A bar's fill has no inline width (the pages' policy allows no inline style): the
+            // dots carry the position; the bar is drawn by a progress element.
+            html += "<progress class=\"progress-native\" max=\"\(progress.total)\" value=\"\(index)\" aria-hidden=\"true\"></progress>\n"
+        case .fraction:
+            // The app's own label is the fraction ("1/4"): shown large, it names the bar itself.
+            let fraction = "\(index)/\(progress.total)"
+            if progress.label == fraction {
+                return html + "<p class=\"progress-fraction\" id=\"progress-label\">\(HTML.text(fraction))</p>\n</div>\n"
+            }
+            html += "<p class=\"progress-fraction\" aria-hidden=\"true\">\(fraction)</p>\n"
+        }
+        html += "<p class=\"progress-label\" id=\"progress-label\">\(HTML.text(progress.label))</p>\n</div>\n"
+        return html
     }
 
     /// A review's sections, each with the button that goes back to its step (`flow.goto`).
@@ -200,7 +242,7 @@ struct FlowPage {
             return """
                 <div class="field"\(dataType)\(visible)>
                 <input type="hidden" name="\(HTML.attribute(name))" value="false">
-                <label class="option" for="\(id)"><input type="checkbox" id="\(id)" name="\(HTML.attribute(name))" value="true"\(checked)\(described)> <span>\(label)</span></label>
+                <label class="option" for="\(id)"><input type="checkbox" id="\(id)" name="\(HTML.attribute(name))" value="true"\(checked)\(described)> <span>\(label)</span><span class="tick" aria-hidden="true"></span></label>
                 \(errorHTML)</div>
 
                 """
@@ -254,10 +296,10 @@ struct FlowPage {
             html += "<label class=\"option\(option.locked ? " locked" : "")\" for=\"\(optionID)\">"
             html +=
                 "<input type=\"\(inputType)\" id=\"\(optionID)\" name=\"\(HTML.attribute(name))\" value=\"\(HTML.attribute(option.value))\"\(checked)\(locked)>"
-            html += "<span>\(HTML.text(option.label))"
+            html += "<span>\(HTML.decorated(option.label))"
             if let badge = option.badge { html += "<span class=\"badge\">\(HTML.text(badge))</span>" }
             if let detail = option.detail { html += "<span class=\"detail\">\(HTML.text(detail))</span>" }
-            html += "</span></label>\n"
+            html += "</span><span class=\"tick\" aria-hidden=\"true\"></span></label>\n"
         }
         return html + errorHTML + "</fieldset>\n"
     }
@@ -308,7 +350,7 @@ struct FlowPage {
         for (index, option) in options.enumerated() {
             let optionID = "\(id)-\(index)"
             html +=
-                "<label class=\"option\" for=\"\(optionID)\"><input type=\"radio\" id=\"\(optionID)\" name=\"\(HTML.attribute(name))\" value=\"\(HTML.attribute(option.value))\"\(option.value == chosen ? " checked" : "")><span>\(HTML.text(option.label))</span></label>\n"
+                "<label class=\"option\" for=\"\(optionID)\"><input type=\"radio\" id=\"\(optionID)\" name=\"\(HTML.attribute(name))\" value=\"\(HTML.attribute(option.value))\"\(option.value == chosen ? " checked" : "")><span>\(HTML.text(option.label))</span><span class=\"tick\" aria-hidden=\"true\"></span></label>\n"
         }
         return html + errorHTML + "</fieldset>\n"
     }

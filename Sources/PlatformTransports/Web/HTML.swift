@@ -30,22 +30,79 @@ enum HTML {
     /// A whole page: the document, its language, its title, the stylesheet and script served by
     /// platformd itself, and `body`.
     /// `head`: more of the head, markup this module wrote (a refresh).
-    static func page(title: String, language: String, body: String, script: Bool = true, head: String = "") -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="\(attribute(language))">
-        <head>
-        <meta charset="utf-8">\(head.isEmpty ? "" : "\n" + head)
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(text(title))</title>
-        <link rel="stylesheet" href="/assets/platformd.css">
-        \(script ? "<script src=\"/assets/platformd.js\" defer></script>" : "")
-        </head>
-        <body>
-        \(body)
-        </body>
-        </html>
-        """
+    /// `chrome`: a tenant's page: its theme's stylesheet, its name (and logo) above the body and
+    /// its footer below; the title ends with the app's name.
+    static func page(title: String, language: String, body: String, head: String = "", chrome: PageChrome? = nil) -> String {
+        let fullTitle = chrome.map { title.isEmpty ? $0.appName : "\(title) · \($0.appName)" } ?? title
+        let theme = chrome.map { "\n<link rel=\"stylesheet\" href=\"\(attribute($0.stylesheet))\">" } ?? ""
+        return """
+            <!DOCTYPE html>
+            <html lang="\(attribute(language))">
+            <head>
+            <meta charset="utf-8">\(head.isEmpty ? "" : "\n" + head)
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <title>\(text(fullTitle))</title>
+            <link rel="stylesheet" href="/assets/platformd.css">\(theme)
+            <script src="/assets/platformd.js" defer></script>
+            </head>
+            <body>
+            \(chrome?.header ?? "")\(body)
+            \(chrome?.footer ?? "")</body>
+            </html>
+            """
+    }
+
+    /// Emoji in `text` wrapped as decoration (`aria-hidden`, and hidden by the page's script
+    /// where the browser has no emoji font), the rest escaped.
+    static func decorated(_ text: String) -> String {
+        var html = ""
+        var pending = ""
+        for character in text {
+            if isEmoji(character) {
+                html += Self.text(pending)
+                pending = ""
+                html += "<span class=\"emoji\" aria-hidden=\"true\">\(character)</span>"
+            } else {
+                pending.append(character)
+            }
+        }
+        return html + Self.text(pending)
+    }
+
+    static func isEmoji(_ character: Character) -> Bool {
+        guard let first = character.unicodeScalars.first else { return false }
+        if first.properties.isEmojiPresentation { return true }
+        return first.properties.isEmoji && character.unicodeScalars.contains { $0.value == 0xFE0F }
+    }
+}
+
+/// What a tenant's page carries around its body: the theme's stylesheet, the app's name and
+/// logo, its footer line.
+struct PageChrome {
+    let tenant: String
+    let appName: String
+    let hasLogo: Bool
+    /// The theme's footer line in the page's language, if the theme has one.
+    let footerText: String?
+
+    init(tenant: String, look: HostedLook, footerText: String?) {
+        self.tenant = tenant
+        self.appName = look.appName
+        self.hasLogo = look.logo != nil
+        self.footerText = footerText
+    }
+
+    var stylesheet: String { "/assets/tenant/\(HostedFlow.query(tenant))/theme.css" }
+
+    var header: String {
+        let logo = hasLogo ? "<img src=\"/assets/tenant/\(HTML.attribute(HostedFlow.query(tenant)))/logo\" alt=\"\">" : ""
+        return "<header class=\"app-bar\">\(logo)<span class=\"app-name\">\(HTML.text(appName))</span></header>\n"
+    }
+
+    var footer: String {
+        guard let footerText else { return "" }
+        return "<footer class=\"app-footer\"><p>\(HTML.text(footerText))</p></footer>\n"
     }
 }
 

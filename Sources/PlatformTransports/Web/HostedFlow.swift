@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import PlatformCore
 import PlatformServer
 import PlatformStorage
@@ -16,11 +17,30 @@ struct HostedFlow: Sendable {
     static let cookie = "platformd_flow"
 
     func routes(_ router: Router<PlatformRequestContext>) {
+        router.get("/assets/tenant/:tenant/theme.css") { _, context in theme(tenant: context.parameters.get("tenant") ?? "") }
+        router.get("/assets/tenant/:tenant/logo") { _, context in logo(tenant: context.parameters.get("tenant") ?? "") }
         router.get("/flow/:tenant/start") { request, context in await start(request, tenant: context.parameters.get("tenant") ?? "") }
         router.post("/flow/:tenant/start") { request, context in try await confirmSwitch(request, tenant: context.parameters.get("tenant") ?? "") }
         router.get("/flow/:tenant/search") { request, context in await search(request, tenant: context.parameters.get("tenant") ?? "") }
         router.get("/flow/:tenant") { request, context in await page(request, tenant: context.parameters.get("tenant") ?? "") }
         router.post("/flow/:tenant") { request, context in try await post(request, tenant: context.parameters.get("tenant") ?? "") }
+    }
+
+    /// A tenant's theme as CSS variables over the standard stylesheet's.
+    func theme(tenant: String) -> Response {
+        guard let look = platform.look(for: tenant) else { return WebSupport.notice(.notFound, title: "Not found", message: "No such tenant.") }
+        return WebSupport.asset(ThemeStyle.stylesheet(look), type: "text/css; charset=utf-8")
+    }
+
+    /// The tenant's logo (`hosted.logo`), as read at start; an SVG may not run script.
+    func logo(tenant: String) -> Response {
+        guard let logo = platform.look(for: tenant)?.logo else {
+            return WebSupport.notice(.notFound, title: "Not found", message: "This tenant has no logo.")
+        }
+        var response = Response(status: .ok, headers: [.contentType: logo.contentType], body: .init(byteBuffer: ByteBuffer(bytes: logo.bytes)))
+        response.headers[.cacheControl] = "public, max-age=3600"
+        response.headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+        return response
     }
 
     /// The person signed in by the page's cookie, for `tenant`.
@@ -117,7 +137,7 @@ struct HostedFlow: Sendable {
             </form>
             </main>
             """
-        return WebSupport.html(.ok, HTML.page(title: "Switch sign-in", language: "en", body: body, script: false))
+        return WebSupport.html(.ok, HTML.page(title: "Switch sign-in", language: "en", body: body))
     }
 
     /// `POST /flow/TENANT/start`: the person chose to switch (a form only this site's page can
@@ -147,7 +167,7 @@ struct HostedFlow: Sendable {
                 let again = Self.pagePath(tenant, Self.flowName(request)) + (Self.flowName(request) == "onboarding" ? "?" : "&") + "signin=1"
                 let body = "<main>\n<p><a href=\"\(HTML.attribute(again))\">Continue</a></p>\n</main>"
                 let refresh = "<meta http-equiv=\"refresh\" content=\"0;url=\(HTML.attribute(again))\">"
-                return WebSupport.html(.ok, HTML.page(title: "Continue", language: "en", body: body, script: false, head: refresh))
+                return WebSupport.html(.ok, HTML.page(title: "Continue", language: "en", body: body, head: refresh))
             }
             return Self.signedOut(tenant)
         }
@@ -179,7 +199,9 @@ struct HostedFlow: Sendable {
     }
 
     func pageFor(_ view: SessionView, tenant: String, flow: String, person: Person) -> FlowPage {
-        FlowPage(view: view, tenant: tenant, flow: flow, csrf: web.csrfToken(for: Self.csrfSubject(person.token, tenant)), copy: platform.copy(for: tenant))
+        FlowPage(
+            view: view, tenant: tenant, flow: flow, csrf: web.csrfToken(for: Self.csrfSubject(person.token, tenant)), copy: platform.copy(for: tenant),
+            look: platform.look(for: tenant))
     }
 
     static func csrfSubject(_ token: String, _ tenant: String) -> String { "flow|\(tenant)|\(token)" }
@@ -276,7 +298,8 @@ struct HostedFlow: Sendable {
             page.posted = form
             page.errors = error.details.errors ?? []
             if let view = error.details.session {
-                page = FlowPage(view: view, tenant: tenant, flow: flow, csrf: page.csrf, posted: form, errors: page.errors, copy: page.copy)
+                page = FlowPage(view: view, tenant: tenant, flow: flow, csrf: page.csrf, posted: form, errors: page.errors, copy: page.copy,
+                    look: page.look)
             }
             return WebSupport.html(.unprocessableContent, page.render())
         case .failure(let error) where [ErrorCode.conflict.rawValue, ErrorCode.invalidState.rawValue].contains(error.code):

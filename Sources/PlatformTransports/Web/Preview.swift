@@ -23,7 +23,7 @@ struct Preview: Sendable {
             "<li><a href=\"/preview/\(HTML.attribute(tenant.id))/\">\(HTML.text(tenant.id))</a> (\(HTML.text(tenant.pluginName)))</li>"
         }.joined(separator: "\n")
         let body = "<main>\n<h1>Preview</h1>\n<p>Each link starts the tenant's flow for a new throwaway user.</p>\n<ul>\n\(links)\n</ul>\n</main>"
-        return WebSupport.html(.ok, HTML.page(title: "Preview", language: "en", body: body, script: false))
+        return WebSupport.html(.ok, HTML.page(title: "Preview", language: "en", body: body))
     }
 
     /// Previews started in the last minute, at most `perMinute`: each mints a token and a

@@ -5,62 +5,115 @@ import PlatformStorage
 /// The one stylesheet and the one script every page uses, served by platformd itself
 /// (`/assets/platformd.css`, `/assets/platformd.js`): no page loads anything from another host.
 enum WebAssets {
-    /// Readable from a phone's width up; colours keep at least 4.5:1 contrast on their background
-    /// (the text #1d2433 on white is 15:1, the primary button's white on #1f4fbf 7:1, the error
-    /// #a4161a on white 7.6:1); focus is always visible.
+    /// Readable from a phone's width up, drawn from the theme's variables (`Theme`: the standard
+    /// one here, a tenant's in `/assets/tenant/TENANT/theme.css` after it). Sizes are in rem so
+    /// text follows the browser's size; every control is at least the theme's touch target;
+    /// focus is always visible; motion stops when the person asks for less.
     static let css = """
+        \(ThemeStyle.variables(Theme.standard, selector: ":root"))
         *, *::before, *::after { box-sizing: border-box; }
-        html { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d2433; background: #f4f6fa; line-height: 1.45; }
+        html { font-family: var(--font); font-size: 100%; color: var(--text); background: var(--bg); line-height: 1.5; -webkit-text-size-adjust: 100%; }
         body { margin: 0; padding: 1rem; }
-        main { max-width: 40rem; margin: 0 auto; background: #fff; border-radius: 12px; padding: 1.25rem; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+        .app-bar, .app-footer { max-width: 40rem; margin: 0 auto; display: flex; align-items: center; gap: .6rem; }
+        .app-bar { padding: 0 0 .75rem; }
+        .app-bar img { height: 2rem; width: auto; max-width: 10rem; }
+        .app-name { font-weight: 700; font-size: 1.0625rem; }
+        .app-footer { padding: 1rem 0 0; color: var(--muted); font-size: .8125rem; justify-content: center; }
+        main { max-width: 40rem; margin: 0 auto; background: var(--surface); color: var(--text); border: 1px solid var(--border); border-radius: calc(var(--radius) + 4px); padding: 1.5rem 1.25rem; }
         main.wide { max-width: 64rem; }
-        h1 { font-size: 1.5rem; margin: .25rem 0 .5rem; }
-        h2 { font-size: 1.15rem; margin: 1.25rem 0 .5rem; }
-        .subtitle, .helper { color: #3d4759; margin: .25rem 0 1rem; }
-        progress.progress { display: block; width: 100%; height: .5rem; border: 0; border-radius: 4px; background: #dfe4ee; color: #1f4fbf; appearance: none; }
-        progress.progress::-webkit-progress-bar { background: #dfe4ee; border-radius: 4px; }
-        progress.progress::-webkit-progress-value { background: #1f4fbf; border-radius: 4px; }
-        progress.progress::-moz-progress-bar { background: #1f4fbf; border-radius: 4px; }
+        h1 { font-size: 1.5rem; line-height: 1.25; margin: .25rem 0 .5rem; }
+        h2 { font-size: 1.125rem; margin: 1.25rem 0 .5rem; }
+        .subtitle, .helper { color: var(--muted); margin: .25rem 0 1rem; }
+        .progress { margin: 0 0 1rem; }
+        .progress-segments { display: flex; gap: .25rem; }
+        .progress-segments span { flex: 1; height: .25rem; border-radius: 2px; background: var(--track); }
+        .progress-segments span.on { background: var(--accent); }
+        .progress-dots { display: flex; gap: .5rem; justify-content: center; margin-bottom: .5rem; }
+        .progress-dots span { width: .5rem; height: .5rem; border-radius: 50%; background: var(--track); }
+        .progress-dots span.on { background: var(--accent); }
+        progress.progress-native { display: block; width: 100%; height: .25rem; border: 0; border-radius: 2px; background: var(--track); color: var(--accent); appearance: none; }
+        progress.progress-native::-webkit-progress-bar { background: var(--track); border-radius: 2px; }
+        progress.progress-native::-webkit-progress-value { background: var(--accent); border-radius: 2px; }
+        progress.progress-native::-moz-progress-bar { background: var(--accent); border-radius: 2px; }
+        .progress-fraction { font-size: 1.25rem; font-weight: 700; margin: 0; }
+        .progress-label { font-size: .875rem; color: var(--muted); margin: .4rem 0 0; }
         .signout { justify-content: flex-end; margin-top: 0; }
-        .progress-label { font-size: .875rem; color: #3d4759; margin: .35rem 0 0; }
-        .field { margin: 0 0 1.1rem; border: 0; padding: 0; }
-        .field > label, .field > legend { display: block; font-weight: 600; margin-bottom: .35rem; padding: 0; }
-        .required { color: #a4161a; }
+        .field { margin: 0 0 1.25rem; border: 0; padding: 0; min-width: 0; }
+        .field > label:not(.option), .field > legend { display: block; font-weight: 600; margin-bottom: .4rem; padding: 0; }
+        .required { color: var(--error); }
         input[type=text], input[type=email], input[type=number], input[type=date], input[type=time], input[type=search], input[type=password], select {
-          width: 100%; font: inherit; padding: .6rem .7rem; border: 1px solid #8a94a6; border-radius: 8px; background: #fff; color: inherit; }
-        input[type=range] { width: 100%; }
-        .option { display: flex; gap: .6rem; align-items: flex-start; padding: .55rem .6rem; border: 1px solid #c9d0dc; border-radius: 8px; margin-bottom: .4rem; }
-        .option input { margin-top: .25rem; width: 1.1rem; height: 1.1rem; flex: none; }
-        .option .detail { display: block; color: #3d4759; font-size: .9rem; }
-        .option .badge { display: inline-block; font-size: .75rem; background: #e7ebf3; color: #1d2433; border-radius: 999px; padding: 0 .5rem; margin-left: .35rem; }
-        .option.locked { color: #5a6375; background: #f4f6fa; }
-        [aria-invalid=true] { border-color: #a4161a !important; border-width: 2px !important; }
-        .error { color: #a4161a; font-weight: 600; margin: .35rem 0 0; }
-        .errors { border: 2px solid #a4161a; border-radius: 8px; padding: .5rem .75rem; color: #a4161a; margin-bottom: 1rem; }
-        .entry { border: 1px solid #c9d0dc; border-radius: 8px; padding: .75rem; margin-bottom: .6rem; }
-        .actions { display: flex; flex-wrap: wrap; gap: .6rem; margin-top: 1.25rem; }
-        button { font: inherit; padding: .65rem 1.1rem; border-radius: 8px; border: 1px solid #1f4fbf; background: #fff; color: #1f4fbf; cursor: pointer; min-height: 44px; }
-        button.primary { background: #1f4fbf; color: #fff; }
-        button.link { border: 0; padding: .2rem; min-height: auto; text-decoration: underline; }
-        :focus-visible { outline: 3px solid #f0a202; outline-offset: 2px; }
-        .review section { border-top: 1px solid #dfe4ee; padding: .5rem 0; }
+          width: 100%; min-height: var(--touch); font: inherit; padding: .6rem .8rem; border: 1px solid var(--border); border-radius: var(--radius); background: var(--bg); color: var(--text); }
+        input[type=range] { width: 100%; min-height: var(--touch); accent-color: var(--primary); }
+        .option { position: relative; display: flex; gap: .75rem; align-items: center; min-height: var(--touch); padding: .75rem 1rem; border: 1px solid var(--border); border-radius: var(--radius); background: var(--bg); color: var(--text); margin-bottom: .5rem; cursor: pointer; font-weight: 400; transition: border-color .2s ease, box-shadow .2s ease; }
+        .option input { position: absolute; opacity: 0; width: 1px; height: 1px; margin: 0; }
+        .option > span:first-of-type { flex: 1; }
+        .option:has(input:checked) { border-color: var(--primary); box-shadow: inset 0 0 0 1px var(--primary); }
+        .option:has(input:focus-visible) { outline: 3px solid var(--link); outline-offset: 2px; }
+        .option .tick { flex: none; width: 1.375rem; height: 1.375rem; border-radius: 50%; border: 2px solid var(--border); display: flex; align-items: center; justify-content: center; }
+        .option:has(input[type=checkbox]) .tick { border-radius: 6px; }
+        .option .tick::after { content: ""; width: .375rem; height: .7rem; border: solid var(--bg); border-width: 0 2px 2px 0; transform: rotate(45deg) translate(-1px, -1px); opacity: 0; }
+        .option:has(input:checked) .tick { border-color: var(--accent); background: var(--accent); }
+        .option:has(input:checked) .tick::after { opacity: 1; }
+        .option .detail { display: block; color: var(--muted); font-size: .875rem; }
+        .option .badge { display: inline-block; font-size: .75rem; border: 1px solid var(--border); color: var(--text); border-radius: 999px; padding: 0 .5rem; margin-left: .4rem; }
+        .option.locked { color: var(--muted); background: var(--surface); cursor: not-allowed; }
+        [aria-invalid=true] { border-color: var(--error) !important; border-width: 2px !important; }
+        .error { color: var(--error); font-weight: 600; margin: .4rem 0 0; }
+        .errors { border: 2px solid var(--error); border-radius: var(--radius); padding: .5rem .75rem; color: var(--error); margin-bottom: 1rem; }
+        .entry { border: 1px solid var(--border); border-radius: var(--radius); padding: .75rem; margin-bottom: .6rem; }
+        .actions { display: flex; flex-wrap: wrap; gap: .6rem; margin-top: 1.5rem; }
+        .actions .primary { flex: 1 1 12rem; }
+        button, .button { display: inline-flex; align-items: center; justify-content: center; font: inherit; font-weight: 600; padding: .65rem 1.2rem; border-radius: var(--radius); border: 1px solid var(--link); background: transparent; color: var(--link); cursor: pointer; min-height: var(--touch); min-width: var(--touch); text-decoration: none; }
+        button.primary, .button.primary { background: var(--primary); border-color: var(--primary); color: var(--on-primary); }
+        button.link { border: 0; padding: .2rem .5rem; min-height: var(--touch); text-decoration: underline; font-weight: 400; }
+        :focus-visible { outline: 3px solid var(--link); outline-offset: 2px; }
+        .review section { border-top: 1px solid var(--border); padding: .5rem 0; }
         .review h2 { display: flex; justify-content: space-between; align-items: center; font-size: 1rem; }
-        .message { font-size: 1.1rem; }
-        .suggestions { list-style: none; padding: 0; margin: .35rem 0 0; }
-        .suggestions button { width: 100%; text-align: left; border-color: #c9d0dc; color: #1d2433; margin-bottom: .3rem; }
-        table { border-collapse: collapse; width: 100%; font-size: .9rem; }
-        th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #dfe4ee; vertical-align: top; }
+        .message { font-size: 1.125rem; }
+        main.motivational { background: linear-gradient(135deg, var(--primary), var(--gradient-end)); color: var(--on-primary); border: 0; text-align: center; padding: 2.5rem 1.5rem; }
+        main.motivational h1 { font-size: 1.75rem; }
+        main.motivational .progress-label, main.motivational .message { color: var(--on-primary); }
+        main.motivational .progress-segments span, main.motivational .progress-dots span { background: var(--on-primary); opacity: .35; }
+        main.motivational .progress-segments span.on, main.motivational .progress-dots span.on { opacity: 1; }
+        main.motivational button.primary { background: var(--on-primary); border-color: var(--on-primary); color: var(--primary); }
+        main.motivational button { color: var(--on-primary); border-color: var(--on-primary); }
+        main.motivational :focus-visible { outline-color: var(--on-primary); }
+        .done { text-align: center; }
+        .done .summary { text-align: left; background: var(--bg); border: 1px solid var(--border); border-radius: var(--radius); padding: .75rem 1rem; }
+        .suggestions { list-style: none; padding: 0; margin: .4rem 0 0; }
+        .suggestions button { width: 100%; justify-content: flex-start; border-color: var(--border); color: var(--text); margin-bottom: .3rem; font-weight: 400; }
+        table { border-collapse: collapse; width: 100%; font-size: .875rem; }
+        th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--border); vertical-align: top; }
         figure { margin: 1rem 0; overflow-x: auto; }
-        figcaption { font-size: .9rem; color: #3d4759; }
-        nav a, main a { color: #1f4fbf; }
-        .muted { color: #3d4759; font-size: .9rem; }
-        @media (max-width: 30rem) { body { padding: .5rem; } main { padding: 1rem; border-radius: 8px; } }
+        figcaption { font-size: .875rem; color: var(--muted); }
+        nav a, main a { color: var(--link); }
+        .muted { color: var(--muted); font-size: .875rem; }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+        .no-emoji .emoji { display: none; }
+        @media (max-width: 30rem) { body { padding: .5rem; } main { padding: 1.25rem 1rem; } }
+        @media (prefers-reduced-motion: reduce) { *, *::before, *::after { transition: none !important; animation: none !important; scroll-behavior: auto !important; } }
         """
 
     /// What the pages do with JavaScript, all of it optional: a search field suggests places as
     /// the person types (the form's own Search button does the same without it).
     static let javascript = """
         "use strict";
+        (function () {
+          // No color emoji font (a bare Linux browser draws an empty box): emoji are decoration
+          // here, so they are hidden rather than shown as boxes.
+          var canvas = document.createElement("canvas");
+          var context = canvas.getContext && canvas.getContext("2d");
+          if (!context) return;
+          canvas.width = canvas.height = 20;
+          context.textBaseline = "top";
+          context.font = "16px sans-serif";
+          context.fillText("\\uD83D\\uDC4B", 0, 0);
+          var pixels = context.getImageData(0, 0, 20, 20).data, colored = false;
+          for (var i = 0; i < pixels.length; i += 4) {
+            if (pixels[i + 3] > 0 && (pixels[i] !== pixels[i + 1] || pixels[i + 1] !== pixels[i + 2])) { colored = true; break; }
+          }
+          if (!colored) document.documentElement.classList.add("no-emoji");
+        })();
         document.querySelectorAll("[data-search-field]").forEach(function (box) {
           var input = box.querySelector("input[type=search]");
           var list = box.querySelector(".suggestions");

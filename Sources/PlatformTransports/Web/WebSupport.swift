@@ -74,7 +74,7 @@ struct WebSupport: Sendable {
         var body = "<main>\n<h1>\(HTML.text(title))</h1>\n<p>\(HTML.text(message))</p>\n"
         if let link { body += "<p><a href=\"\(HTML.attribute(link.href))\">\(HTML.text(link.text))</a></p>\n" }
         body += "</main>"
-        return html(status, HTML.page(title: title, language: "en", body: body, script: false))
+        return html(status, HTML.page(title: title, language: "en", body: body))
     }
 
     static func asset(_ text: String, type: String) -> Response {
