@@ -337,7 +337,9 @@ struct FlowPage {
             "<fieldset class=\"field\"\(extra) data-search-field=\"\(HTML.attribute(name))\" data-search-url=\"\(HTML.attribute(searchURL))\"\(described)>\n"
         html += "<legend>\(label)</legend>\n"
         html += "<label for=\"\(id)\" class=\"muted\">\(HTML.text(field.placeholder ?? field.label))</label>\n"
-        html += "<input type=\"search\" id=\"\(id)\" name=\"\(HTML.attribute(name)).query\" value=\"\(HTML.attribute(query))\" autocomplete=\"off\">\n"
+        // A text box in the searchbox role: axe-core holds autocomplete="off" inappropriate on
+        // type=search, and the browser's own history list must not cover the suggestions.
+        html += "<input type=\"text\" role=\"searchbox\" inputmode=\"search\" enterkeyhint=\"search\" data-search-query id=\"\(id)\" name=\"\(HTML.attribute(name)).query\" value=\"\(HTML.attribute(query))\" autocomplete=\"off\">\n"
         html += "<button type=\"submit\" name=\"_action\" value=\"search:\(HTML.attribute(name))\">\(HTML.text(t("Search")))</button>\n"
         html += "<ul class=\"suggestions\"></ul>\n"
         var options: [(value: String, label: String)] = (searchResults[name] ?? []).map { ($0.value, $0.label) }

@@ -115,7 +115,7 @@ enum WebAssets {
           if (!colored) document.documentElement.classList.add("no-emoji");
         })();
         document.querySelectorAll("[data-search-field]").forEach(function (box) {
-          var input = box.querySelector("input[type=search]");
+          var input = box.querySelector("input[data-search-query]");
           var list = box.querySelector(".suggestions");
           var url = box.getAttribute("data-search-url");
           var field = box.getAttribute("data-search-field");

@@ -25,21 +25,21 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-BASE, ADMIN_SECRET, SHOTS = sys.argv[1], sys.argv[2], sys.argv[3]
-TENANTS = sys.argv[4:]
-os.makedirs(SHOTS, exist_ok=True)
+# Set by main(), or by a script that imports this one's helpers (accessibility.py).
+BASE, ADMIN_SECRET, SHOTS, TENANTS = "", "", "", []
 
-summary = {"tenants": {}, "invalid": [], "external": [], "screenshots": SHOTS, "refusal": None, "admin": {}, "suggested": {}}
+summary = {"tenants": {}, "invalid": [], "external": [], "screenshots": "", "refusal": None, "admin": {}, "suggested": {}}
 checked_pages = set()
 EXTERNAL = re.compile(r"""(?:src|href|action|xlink:href)\s*=\s*["']?\s*(?:https?:)?//""", re.I)
 
 
-def browser(width, height):
+def browser(width, height, language="en-US"):
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     f"--window-size={width},{height}", "--lang=en-US"]:
+                     f"--window-size={width},{height}", f"--lang={language}"]:
         options.add_argument(argument)
+    options.add_experimental_option("prefs", {"intl.accept_languages": language})
     return webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
 
 
@@ -173,7 +173,7 @@ def search(driver, field, attempt):
     if field.find_elements(By.CSS_SELECTOR, "input[type=radio]:checked") and attempt == 0:
         return False
     name = field.get_attribute("data-field")
-    box = field.find_element(By.CSS_SELECTOR, "input[type=search]")
+    box = field.find_element(By.CSS_SELECTOR, "input[data-search-query]")
     box.clear()
     box.send_keys(QUERIES[attempt % len(QUERIES)])
     # The page's script suggests places as one types; the Search button works without it.
@@ -320,16 +320,26 @@ def admin(driver):
     return pages
 
 
-phone = browser(390, 844)
-try:
-    for tenant in TENANTS:
-        summary["tenants"][tenant] = walk(phone, tenant)
-    summary["refusal"] = refusal(phone, TENANTS[0])
-finally:
-    phone.quit()
-desk = browser(1280, 1000)
-try:
-    summary["admin"] = admin(desk)
-finally:
-    desk.quit()
-print(json.dumps(summary))
+def main():
+    global BASE, ADMIN_SECRET, SHOTS, TENANTS
+    BASE, ADMIN_SECRET, SHOTS = sys.argv[1], sys.argv[2], sys.argv[3]
+    TENANTS = sys.argv[4:]
+    os.makedirs(SHOTS, exist_ok=True)
+    summary["screenshots"] = SHOTS
+    phone = browser(390, 844)
+    try:
+        for tenant in TENANTS:
+            summary["tenants"][tenant] = walk(phone, tenant)
+        summary["refusal"] = refusal(phone, TENANTS[0])
+    finally:
+        phone.quit()
+    desk = browser(1280, 1000)
+    try:
+        summary["admin"] = admin(desk)
+    finally:
+        desk.quit()
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
