@@ -226,28 +226,30 @@ struct HostedFlowTests {
             #expect(run.status == 0, "\(run.output)")
             let summary = try #require(try? JSONValue.parse(Array((run.output.split(separator: "\n").last ?? "").utf8)), "\(run.output)")
             print("hosted flow screenshots: \(Self.screenshots.path)")
-            for tenant in Hosted.tenants {
-                let walked = summary["tenants"]?[tenant]
-                #expect(walked?["status"] == "ended", "\(tenant): \(walked ?? .null)")
+            let walks = Hosted.tenants.flatMap { tenant in
+                [(tenant, tenant, summary["tenants"]?[tenant]), (tenant, "\(tenant) in Spanish, dark", summary["spanish"]?[tenant])]
+            }
+            for (tenant, label, walked) in walks {
+                #expect(walked?["status"] == "ended", "\(label): \(walked ?? .null)")
                 #expect((walked?["pages"]?.intValue ?? 0) > 0)
                 let message = walked?["message"]?.stringValue ?? ""
                 #expect(!message.isEmpty)
                 // Back after a step forward shows the step before, on every flow (the page reads the
                 // session instead of starting it again, which resumed TeePals at its first missing answer).
                 let back = walked?["pressed"]?["back"]
-                #expect(back != nil && back?["to"] == back?["expected"], "\(tenant): Back led to \(back ?? .null)")
+                #expect(back != nil && back?["to"] == back?["expected"], "\(label): Back led to \(back ?? .null)")
                 // Every other button a flow offers was pressed once and led where it says.
                 let offered = Set((walked?["offered"]?.arrayValue ?? []).compactMap(\.stringValue))
                 let pressed = walked?["pressed"]
                 if offered.contains("later") {
-                    #expect(pressed?["later"]?["to"] == pressed?["later"]?["from"], "\(tenant): Later led to \(pressed?["later"] ?? .null)")
+                    #expect(pressed?["later"]?["to"] == pressed?["later"]?["from"], "\(label): Later led to \(pressed?["later"] ?? .null)")
                 }
                 if offered.contains("skip") {
                     let skip = pressed?["skip"]
-                    #expect(skip?["to"] != nil && skip?["to"] != skip?["from"], "\(tenant): Skip led to \(skip ?? .null)")
+                    #expect(skip?["to"] != nil && skip?["to"] != skip?["from"], "\(label): Skip led to \(skip ?? .null)")
                 }
                 if offered.contains("edit") {
-                    #expect(pressed?["edit"]?["to"] == pressed?["edit"]?["expected"], "\(tenant): Edit led to \(pressed?["edit"] ?? .null)")
+                    #expect(pressed?["edit"]?["to"] == pressed?["edit"]?["expected"], "\(label): Edit led to \(pressed?["edit"] ?? .null)")
                 }
                 // It ended completed: the funnel counts the browser's session as one.
                 let funnel = try await http.call("analytics.funnel", ["tenant": .string(tenant)], bearer: admin)

@@ -9,7 +9,8 @@ answer, until the flow ends. Every page is parsed by html5lib's strict parser an
 URLs of another host. On the first tenant it also submits an empty required field and checks that
 the message is shown beside it and tied to it. Then it signs in to /admin/ and opens each
 tenant's first flow, checking the diagram and the funnel are there. Screenshots go to
-SCREENSHOT_DIR. The last line printed is a JSON summary.
+SCREENSHOT_DIR. Each flow is walked again in Spanish with the dark scheme emulated. The last line printed is
+a JSON summary.
 """
 
 import json
@@ -202,19 +203,20 @@ def press(driver, form, value):
     return current_step(driver)
 
 
-def walk(driver, tenant):
+def walk(driver, tenant, label=None):
     """Answers every page until the flow ends. On the way it presses each of the page's other
     buttons once where the flow offers it: Back (after a step forward), Later, Skip, and the first
     Edit of a review, recording where each led."""
+    label = label or tenant
     driver.get(f"{BASE}/preview/{tenant}/")
     attempts, last_step, pages = {}, None, 0
     previous, pressed, offered = None, {}, set()
     for _ in range(90):
-        check_page(driver, tenant)
+        check_page(driver, label)
         forms = driver.find_elements(By.CSS_SELECTOR, "form[action^='/flow/']")
         heading = driver.find_element(By.TAG_NAME, "h1").text
         if not forms:
-            shot(driver, f"{tenant}-end")
+            shot(driver, f"{label}-end")
             return {"status": "ended", "message": heading, "pages": pages, "pressed": pressed, "offered": sorted(offered)}
         form = forms[0]
         step = form.find_element(By.NAME, "_step").get_attribute("value")
@@ -223,7 +225,7 @@ def walk(driver, tenant):
         offered |= {v for v in values if v in ("back", "skip", "later")} | ({"edit"} if edits else set())
         if "back" in values and "back" not in pressed and previous is not None and previous != step:
             pressed["back"] = {"from": step, "expected": previous, "to": press(driver, form, "back")}
-            shot(driver, f"{tenant}-back-{step}")
+            shot(driver, f"{label}-back-{step}")
             last_step = None
             continue
         if "later" in values and "later" not in pressed:
@@ -239,12 +241,12 @@ def walk(driver, tenant):
             last_step = None
             continue
         if pages == 0:
-            shot(driver, f"{tenant}-first-{step}")
+            shot(driver, f"{label}-first-{step}")
         attempt = attempts.get(step, 0) if step == last_step else 0
         if step == last_step:
             attempt += 1
             if attempt > 8:
-                shot(driver, f"{tenant}-stuck-{step}")
+                shot(driver, f"{label}-stuck-{step}")
                 return {"status": "stuck", "step": step, "errors": [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".error, .errors")]}
         attempts[step] = attempt
         last_step = step
@@ -331,6 +333,15 @@ def main():
         for tenant in TENANTS:
             summary["tenants"][tenant] = walk(phone, tenant)
         summary["refusal"] = refusal(phone, TENANTS[0])
+    finally:
+        phone.quit()
+    # Every button again in Spanish, in the dark scheme.
+    summary["spanish"] = {}
+    phone = browser(390, 844, "es-ES")
+    try:
+        phone.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        for tenant in TENANTS:
+            summary["spanish"][tenant] = walk(phone, tenant, label=f"{tenant}-es-dark")
     finally:
         phone.quit()
     desk = browser(1280, 1000)
