@@ -158,11 +158,13 @@ struct AdminDashboard: Sendable {
         if let version = description.version {
             body += "<p class=\"muted\">version \(HTML.text(version)), fingerprint <code>\(HTML.text(description.fingerprint ?? ""))</code></p>\n"
         }
-        body +=
-            "<h2>Diagram</h2>\n<figure>\(Charts.diagram(description))<figcaption>Steps in order; dashed curves are branches and jumps.</figcaption></figure>\n"
+        body += "<h2>Diagram</h2>\n<figure>\(Charts.diagram(description))<figcaption>\(Charts.diagramCaption(description))</figcaption></figure>\n"
 
         body += "<h2>Funnel</h2>\n"
         switch await web.call(.funnel, ["tenant": .string(tenant), "flow": .string(flow)], as: login, returning: PlatformProtocol.Funnel.self) {
+        case .success(let funnel) where funnel.started == 0:
+            body +=
+                "<p class=\"muted\">No one has started this flow yet. Its funnel appears here once people do: open it from the app, or with <code>platformd serve --preview</code> on loopback to try it yourself.</p>\n"
         case .success(let funnel):
             do {
                 body +=

@@ -71,32 +71,32 @@ extension AdminDashboard {
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" role="img" aria-labelledby="rates-title" viewBox="0 0 \(Int(labelWidth + axis + 170)) \(Int(height))" width="\(Int(labelWidth + axis + 170))" height="\(Int(height))" class="rates">
             <title id="rates-title">\(HTML.text("Completion rate by variant of \(results.experiment)"))</title>
-            <line x1="\(labelWidth)" y1="\(height - 18)" x2="\(labelWidth + axis)" y2="\(height - 18)" stroke="#3d4759"/>
-            <text x="\(labelWidth)" y="\(height - 4)" font-size="11" fill="#3d4759">0%</text>
-            <text x="\(labelWidth + axis)" y="\(height - 4)" font-size="11" text-anchor="end" fill="#3d4759">100%</text>
+            <line x1="\(labelWidth)" y1="\(height - 18)" x2="\(labelWidth + axis)" y2="\(height - 18)" stroke="#3d4759" class="chart-line"/>
+            <text x="\(labelWidth)" y="\(height - 4)" font-size="11" fill="#3d4759" class="chart-muted">0%</text>
+            <text x="\(labelWidth + axis)" y="\(height - 4)" font-size="11" text-anchor="end" fill="#3d4759" class="chart-muted">100%</text>
 
             """
         if let controlRate {
             svg +=
-                "<line x1=\"\(x(controlRate))\" y1=\"6\" x2=\"\(x(controlRate))\" y2=\"\(height - 18)\" stroke=\"#a15c00\" stroke-dasharray=\"4 3\"><title>\(HTML.text("control \(Charts.percent(controlRate))"))</title></line>\n"
+                "<line x1=\"\(x(controlRate))\" y1=\"6\" x2=\"\(x(controlRate))\" y2=\"\(height - 18)\" stroke=\"#a15c00\" class=\"chart-branch\" stroke-dasharray=\"4 3\"><title>\(HTML.text("control \(Charts.percent(controlRate))"))</title></line>\n"
         }
         for (index, variant) in results.variants.enumerated() {
             let y = 12 + Double(index) * rowHeight
             svg += "<g class=\"variant\" data-variant=\"\(HTML.attribute(variant.id))\">"
             svg +=
-                "<text x=\"\(labelWidth - 8)\" y=\"\(y + 14)\" font-size=\"12\" text-anchor=\"end\" fill=\"#1d2433\">\(HTML.text(Charts.clip(variant.id, 20)))</text>"
+                "<text x=\"\(labelWidth - 8)\" y=\"\(y + 14)\" font-size=\"12\" text-anchor=\"end\" fill=\"#1d2433\" class=\"chart-text\">\(HTML.text(Charts.clip(variant.id, 20)))</text>"
             if let controlRate, let interval = variant.vsControl?.interval {
                 let (low, high) = (x(controlRate + interval[0]), x(controlRate + interval[1]))
                 svg +=
-                    "<rect x=\"\(low)\" y=\"\(y + 4)\" width=\"\(max(1, high - low))\" height=\"12\" fill=\"#b8c7ee\"><title>\(HTML.text("\(variant.id): \(points(interval[0])) to \(points(interval[1])) points against the control"))</title></rect>"
+                    "<rect x=\"\(low)\" y=\"\(y + 4)\" width=\"\(max(1, high - low))\" height=\"12\" fill=\"#b8c7ee\" class=\"chart-reached\"><title>\(HTML.text("\(variant.id): \(points(interval[0])) to \(points(interval[1])) points against the control"))</title></rect>"
             }
             if let rate = variant.completionRate {
                 svg +=
-                    "<circle cx=\"\(x(rate))\" cy=\"\(y + 10)\" r=\"5\" fill=\"#1f4fbf\"><title>\(HTML.text("\(variant.id): \(Charts.percent(rate))"))</title></circle>"
+                    "<circle cx=\"\(x(rate))\" cy=\"\(y + 10)\" r=\"5\" fill=\"#1f4fbf\" class=\"chart-left\"><title>\(HTML.text("\(variant.id): \(Charts.percent(rate))"))</title></circle>"
             }
             let words = [variant.completionRate.map { Charts.percent($0) } ?? "no one yet", variant.vsControl?.decision].compactMap { $0 }.joined(
                 separator: ", ")
-            svg += "<text x=\"\(labelWidth + axis + 10)\" y=\"\(y + 14)\" font-size=\"12\" fill=\"#3d4759\">\(HTML.text(words))</text></g>\n"
+            svg += "<text x=\"\(labelWidth + axis + 10)\" y=\"\(y + 14)\" font-size=\"12\" fill=\"#3d4759\" class=\"chart-muted\">\(HTML.text(words))</text></g>\n"
         }
         return svg + "</svg>"
     }

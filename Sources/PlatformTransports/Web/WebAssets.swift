@@ -79,7 +79,8 @@ enum WebAssets {
         main.motivational button { color: var(--on-primary); border-color: var(--on-primary); }
         main.motivational :focus-visible { outline-color: var(--on-primary); }
         .done { text-align: center; }
-        .done .summary { text-align: left; background: var(--bg); border: 1px solid var(--border); border-radius: var(--radius); padding: .75rem 1rem; }
+        .done .summary { text-align: left; background: var(--bg); border: 1px solid var(--border); border-radius: var(--radius); padding: .75rem 1rem; list-style: none; }
+        .done .summary li + li { border-top: 1px solid var(--border); margin-top: .5rem; padding-top: .5rem; }
         .suggestions { list-style: none; padding: 0; margin: .4rem 0 0; }
         .suggestions button { width: 100%; justify-content: flex-start; border-color: var(--border); color: var(--text); margin-bottom: .3rem; font-weight: 400; }
         table { border-collapse: collapse; width: 100%; font-size: .875rem; }
@@ -90,6 +91,15 @@ enum WebAssets {
         .muted { color: var(--muted); font-size: .875rem; }
         .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
         .no-emoji .emoji { display: none; }
+        svg .chart-text { fill: var(--text); }
+        svg .chart-muted { fill: var(--muted); }
+        svg .chart-box { fill: var(--bg); stroke: var(--link); }
+        svg .chart-line { stroke: var(--muted); }
+        svg .chart-line-fill { fill: var(--muted); }
+        svg .chart-branch { stroke: var(--link); }
+        svg .chart-branch-text { fill: var(--link); }
+        svg .chart-reached { fill: var(--track); }
+        svg .chart-left { fill: var(--primary); }
         @media (max-width: 30rem) { body { padding: .5rem; } main { padding: 1.25rem 1rem; } }
         @media (prefers-reduced-motion: reduce) { *, *::before, *::after { transition: none !important; animation: none !important; scroll-behavior: auto !important; } }
         """

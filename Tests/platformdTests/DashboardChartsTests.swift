@@ -1,0 +1,34 @@
+import Foundation
+import PlatformCore
+import PlatformProtocol
+import Testing
+
+@testable import PlatformTransports
+
+/// The dashboard's charts say what their numbers say: a funnel row's words are its two bars and
+/// their difference, with room to be read whole; the diagram speaks of branches only where it
+/// draws some; colors follow the page's scheme.
+@Suite struct DashboardChartsTests {
+    @Test func aFunnelRowsWordsMatchItsBars() {
+        // Two people reached the step, one went on; the other came back to it (so the stored
+        // `dropped` counts two): the words speak of the bars, not of last arrivals.
+        let funnel = PlatformProtocol.Funnel(
+            started: 2, completed: 0, deferred: 0, rejected: 0, completionRate: 0,
+            steps: [.init(id: "first", reached: 2, left: 1, dropped: 2, medianSeconds: nil)], branches: [], skips: [])
+        let svg = Charts.funnel(funnel, title: "t", id: "x")
+        #expect(svg.contains(">2 reached, 1 went on, 1 did not (50%)</text>"))
+        #expect(svg.contains("width=\"830\""), "the words' column fits its longest row")
+        #expect(svg.contains("class=\"chart-text\"") && svg.contains("class=\"chart-left\""))
+    }
+
+    @Test func theDiagramsCaptionSpeaksOfBranchesOnlyWhereThereAreSome() {
+        let steps = ["a", "b", "c"].map { FlowDescription.Step(id: $0, kind: .question, title: $0, fields: []) }
+        let straight = FlowDescription(
+            tenant: "t", flow: "f", steps: steps, edges: [.init(from: "a", to: "b"), .init(from: "b", to: "c")], mermaid: "")
+        #expect(Charts.diagramCaption(straight) == "Steps in order; this flow has no branches or jumps.")
+        let branched = FlowDescription(
+            tenant: "t", flow: "f", steps: steps, edges: [.init(from: "a", to: "b"), .init(from: "a", to: "c", when: "x"), .init(from: "b", to: "c")],
+            mermaid: "")
+        #expect(Charts.diagramCaption(branched) == "Steps in order; dashed curves are branches and jumps.")
+    }
+}
