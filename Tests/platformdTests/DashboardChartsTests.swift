@@ -30,5 +30,14 @@ import Testing
             tenant: "t", flow: "f", steps: steps, edges: [.init(from: "a", to: "b"), .init(from: "a", to: "c", when: "x"), .init(from: "b", to: "c")],
             mermaid: "")
         #expect(Charts.diagramCaption(branched) == "Steps in order; dashed curves are branches and jumps.")
+        // Every tag of the drawing has each attribute once (a second class was once added beside
+        // a branch's own, which a strict parser drops).
+        let svg = Charts.diagram(branched)
+        #expect(svg.contains("class=\"edge chart-branch\""))
+        for tag in svg.split(separator: "<").dropFirst() {
+            let head = tag.prefix { $0 != ">" }
+            let names = head.split(separator: " ").dropFirst().compactMap { $0.split(separator: "=").first.map(String.init) }
+            #expect(Set(names).count == names.count, "\(head)")
+        }
     }
 }

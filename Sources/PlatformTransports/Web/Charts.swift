@@ -46,7 +46,7 @@ enum Charts {
             let fromY = 20 + Double(row[edge.from] ?? 0) * rowHeight + boxHeight / 2
             let toY = row[edge.to].map { 20 + Double($0) * rowHeight + boxHeight / 2 } ?? (height - 20)
             svg +=
-                "<path class=\"edge\" d=\"M\(left + boxWidth),\(fromY) C\(x),\(fromY) \(x),\(toY) \(left + boxWidth + 4),\(toY)\" fill=\"none\" stroke=\"#a15c00\" class=\"chart-branch\" stroke-dasharray=\"5 3\" marker-end=\"url(#arrow)\"/>"
+                "<path class=\"edge chart-branch\" d=\"M\(left + boxWidth),\(fromY) C\(x),\(fromY) \(x),\(toY) \(left + boxWidth + 4),\(toY)\" fill=\"none\" stroke=\"#a15c00\" stroke-dasharray=\"5 3\" marker-end=\"url(#arrow)\"/>"
             let label = [edge.when, row[edge.to] == nil ? "→ \(edge.to)" : nil].compactMap { $0 }.joined(separator: " ")
             if !label.isEmpty {
                 svg += "<text x=\"\(x + 6)\" y=\"\((fromY + toY) / 2)\" font-size=\"11\" fill=\"#6b3d00\" class=\"chart-branch-text\">\(HTML.text(Self.clip(label, 34)))</text>"
