@@ -21,6 +21,11 @@ import Testing
         #expect(svg.contains("class=\"chart-text\"") && svg.contains("class=\"chart-left\""))
     }
 
+    @Test func diagramTitlesDropEmojiRatherThanDrawBoxes() {
+        #expect(Charts.withoutEmoji("Hey Athlete 👋 What sport do you play?") == "Hey Athlete What sport do you play?")
+        #expect(Charts.withoutEmoji("Step 1 of 8") == "Step 1 of 8", "digits are not emoji")
+    }
+
     @Test func theDiagramsCaptionSpeaksOfBranchesOnlyWhereThereAreSome() {
         let steps = ["a", "b", "c"].map { FlowDescription.Step(id: $0, kind: .question, title: $0, fields: []) }
         let straight = FlowDescription(

@@ -33,7 +33,7 @@ enum Charts {
             svg += "<g class=\"step\" data-step=\"\(HTML.attribute(step.id))\">"
             svg += "<rect x=\"\(left)\" y=\"\(y)\" width=\"\(boxWidth)\" height=\"\(boxHeight)\" rx=\"8\" fill=\"#e7ebf3\" stroke=\"#1f4fbf\" class=\"chart-box\"/>"
             svg += "<text x=\"\(left + 10)\" y=\"\(y + 19)\" font-size=\"13\" font-weight=\"600\" fill=\"#1d2433\" class=\"chart-text\">\(HTML.text(Self.clip(step.id, 38)))</text>"
-            svg += "<text x=\"\(left + 10)\" y=\"\(y + 36)\" font-size=\"12\" fill=\"#3d4759\" class=\"chart-muted\">\(HTML.text(Self.clip(step.title, 44)))</text></g>\n"
+            svg += "<text x=\"\(left + 10)\" y=\"\(y + 36)\" font-size=\"12\" fill=\"#3d4759\" class=\"chart-muted\">\(HTML.text(Self.clip(Self.withoutEmoji(step.title), 44)))</text></g>\n"
             if let next = steps.indices.contains(index + 1) ? steps[index + 1] : nil,
                 description.edges.contains(where: { $0.from == step.id && $0.to == next.id })
             {
@@ -100,6 +100,12 @@ enum Charts {
                 "<text x=\"\(labelWidth + barWidth + 8)\" y=\"\(y + 17)\" font-size=\"12\" fill=\"#3d4759\" class=\"chart-muted\">\(HTML.text("\(step.reached) reached, \(step.left) went on, \(stayed) did not (\(Self.percent(share)))"))</text></g>\n"
         }
         return svg + "</svg>"
+    }
+
+    /// A title as an SVG text draws it: emoji out (no emoji font is assumed, and a box in their
+    /// place says nothing), the spaces around them closed up.
+    static func withoutEmoji(_ text: String) -> String {
+        String(text.filter { !HTML.isEmoji($0) }).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
     }
 
     static func percent(_ fraction: Double) -> String {
