@@ -53,6 +53,18 @@ import Testing
         #expect(continueAt != nil && backAt != nil && continueAt! < backAt!)
     }
 
+    @Test func aLogoIsShownAndAFieldsHelpIsReadWithIt() {
+        var look = Self.look()
+        look.logo = .init(bytes: [0x89, 0x50, 0x4E, 0x47], contentType: "image/png")
+        var view = Self.view()
+        view.step?.fields = [
+            FieldView(id: "club", type: .boolean, label: "I play club", required: false, extra: ["helper": "Club stats are kept apart."])
+        ]
+        let html = Self.page(view, look)
+        #expect(html.contains("<header class=\"app-bar\"><img src=\"/assets/tenant/themed/logo\" alt=\"\"><span class=\"app-name\">Club App</span></header>"))
+        #expect(html.contains("aria-describedby=\"h-club\"") && html.contains("<p class=\"field-help\" id=\"h-club\">Club stats are kept apart.</p>"))
+    }
+
     @Test func eachProgressStyleIsOneNamedProgressbar() {
         let segmented = Self.page(Self.view(), Self.look(.segmented))
         #expect(segmented.contains("<div class=\"progress-segments\" aria-hidden=\"true\"><span class=\"on\"></span><span class=\"on\"></span><span></span><span></span></div>"))

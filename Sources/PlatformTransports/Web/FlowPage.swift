@@ -181,12 +181,18 @@ struct FlowPage {
         let id = "f-" + name.map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
         let errorID = "e-" + id.dropFirst(2)
         let invalid = !errors.isEmpty
-        let described = invalid ? " aria-describedby=\"\(errorID)\" aria-invalid=\"true\"" : ""
+        // A field's own help (StatLocker's "Club stats will be tracked separately", AirFit's
+        // switches' details) under it, read with it like its error.
+        let help = (field.extra["helper"] ?? field.extra["detail"])?.stringValue.map { copy.text($0, in: locale) }
+        let helpID = "h-" + id.dropFirst(2)
+        let describedBy = (help == nil ? [] : [helpID]) + (invalid ? [errorID] : [])
+        let described =
+            (describedBy.isEmpty ? "" : " aria-describedby=\"\(describedBy.joined(separator: " "))\"") + (invalid ? " aria-invalid=\"true\"" : "")
         let required = field.required ? " <span class=\"required\" aria-hidden=\"true\">*</span>" : ""
         let requiredAttribute = field.required ? " required aria-required=\"true\"" : ""
         let errorHTML =
-            invalid
-            ? "<p class=\"error\" id=\"\(errorID)\">" + errors.map { HTML.text($0.message) }.joined(separator: " ") + "</p>\n" : ""
+            (help.map { "<p class=\"field-help\" id=\"\(helpID)\">\(HTML.text($0))</p>\n" } ?? "")
+            + (invalid ? "<p class=\"error\" id=\"\(errorID)\">" + errors.map { HTML.text($0.message) }.joined(separator: " ") + "</p>\n" : "")
         let label = HTML.text(field.label) + required
         let value = postedValue(name) ?? field.value.map(Self.plain) ?? field.default.map(Self.plain) ?? ""
         let hint = field.placeholder.map { " placeholder=\"\(HTML.attribute($0))\"" } ?? ""

@@ -58,6 +58,7 @@ enum WebAssets {
         .option .badge { display: inline-block; font-size: .75rem; border: 1px solid var(--border); color: var(--text); border-radius: 999px; padding: 0 .5rem; margin-left: .4rem; }
         .option.locked { color: var(--muted); background: var(--surface); cursor: not-allowed; }
         [aria-invalid=true] { border-color: var(--error) !important; border-width: 2px !important; }
+        .field-help { color: var(--muted); font-size: .875rem; margin: .4rem 0 0; }
         .error { color: var(--error); font-weight: 600; margin: .4rem 0 0; }
         .errors { border: 2px solid var(--error); border-radius: var(--radius); padding: .5rem .75rem; color: var(--error); margin-bottom: 1rem; }
         .entry { border: 1px solid var(--border); border-radius: var(--radius); padding: .75rem; margin-bottom: .6rem; }
