@@ -38,6 +38,70 @@ extension PostgresSessionStore: ExperimentStore {
         ]
     )
 
+    /// The rollup `analytics.experiment` reads instead of the events: each assignment's
+    /// completion and last step, and a row per step a session reached. A trigger on `events`
+    /// keeps it, so every write path (the batched statement, the locked path, a start) moves it
+    /// with the events it writes, in their transaction; the sessions enrolled before it existed
+    /// are filled from their events.
+    static let experimentRollup: (version: String, sql: [String]) = (
+        "v7-experiment-rollup",
+        [
+            "ALTER TABLE experiment_assignments ADD COLUMN completed_at DOUBLE PRECISION",
+            "ALTER TABLE experiment_assignments ADD COLUMN last_step TEXT",
+            "CREATE INDEX experiment_assignments_by_session ON experiment_assignments (session_id)",
+            """
+            CREATE TABLE experiment_steps (
+                session_id TEXT NOT NULL,
+                step TEXT NOT NULL,
+                tenant TEXT NOT NULL,
+                experiment TEXT NOT NULL,
+                seed TEXT NOT NULL,
+                variant TEXT NOT NULL,
+                went_on INTEGER NOT NULL DEFAULT 0,
+                seconds DOUBLE PRECISION,
+                PRIMARY KEY (session_id, step)
+            )
+            """,
+            "CREATE INDEX experiment_steps_by_phase ON experiment_steps (tenant, experiment, seed, variant, step)",
+            """
+            CREATE FUNCTION experiment_rollup() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.kind = 'arrived' AND NEW.step IS NOT NULL THEN
+                    INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant)
+                    SELECT session_id, NEW.step, tenant, experiment, seed, variant FROM experiment_assignments WHERE session_id = NEW.session_id
+                    ON CONFLICT (session_id, step) DO NOTHING;
+                    UPDATE experiment_assignments SET last_step = NEW.step WHERE session_id = NEW.session_id;
+                ELSIF NEW.kind = 'left' AND NEW.step IS NOT NULL THEN
+                    UPDATE experiment_steps
+                    SET went_on = 1, seconds = CASE WHEN NEW.seconds IS NULL THEN seconds ELSE COALESCE(seconds, 0) + NEW.seconds END
+                    WHERE session_id = NEW.session_id AND step = NEW.step;
+                ELSIF NEW.kind = 'completed' THEN
+                    UPDATE experiment_assignments SET completed_at = COALESCE(completed_at, NEW.at) WHERE session_id = NEW.session_id;
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER experiment_rollup AFTER INSERT ON events FOR EACH ROW
+            WHEN (NEW.kind IN ('arrived', 'left', 'completed')) EXECUTE FUNCTION experiment_rollup()
+            """,
+            """
+            UPDATE experiment_assignments a SET
+                completed_at = (SELECT MIN(e.at) FROM events e WHERE e.session_id = a.session_id AND e.kind = 'completed'),
+                last_step = (SELECT e.step FROM events e WHERE e.session_id = a.session_id AND e.kind = 'arrived' ORDER BY e.id DESC LIMIT 1)
+            """,
+            """
+            INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant, went_on, seconds)
+            SELECT a.session_id, e.step, a.tenant, a.experiment, a.seed, a.variant,
+                MAX(CASE WHEN e.kind = 'left' THEN 1 ELSE 0 END), SUM(CASE WHEN e.kind = 'left' THEN e.seconds END)
+            FROM experiment_assignments a JOIN events e ON e.tenant = a.tenant AND e.flow = a.flow AND e.session_id = a.session_id
+            WHERE e.kind IN ('arrived', 'left') AND e.step IS NOT NULL
+            GROUP BY a.session_id, e.step, a.tenant, a.experiment, a.seed, a.variant
+            """,
+        ]
+    )
+
     func insert(_ connection: PostgresConnection, _ assignment: ExperimentAssignment) async throws {
         _ = try await connection.query(
             """
@@ -90,28 +154,41 @@ extension PostgresSessionStore: ExperimentStore {
         tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval
     ) async throws -> [String: ExperimentArmFigures] {
         try await connection { connection in
-            var folder = ExperimentFolder(arms: arms, window: window)
-            for try await (sessionId, variant, at) in try await connection.query(
+            var tally = ExperimentTally(arms: arms)
+            for try await (variant, lastStep, completed, count) in try await connection.query(
                 """
-                SELECT session_id, variant, assigned_at FROM experiment_assignments
-                WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed)
+                SELECT variant, last_step, completed_at IS NOT NULL, COUNT(*) FROM experiment_assignments
+                WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) GROUP BY 1, 2, 3
+                """, logger: self.logger
+            ).decode((String, String?, Bool, Int64).self) {
+                tally.sessions(variant: variant, lastStep: lastStep, completed: completed, count: Int(count))
+            }
+            for try await (variant, seconds) in try await connection.query(
+                """
+                SELECT variant, completed_at - assigned_at FROM experiment_assignments
+                WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) AND completed_at IS NOT NULL
+                    AND completed_at - assigned_at <= \(window)
+                """, logger: self.logger
+            ).decode((String, Double).self) {
+                tally.completion(variant: variant, seconds: seconds)
+            }
+            for try await (variant, step, reached, left) in try await connection.query(
+                """
+                SELECT variant, step, COUNT(*), SUM(went_on)::BIGINT FROM experiment_steps
+                WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) GROUP BY variant, step
+                """, logger: self.logger
+            ).decode((String, String, Int64, Int64).self) {
+                tally.step(variant: variant, step: step, reached: Int(reached), left: Int(left))
+            }
+            for try await (variant, step, seconds) in try await connection.query(
+                """
+                SELECT variant, step, seconds FROM experiment_steps
+                WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) AND seconds IS NOT NULL
                 """, logger: self.logger
             ).decode((String, String, Double).self) {
-                folder.assignment(sessionId: sessionId, variant: variant, at: at)
+                tally.seconds(variant: variant, step: step, seconds: seconds)
             }
-            for arm in arms {
-                for try await (id, sessionId, kind, step, action, toStep, seconds, at, flowVersion) in try await connection.query(
-                    """
-                    SELECT id, session_id, kind, step, action, to_step, seconds, at, flow_version FROM events
-                    WHERE tenant = \(tenant) AND flow = \(arm.flow) ORDER BY session_id COLLATE "C", id
-                    """, logger: self.logger
-                ).decode((Int64, String, String, String?, String?, String?, Double?, Double, String?).self) {
-                    folder.event(
-                        variant: arm.variant, sessionId: sessionId, id: id, kind: kind, step: step, action: action, toStep: toStep, seconds: seconds,
-                        at: at, version: flowVersion)
-                }
-            }
-            return folder.finish()
+            return tally.finish()
         }
     }
 

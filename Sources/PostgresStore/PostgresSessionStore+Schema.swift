@@ -167,6 +167,7 @@ extension PostgresSessionStore {
         ),
         revocations,
         experiments,
+        experimentRollup,
     ]
 
     /// The advisory lock key migrations take (any fixed number; hosts on one database share it).

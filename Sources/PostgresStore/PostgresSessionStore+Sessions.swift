@@ -161,6 +161,8 @@ extension PostgresSessionStore {
                 return (result, false, false, stored.map { RecentSessions.Entry(state: $0.state, writeCount: Int($0.writes)) })
             }
             precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
+            // Before the session's events: the rollup their trigger keeps starts from it.
+            if let assignment = commit.assignment { try await self.insert(connection, assignment) }
             if let stored, stored.state.id == commit.state.id {
                 // The row is held: its write count is the one read, and the session's whole
                 // write (a completion's records and events included) is one statement, as on the
@@ -188,7 +190,6 @@ extension PostgresSessionStore {
                 }
                 try await self.insert(connection, outbox: commit.outbox, tenant: tenant)
             }
-            if let assignment = commit.assignment { try await self.insert(connection, assignment) }
             // The row's write count after this write: one more, or 0 for a row just inserted.
             let writes = stored.map { $0.state.id == commit.state.id ? Int($0.writes) + 1 : 0 } ?? 0
             return (result, SessionState.erases(from: old, to: commit.state), true, RecentSessions.Entry(state: commit.state, writeCount: writes))

@@ -76,7 +76,14 @@ extension PostgresSessionStore {
             var held = counts.sessions + counts.events
             held += try await count(
                 "WITH gone AS (DELETE FROM profiles WHERE tenant = \(tenant) AND user_id = \(userId) RETURNING 1) SELECT COUNT(*) FROM gone")
-            // The person's experiment assignments: a later start enrols them as someone new.
+            // The person's experiment assignments (and the steps their sessions reached, kept for
+            // the results): a later start enrols them as someone new.
+            held += try await count(
+                """
+                WITH gone AS (DELETE FROM experiment_steps WHERE session_id IN
+                    (SELECT session_id FROM experiment_assignments WHERE tenant = \(tenant) AND user_id = \(userId)) RETURNING 1)
+                SELECT COUNT(*) FROM gone
+                """)
             held += try await count(
                 "WITH gone AS (DELETE FROM experiment_assignments WHERE tenant = \(tenant) AND user_id = \(userId) RETURNING 1) SELECT COUNT(*) FROM gone")
             counts.deliveries = try await count(

@@ -83,9 +83,11 @@ extension SQLiteSessionStore {
                     """)
             let assignment = try db.makeStatement(
                 sql: """
-                    INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at, completed_at, last_step)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
+            let step = try db.makeStatement(
+                sql: "INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant) VALUES (?, ?, ?, ?, ?, ?)")
             let event = try db.makeStatement(sql: "INSERT INTO events (tenant, flow, session_id, kind, step, at) VALUES (?, ?, ?, ?, ?, ?)")
             for index in 0..<count {
                 let variant = variants[index % variants.count]
@@ -97,7 +99,10 @@ extension SQLiteSessionStore {
                     id, tenant, user, variant.flow, completes ? "completed" : "active", progress, time,
                     completes ? #"{"message":"","records":[]}"# : nil, time, time,
                 ])
-                try assignment.execute(arguments: [tenant, experiment, seed, user, variant.id, variant.flow, id, time])
+                try assignment.execute(arguments: [
+                    tenant, experiment, seed, user, variant.id, variant.flow, id, time, completes ? time + 60 : nil, variant.firstStep,
+                ])
+                try step.execute(arguments: [id, variant.firstStep, tenant, experiment, seed, variant.id])
                 try event.execute(arguments: [tenant, variant.flow, id, "exposed", nil, time])
                 try event.execute(arguments: [tenant, variant.flow, id, "started", nil, time])
                 try event.execute(arguments: [tenant, variant.flow, id, "arrived", variant.firstStep, time])

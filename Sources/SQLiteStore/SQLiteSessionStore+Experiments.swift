@@ -36,6 +36,72 @@ extension SQLiteSessionStore: ExperimentStore {
         }
     }
 
+    /// The rollup `analytics.experiment` reads instead of the events: each assignment's
+    /// completion and last step, and a row per step a session reached (filled from the events
+    /// of the sessions enrolled before it existed).
+    static func registerExperimentRollup(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v10-experiment-rollup") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE experiment_assignments ADD COLUMN completed_at REAL;
+                    ALTER TABLE experiment_assignments ADD COLUMN last_step TEXT;
+                    CREATE INDEX experiment_assignments_by_session ON experiment_assignments (session_id);
+                    CREATE TABLE experiment_steps (
+                        session_id TEXT NOT NULL,
+                        step TEXT NOT NULL,
+                        tenant TEXT NOT NULL,
+                        experiment TEXT NOT NULL,
+                        seed TEXT NOT NULL,
+                        variant TEXT NOT NULL,
+                        went_on INTEGER NOT NULL DEFAULT 0,
+                        seconds REAL,
+                        PRIMARY KEY (session_id, step)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX experiment_steps_by_phase ON experiment_steps (tenant, experiment, seed, variant, step, went_on, seconds);
+                    UPDATE experiment_assignments SET
+                        completed_at = (SELECT MIN(at) FROM events e WHERE e.session_id = experiment_assignments.session_id AND e.kind = 'completed'),
+                        last_step = (SELECT step FROM events e WHERE e.session_id = experiment_assignments.session_id AND e.kind = 'arrived'
+                                     ORDER BY e.id DESC LIMIT 1);
+                    INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant, went_on, seconds)
+                        SELECT a.session_id, e.step, a.tenant, a.experiment, a.seed, a.variant,
+                               MAX(e.kind = 'left'), SUM(CASE WHEN e.kind = 'left' THEN e.seconds END)
+                        FROM experiment_assignments a JOIN events e ON e.tenant = a.tenant AND e.flow = a.flow AND e.session_id = a.session_id
+                        WHERE e.kind IN ('arrived', 'left') AND e.step IS NOT NULL
+                        GROUP BY a.session_id, e.step;
+                    """)
+        }
+    }
+
+    /// Moves an enrolled session's rollup by its commit's events (after its assignment, if this
+    /// commit made it, is written).
+    static func roll(_ db: Database, _ events: [FlowEvent], sessionId: String) throws {
+        for change in ExperimentRollup.changes(events) {
+            switch change {
+            case .arrived(let step):
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant)
+                        SELECT session_id, ?, tenant, experiment, seed, variant FROM experiment_assignments WHERE session_id = ?
+                        ON CONFLICT (session_id, step) DO NOTHING
+                        """
+                ).execute(arguments: [step, sessionId])
+                try db.cachedStatement(sql: "UPDATE experiment_assignments SET last_step = ? WHERE session_id = ?").execute(arguments: [
+                    step, sessionId,
+                ])
+            case .left(let step, let seconds):
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE experiment_steps SET went_on = 1, seconds = CASE WHEN ?1 IS NULL THEN seconds ELSE COALESCE(seconds, 0) + ?1 END
+                        WHERE session_id = ?2 AND step = ?3
+                        """
+                ).execute(arguments: [seconds, sessionId, step])
+            case .completed(let at):
+                try db.cachedStatement(sql: "UPDATE experiment_assignments SET completed_at = COALESCE(completed_at, ?) WHERE session_id = ?")
+                    .execute(arguments: [at, sessionId])
+            }
+        }
+    }
+
     /// The first assignment of a person in a phase wins; another host's later one is dropped.
     static func insert(_ db: Database, _ assignment: ExperimentAssignment) throws {
         try db.cachedStatement(
@@ -81,28 +147,43 @@ extension SQLiteSessionStore: ExperimentStore {
         tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval
     ) async throws -> [String: ExperimentArmFigures] {
         try await writer.read { db in
-            var folder = ExperimentFolder(arms: arms, window: window)
-            let assignments = try Row.fetchCursor(
-                db, sql: "SELECT session_id, variant, assigned_at FROM experiment_assignments WHERE tenant = ? AND experiment = ? AND seed = ?",
-                arguments: [tenant, experiment, seed])
-            while let row = try assignments.next() {
-                folder.assignment(sessionId: row[0], variant: row[1], at: row[2])
+            var tally = ExperimentTally(arms: arms)
+            let phase: StatementArguments = [tenant, experiment, seed]
+            let sessions = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT variant, last_step, completed_at IS NOT NULL, COUNT(*) FROM experiment_assignments
+                    WHERE tenant = ? AND experiment = ? AND seed = ? GROUP BY 1, 2, 3
+                    """, arguments: phase)
+            while let row = try sessions.next() {
+                tally.sessions(variant: row[0], lastStep: row[1], completed: row[2], count: row[3])
             }
-            // Each arm's flow in (session, id) order along events_by_flow_session, as the funnel reads it.
-            for arm in arms {
-                let rows = try Row.fetchCursor(
-                    db,
-                    sql: """
-                        SELECT id, session_id, kind, step, action, to_step, seconds, at, flow_version FROM events
-                        WHERE tenant = ? AND flow = ? ORDER BY session_id, id
-                        """, arguments: [tenant, arm.flow])
-                while let row = try rows.next() {
-                    folder.event(
-                        variant: arm.variant, sessionId: row[1], id: row[0], kind: row[2], step: row[3], action: row[4], toStep: row[5],
-                        seconds: row[6], at: row[7], version: row[8])
-                }
+            let completions = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT variant, completed_at - assigned_at FROM experiment_assignments
+                    WHERE tenant = ? AND experiment = ? AND seed = ? AND completed_at IS NOT NULL AND completed_at - assigned_at <= ?
+                    """, arguments: phase + [window])
+            while let row = try completions.next() {
+                tally.completion(variant: row[0], seconds: row[1])
             }
-            return folder.finish()
+            let steps = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT variant, step, COUNT(*), SUM(went_on) FROM experiment_steps
+                    WHERE tenant = ? AND experiment = ? AND seed = ? GROUP BY variant, step
+                    """, arguments: phase)
+            while let row = try steps.next() {
+                tally.step(variant: row[0], step: row[1], reached: row[2], left: row[3])
+            }
+            let seconds = try Row.fetchCursor(
+                db,
+                sql: "SELECT variant, step, seconds FROM experiment_steps WHERE tenant = ? AND experiment = ? AND seed = ? AND seconds IS NOT NULL",
+                arguments: phase)
+            while let row = try seconds.next() {
+                tally.seconds(variant: row[0], step: row[1], seconds: row[2])
+            }
+            return tally.finish()
         }
     }
 

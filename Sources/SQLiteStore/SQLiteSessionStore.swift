@@ -260,6 +260,7 @@ public final class SQLiteSessionStore: SessionStore {
         }
         registerRevocationTables(&migrator)
         registerExperimentTables(&migrator)
+        registerExperimentRollup(&migrator)
         return migrator
     }
 
@@ -358,8 +359,9 @@ public final class SQLiteSessionStore: SessionStore {
         let commit = prepared.commit
         precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
         guard try save(db, prepared) else { return nil }
-        for event in commit.events { try insert(db, event, of: commit.state) }
         if let assignment = commit.assignment { try insert(db, assignment) }
+        for event in commit.events { try insert(db, event, of: commit.state) }
+        if commit.state.experiment != nil { try roll(db, commit.events, sessionId: commit.state.id) }
         if let profile = commit.profile {
             try save(db, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
         }

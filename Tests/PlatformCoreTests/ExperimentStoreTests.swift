@@ -92,6 +92,46 @@ struct ExperimentStoreTests {
         try await store.close()
     }
 
+    /// The rollup each commit moves gives each arm the funnel `analytics.funnel` folds from the
+    /// events of its flow (every session of these flows is enrolled), with people going Back,
+    /// leaving mid-flow and completing.
+    @Test(arguments: StoreKind.sqlite)
+    func eachArmsFunnelIsTheEventsFunnelOfItsSessions(kind: StoreKind) async throws {
+        let store = try await kind.open()
+        let clock = TestClock()
+        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
+        var random = SplitMix64(seed: 5)
+        for index in 0..<40 {
+            var view = try await d.start("w-\(index)", flow: "quick")
+            let stopAfter = Int.random(in: 0...8, using: &random)
+            var moves = 0
+            while view.status == .active, let step = view.step, moves < stopAfter {
+                clock.advance(seconds: Double(Int.random(in: 2...30, using: &random)))
+                if moves > 0, Int.random(in: 0..<4, using: &random) == 0, step.actions.contains(where: { $0.id == "back" }) {
+                    view = try await d.back(view)
+                } else {
+                    let values = GenericAnswers().valuesWithoutSearch(for: try JSONValue(encoding: step)["fields"]?.arrayValue ?? [])
+                    view = try await d.submit(view, values)
+                }
+                moves += 1
+            }
+        }
+        let results = try await d.call("analytics.experiment", ["experiment": .string(Self.experiment.id)])
+        let variants = results["variants"]?.arrayValue ?? []
+        #expect(variants.count == 2)
+        for variant in variants {
+            let flow = try #require(variant["flow"]?.stringValue)
+            let funnel = try await d.call("analytics.funnel", ["flow": .string(flow)])
+            #expect(variant["steps"] == funnel["steps"], "\(flow): \(variant["steps"] ?? .null) vs \(funnel["steps"] ?? .null)")
+            #expect(variant["exposed"] == funnel["started"] && variant["completed"] == funnel["completed"], "\(flow)")
+        }
+        try await store.close()
+    }
+
+    @Test(.postgres) func eachArmsFunnelIsTheEventsFunnelOfItsSessionsOnPostgres() async throws {
+        try await eachArmsFunnelIsTheEventsFunnelOfItsSessions(kind: .postgres)
+    }
+
     @Test(.postgres) func figuresCountExposuresCompletionsWithinTheWindowAndEachArmsFunnelOnPostgres() async throws {
         try await figuresCountExposuresCompletionsWithinTheWindowAndEachArmsFunnel(kind: .postgres)
     }

@@ -124,6 +124,38 @@ struct ExperimentSimulationTests {
         #expect((results["srm"]?["pValue"]?.doubleValue ?? 1) < 0.001)
     }
 
+    /// Each variant's funnel in the results (kept by the rollup every commit moves) is the funnel
+    /// `analytics.funnel` folds from the events of the variant's flow, where every session of the
+    /// flow is enrolled: reached, left, dropped and median seconds, with people going Back and
+    /// coming again, leaving mid-flow and completing. (Both stores: ExperimentStoreTests.)
+    @Test func eachVariantsFunnelIsTheEventsFunnelOfItsSessions() async throws {
+        let clock = TestClock()
+        let d = try FlowDriver(plugin: StatLockerPlugin(), clock: clock, experiments: [Self.revamp()])
+        var random = SplitMix64(seed: 11)
+        for index in 0..<60 {
+            var view = try await d.start("walker-\(index)", user: alex)
+            let stopAfter = Int.random(in: 1...14, using: &random)
+            var moves = 0
+            while view.status == .active, let step = view.stepId, moves < stopAfter {
+                clock.advance(seconds: Double(Int.random(in: 3...40, using: &random)))
+                if moves > 1, Int.random(in: 0..<5, using: &random) == 0, view.step?.actions.contains(where: { $0.id == "back" }) == true {
+                    view = try await d.back(view)
+                } else {
+                    view = try await d.submit(view, defaultAnswers[step] ?? [:])
+                }
+                moves += 1
+            }
+        }
+        let results = try await d.call("analytics.experiment", ["experiment": "revamp"])
+        for variant in results["variants"]?.arrayValue ?? [] {
+            let flow = try #require(variant["flow"]?.stringValue)
+            let funnel = try await d.call("analytics.funnel", ["flow": .string(flow)])
+            #expect(variant["steps"] == funnel["steps"], "\(flow): \(variant["steps"] ?? .null) vs \(funnel["steps"] ?? .null)")
+            #expect(variant["exposed"] == funnel["started"])
+            #expect(variant["completed"] == funnel["completed"])
+        }
+    }
+
     static let stops = Webhook(
         url: "http://127.0.0.1:9/stops", secretEnv: "HOOK", secret: Array("s3cret".utf8), events: [.experimentStopped])
     static let completions = Webhook(

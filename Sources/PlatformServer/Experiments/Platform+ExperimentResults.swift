@@ -13,9 +13,7 @@ extension Platform {
         guard let experiments = store as? any ExperimentStore else { throw .unavailable("this store keeps no experiments") }
         var engines: [FlowEngine] = []
         for variant in experiment.variants { engines.append(try registered.engine(variant.flow, version: variant.version)) }
-        let arms = zip(experiment.variants, engines).map { variant, engine in
-            ExperimentArm(variant: variant.id, flow: variant.flow, renamedSteps: engine.flow.renamedStepsByVersion)
-        }
+        let arms = experiment.variants.map { ExperimentArm(variant: $0.id, flow: $0.flow) }
         let figures = try await storing {
             try await experiments.experimentFigures(
                 tenant: tenant, experiment: experiment.id, seed: experiment.seed, arms: arms, window: experiment.completedWithinHours * 3600)

@@ -57,13 +57,10 @@ public struct ExperimentStop: Sendable, Hashable {
 public struct ExperimentArm: Sendable, Hashable {
     public var variant: String
     public var flow: String
-    /// By the version an event was recorded on, its step ids' newer names (as `funnel` takes them).
-    public var renamedSteps: [String: [String: String]]
 
-    public init(variant: String, flow: String, renamedSteps: [String: [String: String]] = [:]) {
+    public init(variant: String, flow: String) {
         self.variant = variant
         self.flow = flow
-        self.renamedSteps = renamedSteps
     }
 }
 
@@ -88,7 +85,8 @@ public protocol ExperimentStore: Sendable {
     func assignments(tenant: String, userId: String) async throws -> [ExperimentAssignment]
 
     /// Each arm's exposed count, completions within `window` seconds of exposure and funnel, by
-    /// variant id, over the phase's assignments.
+    /// variant id, over the phase's assignments (from the rollup its commits keep, whose cost does
+    /// not grow with the events).
     func experimentFigures(
         tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval
     ) async throws -> [String: ExperimentArmFigures]
@@ -101,48 +99,64 @@ public protocol ExperimentStore: Sendable {
     func recordExperimentStop(_ stop: ExperimentStop, report: OutboxEvent) async throws -> (stop: ExperimentStop, stored: Bool)
 }
 
-/// Folds one arm's events (read in session, id order along the funnel's index) with its
-/// assignments: the exposed count, completions within the window and the arm's own funnel.
-/// Shared by the stores so both count alike.
-public struct ExperimentFolder: Sendable {
-    /// Session id to (variant, exposure time in seconds since 1970).
-    var exposures: [String: (variant: String, at: Double)] = [:]
+/// What each store's rows of one phase add up to, built from the rollup every commit of an
+/// enrolled session keeps (the assignment's completion and last step, one row per step a session
+/// reached): the store reads grouped counts and the seconds, this turns them into each arm's
+/// figures, so SQLite and PostgreSQL count alike and the read does not grow with the events.
+public struct ExperimentTally: Sendable {
     var figures: [String: ExperimentArmFigures] = [:]
-    var folders: [String: FunnelFolder] = [:]
-    let window: TimeInterval
 
-    public init(arms: [ExperimentArm], window: TimeInterval) {
-        self.window = window
-        for arm in arms {
-            figures[arm.variant] = ExperimentArmFigures()
-            folders[arm.variant] = FunnelFolder(since: nil, until: nil, version: nil, renamedSteps: arm.renamedSteps)
-        }
+    public init(arms: [ExperimentArm]) {
+        for arm in arms { figures[arm.variant] = ExperimentArmFigures() }
     }
 
-    public mutating func assignment(sessionId: String, variant: String, at: Double) {
+    /// `count` sessions of `variant` whose last arrival was `lastStep`, completed or not.
+    public mutating func sessions(variant: String, lastStep: String?, completed: Bool, count: Int) {
         guard figures[variant] != nil else { return }
-        exposures[sessionId] = (variant, at)
-        figures[variant]?.exposed += 1
+        figures[variant]?.exposed += count
+        figures[variant]?.funnel.started += count
+        if completed { figures[variant]?.funnel.completed += count }
+        if !completed, let lastStep { figures[variant]?.funnel.steps[lastStep, default: .init()].dropped += count }
     }
 
-    /// One event row of an arm's flow; rows of sessions not assigned to `variant` are skipped.
-    public mutating func event(
-        variant: String, sessionId: String, id: Int64, kind: String, step: String?, action: String?, toStep: String?, seconds: Double?, at: Double,
-        version: String?
-    ) {
-        guard let exposure = exposures[sessionId], exposure.variant == variant else { return }
-        if kind == "completed", at - exposure.at <= window {
-            figures[variant]?.secondsToComplete.append(max(0, at - exposure.at))
-        }
-        folders[variant]?.add(
-            sessionId: sessionId, id: id, kind: kind, step: step, action: action, toStep: toStep, seconds: seconds, at: at, version: version)
+    /// One completion within the window, `seconds` after exposure.
+    public mutating func completion(variant: String, seconds: Double) {
+        figures[variant]?.secondsToComplete.append(max(0, seconds))
     }
 
-    public mutating func finish() -> [String: ExperimentArmFigures] {
-        for (variant, folder) in folders {
-            var folder = folder
-            figures[variant]?.funnel = folder.finish()
+    /// `reached` sessions of `variant` arrived at `step`, `left` of them went on from it.
+    public mutating func step(variant: String, step: String, reached: Int, left: Int) {
+        guard figures[variant] != nil else { return }
+        figures[variant]?.funnel.steps[step, default: .init()].reached += reached
+        figures[variant]?.funnel.steps[step, default: .init()].left += left
+    }
+
+    /// One session's seconds on `step`, summed over its visits.
+    public mutating func seconds(variant: String, step: String, seconds: Double) {
+        figures[variant]?.funnel.steps[step, default: .init()].secondsPerSession.append(seconds)
+    }
+
+    public func finish() -> [String: ExperimentArmFigures] { figures }
+}
+
+/// How a commit's events move an enrolled session's rollup: each arrival adds the step (once)
+/// and makes it the last; each leaving marks it left with its seconds; a completion stamps the
+/// assignment. Shared by the stores so both keep the same rows.
+public enum ExperimentRollup {
+    public enum Change: Sendable, Hashable {
+        case arrived(step: String)
+        case left(step: String, seconds: Double?)
+        case completed(at: Double)
+    }
+
+    public static func changes(_ events: [FlowEvent]) -> [Change] {
+        events.compactMap { event in
+            switch event.kind {
+            case .arrived: event.step.map { .arrived(step: $0) }
+            case .left: event.step.map { .left(step: $0, seconds: event.seconds) }
+            case .completed: .completed(at: event.at.timeIntervalSince1970)
+            default: nil
+            }
         }
-        return figures
     }
 }
