@@ -1,0 +1,51 @@
+import Foundation
+import GRDB
+import PlatformTesting
+import Testing
+
+@testable import SQLiteStore
+
+/// A database whose people were enrolled before the rollup existed gets it filled from their
+/// events when it migrates: completion, last step, each step reached with whether they went on
+/// and their seconds there summed over visits.
+@Suite struct ExperimentRollupMigrationTests {
+    @Test func theRollupIsFilledFromTheEventsOfSessionsEnrolledBefore() throws {
+        let directory = try TemporaryDirectory.make()
+        let queue = try DatabaseQueue(path: directory.appendingPathComponent("old.sqlite").path)
+        try SQLiteSessionStore.migrator.migrate(queue, upTo: "v9-experiments")
+        try queue.write { db in
+            for (session, user) in [("s1", "u1"), ("s2", "u2"), ("other", "u3")] where session != "other" {
+                try db.execute(
+                    sql: """
+                        INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)
+                        VALUES ('t', 'e', 'p', ?, 'a', 'quick', ?, 100)
+                        """, arguments: [user, session])
+            }
+            let events: [(String, String, String?, Double?, Double)] = [
+                ("s1", "arrived", "one", nil, 100), ("s1", "left", "one", 5, 105), ("s1", "arrived", "two", nil, 105),
+                ("s1", "left", "two", 3, 108), ("s1", "arrived", "one", nil, 108), ("s1", "left", "one", 2, 110),
+                ("s1", "arrived", "two", nil, 110), ("s1", "completed", nil, nil, 200),
+                ("s2", "arrived", "one", nil, 100), ("s2", "left", "one", nil, 120), ("s2", "arrived", "two", nil, 120),
+                ("other", "arrived", "one", nil, 100),
+            ]
+            for (session, kind, step, seconds, at) in events {
+                try db.execute(
+                    sql: "INSERT INTO events (tenant, flow, session_id, kind, step, seconds, at) VALUES ('t', 'quick', ?, ?, ?, ?, ?)",
+                    arguments: [session, kind, step, seconds, at])
+            }
+        }
+        try SQLiteSessionStore.migrator.migrate(queue)
+        try queue.read { db in
+            let assignments = try Row.fetchAll(db, sql: "SELECT session_id, completed_at, last_step FROM experiment_assignments ORDER BY session_id")
+            #expect(assignments.map { $0[0] as String } == ["s1", "s2"])
+            #expect(assignments[0][1] as Double? == 200 && assignments[0][2] as String? == "two")
+            #expect(assignments[1][1] as Double? == nil && assignments[1][2] as String? == "two")
+            let steps = try Row.fetchAll(db, sql: "SELECT session_id, step, went_on, seconds, variant FROM experiment_steps ORDER BY session_id, step")
+            #expect(steps.map { $0["session_id"] as String } == ["s1", "s1", "s2", "s2"])
+            #expect(steps.map { $0["step"] as String } == ["one", "two", "one", "two"])
+            #expect(steps.map { $0["went_on"] as Int } == [1, 1, 1, 0])
+            #expect(steps.map { $0["seconds"] as Double? } == [7, 3, nil, nil])
+            #expect(steps.allSatisfy { $0["variant"] as String == "a" })
+        }
+    }
+}
