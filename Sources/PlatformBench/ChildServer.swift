@@ -17,10 +17,14 @@ final class ChildServer: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<1000 where !endpoint.isListening() {
+        // A start over a preloaded million sessions reads them all (the flows check) before it
+        // listens: up to two minutes, while the child lives.
+        for _ in 0..<12_000 where !endpoint.isListening() && process.isRunning {
             Thread.sleep(forTimeInterval: 0.01)
         }
-        guard endpoint.isListening() else { throw BenchFailure("the server did not start") }
+        guard endpoint.isListening() else {
+            throw BenchFailure(process.isRunning ? "the server did not start listening within 120 s" : "the server exited before listening")
+        }
     }
 
     /// Asks the child to stop without waiting for it.
