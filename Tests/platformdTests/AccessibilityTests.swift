@@ -34,6 +34,7 @@ struct AccessibilityTests {
             let summary = try #require(try? JSONValue.parse(Array((run.output.split(separator: "\n").last ?? "").utf8)), "\(run.output.suffix(3000))")
             #expect((summary["pages"]?.intValue ?? 0) > 8 * Hosted.tenants.count, "pages audited: \(summary["pages"] ?? .null)")
             #expect(summary["violations"] == [], "serious or critical: \(summary["violations"] ?? .null)")
+            #expect(summary["small"] == [], "controls under the theme's touch target: \(summary["small"] ?? .null)")
             for tenant in Hosted.tenants {
                 for language in ["en-US", "es-ES"] {
                     let walk = summary["walks"]?["\(language) \(tenant)"]

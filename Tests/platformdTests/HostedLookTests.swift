@@ -43,7 +43,8 @@ import Testing
         let html = Self.page(Self.view(), Self.look(footer: "Privacy & Data"))
         #expect(html.contains("<html lang=\"es\">"))
         #expect(html.contains("<title>Pick one · Club App</title>"))
-        #expect(html.contains("<link rel=\"stylesheet\" href=\"/assets/tenant/themed/theme.css\">"))
+        #expect(html.contains("<link rel=\"stylesheet\" href=\"/assets/tenant/themed/theme.css?v="))
+        #expect(html.contains("<link rel=\"stylesheet\" href=\"/assets/platformd.css?v=\(WebAssets.cssVersion)\">"))
         #expect(html.contains("<span class=\"app-name\">Club App</span>"))
         #expect(html.contains("<footer class=\"app-footer\"><p>Privacy &amp; Data</p></footer>"))
         #expect(!html.contains("style="), "no inline style: the Content-Security-Policy allows none")
@@ -61,7 +62,8 @@ import Testing
             FieldView(id: "club", type: .boolean, label: "I play club", required: false, extra: ["helper": "Club stats are kept apart."])
         ]
         let html = Self.page(view, look)
-        #expect(html.contains("<header class=\"app-bar\"><img src=\"/assets/tenant/themed/logo\" alt=\"\"><span class=\"app-name\">Club App</span></header>"))
+        #expect(html.contains("<header class=\"app-bar\"><img src=\"/assets/tenant/themed/logo?v="))
+        #expect(html.contains("\" alt=\"\"><span class=\"app-name\">Club App</span></header>"))
         #expect(html.contains("aria-describedby=\"h-club\"") && html.contains("<p class=\"field-help\" id=\"h-club\">Club stats are kept apart.</p>"))
     }
 
@@ -73,7 +75,7 @@ import Testing
         let fraction = Self.page(Self.view(label: "2/4"), Self.look(.fraction))
         #expect(fraction.contains("<p class=\"progress-fraction\" id=\"progress-label\">2/4</p>"))
         for html in [segmented, dots, fraction] {
-            #expect(html.contains("role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"4\" aria-valuenow=\"2\" aria-labelledby=\"progress-label\""))
+            #expect(html.contains("role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"4\" aria-valuenow=\"2\" aria-valuetext=\""))
             #expect(html.components(separatedBy: "id=\"progress-label\"").count == 2, "one label names the bar")
         }
     }
@@ -94,6 +96,37 @@ import Testing
         #expect(linked.contains("<title>You're all set 🎉 · Club App</title>"))
         let unlinked = Self.page(Self.view(status: .completed), Self.look())
         #expect(!unlinked.contains("class=\"button primary return\""))
+    }
+
+    /// A brand dark enough to be a link on a light page can be any tenant's: a button's text on
+    /// it is white or near-black, whichever reads, in both schemes, for a plugin that declares no
+    /// theme as for one that does.
+    @Test(arguments: ["#4F46E5", "#0B6E4F", "#C8102E", "#1E3A8A", "#7C3AED", "#B45309"])
+    func aReadableBrandIsServedOnEveryTheme(brand: String) throws {
+        let color = try #require(ThemeColor(hex: brand))
+        for theme in [Theme.standard, Self.look().theme] {
+            let look = HostedLook(plugin: Themed(theme: theme), brandColor: color)
+            #expect(look.theme.contrastProblems().isEmpty, "\(brand): \(look.theme.contrastProblems())")
+            #expect(look.theme.light.primary == color && look.theme.dark.primary == color)
+        }
+        #expect(HostedLook(plugin: Themed(theme: .standard), brandColor: "#FFD60A").theme.light.onPrimary == "#0B0B0B", "a light brand gets dark text")
+    }
+
+    /// A quote with a combining mark after it is one character but still ends an attribute: it is
+    /// escaped scalar by scalar.
+    @Test func aQuoteFollowedByACombiningMarkIsEscaped() {
+        let sneaky = "x\"\u{0301} onmouseover=alert(1) y=\"\u{0301}"
+        let escaped = HTML.attribute(sneaky)
+        #expect(!escaped.unicodeScalars.contains("\""), "\(escaped)")
+        #expect(escaped.hasPrefix("x&quot;\u{0301}"))
+        #expect(HTML.text("<b>\u{0301}&") == "&lt;b&gt;\u{0301}&amp;")
+    }
+
+    /// Text follows the browser's size: no font size in pixels in the stylesheet.
+    @Test func noFontSizeIsInPixels() {
+        let declarations = WebAssets.css.components(separatedBy: "font-size:").dropFirst().map { $0.prefix { $0 != ";" && $0 != "}" } }
+        #expect(!declarations.isEmpty)
+        for size in declarations { #expect(!size.contains("px"), "font-size:\(size)") }
     }
 
     @Test func aTenantStylesheetHoldsBothSchemesAndTouchTargetsInRem() {

@@ -118,7 +118,7 @@ struct TenancyTests {
             ),
             (
                 ##"{ "tenants": [ { "id": "x", "plugin": "\##(Hosted.plugin)", "hosted": { "brandColor": "#FFFF00" } } ] }"##, "x", "hosted.brandColor",
-                "light onPrimary #FFFFFF on primary #FFFF00 is 1.0:1 (at least 4.5:1 is needed)"
+                "light link #FFFF00 on background"
             ),
             (#"{ "tenants": [ { "id": "x", "plugin": "\#(Hosted.plugin)", "hosted": { "brandColor": "indigo" } } ] }"#, "x", "hosted.brandColor", "RRGGBB"),
             (

@@ -4,7 +4,7 @@ import PlatformCore
 /// How a tenant's hosted pages look: its plugin's ``Theme`` with the tenant's `hosted` overrides
 /// from the tenants file (brand color, logo, app name, the completion page's link back).
 public struct HostedLook: Sendable {
-    /// A logo platformd serves at `/flow/TENANT/logo`, read once at start.
+    /// A logo platformd serves at `/assets/tenant/TENANT/logo`, read once at start.
     public struct Logo: Sendable, Hashable {
         public var bytes: [UInt8]
         public var contentType: String
@@ -40,18 +40,29 @@ public struct HostedLook: Sendable {
         var theme = plugin.theme
         if let brandColor {
             // The brand fills buttons in both schemes and colors links on the light one; the dark
-            // scheme keeps its own light link color, which a brand dark enough for white text
-            // on it would fail against a dark background.
+            // scheme keeps its own light link color, which a brand dark enough for text on a
+            // light page would fail against a dark one. A button's text on the brand is white
+            // or near-black, whichever reads better on it.
+            let onBrand = Self.textColor(on: brandColor)
             theme.light.primary = brandColor
+            theme.light.onPrimary = onBrand
             theme.light.link = brandColor
             theme.light.gradientEnd = brandColor
             theme.dark.primary = brandColor
+            theme.dark.onPrimary = onBrand
             theme.dark.gradientEnd = brandColor
         }
         self.theme = theme
         self.appName = appName ?? plugin.name
         self.logo = logo
         self.returnUrl = returnUrl
+    }
+
+    /// White or near-black: the one with more contrast on `background`.
+    static func textColor(on background: ThemeColor) -> ThemeColor {
+        let white: ThemeColor = "#FFFFFF"
+        let black: ThemeColor = "#0B0B0B"
+        return white.contrast(with: background) >= black.contrast(with: background) ? white : black
     }
 
     /// A tenant's `hosted` object, every key checked; a logo's path is read relative to the
@@ -81,8 +92,10 @@ public struct HostedLook: Sendable {
         }
         var appName: String?
         if let raw = fields["appName"] {
-            guard let text = raw.stringValue, !text.trimmingCharacters(in: .whitespaces).isEmpty, text.count <= 60 else {
-                throw fail(tenant, "hosted.appName", "must be a name of 1-60 characters")
+            guard let text = raw.stringValue, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, text.count <= 60,
+                text.utf8.count <= 240, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw fail(tenant, "hosted.appName", "must be a name of 1-60 characters, with no control character")
             }
             appName = text
         }
@@ -109,9 +122,10 @@ public struct HostedLook: Sendable {
 
     /// The logo's bytes, from `path` (relative to the tenants file's folder unless absolute).
     static func readLogo(_ path: String, tenantsFile: String, fail: (String) -> ConfigurationError) throws(ConfigurationError) -> Logo {
-        let url =
-            path.hasPrefix("/")
-            ? URL(fileURLWithPath: path) : URL(fileURLWithPath: tenantsFile).deletingLastPathComponent().appendingPathComponent(path)
+        // Symlinks resolved: a logo mounted from a Kubernetes ConfigMap or Secret is one.
+        let url = (path.hasPrefix("/")
+            ? URL(fileURLWithPath: path) : URL(fileURLWithPath: tenantsFile).deletingLastPathComponent().appendingPathComponent(path))
+            .resolvingSymlinksInPath()
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         guard let size = attributes?[.size] as? Int, attributes?[.type] as? FileAttributeType == .typeRegular else {
             throw fail("\(url.path) cannot be read (missing, or not a file)")

@@ -119,7 +119,7 @@ struct FlowPage {
         let progress = view.progress
         guard progress.total > 0, !progress.label.isEmpty else { return "" }
         let index = min(progress.index, progress.total)
-        var html = "<div class=\"progress\" role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"\(progress.total)\" aria-valuenow=\"\(index)\" aria-labelledby=\"progress-label\">\n"
+        var html = "<div class=\"progress\" role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"\(progress.total)\" aria-valuenow=\"\(index)\" aria-valuetext=\"\(HTML.attribute(progress.label))\" aria-labelledby=\"progress-label\">\n"
         func marks(_ kind: String) -> String {
             "<div class=\"\(kind)\" aria-hidden=\"true\">" + (1...progress.total).map { $0 <= index ? "<span class=\"on\"></span>" : "<span></span>" }.joined()
                 + "</div>\n"

@@ -9,22 +9,29 @@ import PlatformStorage
 enum HTML {
     /// `text` for an element's content.
     static func text(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
+        escaped(text, quotes: false)
     }
 
     /// `text` for a double-quoted attribute value.
     static func attribute(_ text: String) -> String {
-        Self.text(text).replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
+        escaped(text, quotes: true)
+    }
+
+    /// Escaped by Unicode scalar, not by character: a quote followed by a combining mark is one
+    /// character that is not a quote, yet it ends an attribute all the same.
+    static func escaped(_ text: String, quotes: Bool) -> String {
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"" where quotes: escaped.append(contentsOf: "&quot;".unicodeScalars)
+            case "'" where quotes: escaped.append(contentsOf: "&#39;".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 
     /// A whole page: the document, its language, its title, the stylesheet and script served by
@@ -43,8 +50,8 @@ enum HTML {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="color-scheme" content="light dark">
             <title>\(text(fullTitle))</title>
-            <link rel="stylesheet" href="/assets/platformd.css">\(theme)
-            <script src="/assets/platformd.js" defer></script>
+            <link rel="stylesheet" href="/assets/platformd.css?v=\(WebAssets.cssVersion)">\(theme)
+            <script src="/assets/platformd.js?v=\(WebAssets.javascriptVersion)" defer></script>
             </head>
             <body>
             \(chrome?.header ?? "")\(body)
@@ -83,6 +90,7 @@ struct PageChrome {
     let tenant: String
     let appName: String
     let hasLogo: Bool
+    let styleVersion: String
     /// The theme's footer line in the page's language, if the theme has one.
     let footerText: String?
 
@@ -90,13 +98,16 @@ struct PageChrome {
         self.tenant = tenant
         self.appName = look.appName
         self.hasLogo = look.logo != nil
+        // The logo's bytes too: a new logo at the same URL is fetched anew with the stylesheet's.
+        self.styleVersion = WebAssets.version(of: ThemeStyle.stylesheet(look) + String(decoding: look.logo?.bytes ?? [], as: UTF8.self))
         self.footerText = footerText
     }
 
-    var stylesheet: String { "/assets/tenant/\(HostedFlow.query(tenant))/theme.css" }
+    /// Versioned by its content, like the platform's own (a changed brand is fetched anew).
+    var stylesheet: String { "/assets/tenant/\(HostedFlow.query(tenant))/theme.css?v=\(styleVersion)" }
 
     var header: String {
-        let logo = hasLogo ? "<img src=\"/assets/tenant/\(HTML.attribute(HostedFlow.query(tenant)))/logo\" alt=\"\">" : ""
+        let logo = hasLogo ? "<img src=\"/assets/tenant/\(HTML.attribute(HostedFlow.query(tenant)))/logo?v=\(styleVersion)\" alt=\"\">" : ""
         return "<header class=\"app-bar\">\(logo)<span class=\"app-name\">\(HTML.text(appName))</span></header>\n"
     }
 

@@ -5,6 +5,15 @@ import PlatformStorage
 /// The one stylesheet and the one script every page uses, served by platformd itself
 /// (`/assets/platformd.css`, `/assets/platformd.js`): no page loads anything from another host.
 enum WebAssets {
+    /// Versions in the assets' URLs (`?v=`), from their content: a page after an upgrade never
+    /// gets the cached stylesheet or script of the one before.
+    static let cssVersion = version(of: css)
+    static let javascriptVersion = version(of: javascript)
+
+    static func version(of text: String) -> String {
+        String(ExperimentHash.fnv1a32(text), radix: 36)
+    }
+
     /// Readable from a phone's width up, drawn from the theme's variables (`Theme`: the standard
     /// one here, a tenant's in `/assets/tenant/TENANT/theme.css` after it). Sizes are in rem so
     /// text follows the browser's size; every control is at least the theme's touch target;
@@ -52,8 +61,9 @@ enum WebAssets {
         .option .tick { flex: none; width: 1.375rem; height: 1.375rem; border-radius: 50%; border: 2px solid var(--border); display: flex; align-items: center; justify-content: center; }
         .option:has(input[type=checkbox]) .tick { border-radius: 6px; }
         .option .tick::after { content: ""; width: .375rem; height: .7rem; border: solid var(--bg); border-width: 0 2px 2px 0; transform: rotate(45deg) translate(-1px, -1px); opacity: 0; }
-        .option:has(input:checked) .tick { border-color: var(--accent); background: var(--accent); }
-        .option:has(input:checked) .tick::after { opacity: 1; }
+        .option input:checked ~ .tick { border-color: var(--accent); background: var(--accent); }
+        .option input:checked ~ .tick::after { opacity: 1; }
+        .option input:focus-visible ~ span:first-of-type { text-decoration: underline; }
         .option .detail { display: block; color: var(--muted); font-size: .875rem; }
         .option .badge { display: inline-block; font-size: .75rem; border: 1px solid var(--border); color: var(--text); border-radius: 999px; padding: 0 .5rem; margin-left: .4rem; }
         .option.locked { color: var(--muted); background: var(--surface); cursor: not-allowed; }

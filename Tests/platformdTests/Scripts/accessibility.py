@@ -11,8 +11,9 @@ step it first submits the page as the walker found it (required fields empty whe
 the page the server answers, its errors shown, is checked too. Each page is checked twice, with
 `prefers-color-scheme` emulated light and dark. One flow per tenant is also walked with the
 keyboard alone (Tab, Space, Enter), answering only what needs no typing where the keyboard walk
-cannot. The last line printed is a JSON summary: for each page checked, the violations of impact
-serious or critical (rule, impact, the first nodes' selectors).
+cannot. Every control of a flow's page is measured against the theme's touch target (`--touch`).
+The last line printed is a JSON summary: for each page checked, the violations of impact serious
+or critical (rule, impact, the first nodes' selectors), and the controls smaller than the target.
 """
 
 import json
@@ -27,15 +28,29 @@ from selenium.webdriver.common.keys import Keys
 import browser_flow as flow
 
 SERIOUS = ("serious", "critical")
-summary = {"pages": 0, "violations": [], "walks": {}, "keyboard": {}, "lang": [], "shots": []}
+summary = {"pages": 0, "violations": [], "walks": {}, "keyboard": {}, "lang": [], "shots": [], "small": []}
 
 
 def scheme(driver, name):
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": name}]})
 
 
+SMALL_TARGETS = """
+const touch = getComputedStyle(document.documentElement).getPropertyValue('--touch').trim();
+const least = touch.endsWith('rem') ? parseFloat(touch) * parseFloat(getComputedStyle(document.documentElement).fontSize) : 44;
+return Array.from(document.querySelectorAll('button, select, input:not([type=hidden]), label.option, a.button'))
+  .filter(e => !(e.tagName === 'INPUT' && e.closest('label.option')))
+  .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height + 0.5 < least; })
+  .map(e => e.outerHTML.slice(0, 100));
+"""
+
+
 def audit(driver, label):
-    """axe-core over the page as it is, light then dark; serious and critical violations kept."""
+    """axe-core over the page as it is, light then dark; serious and critical violations kept.
+    On a flow's page, every control is also measured against the theme's touch target."""
+    if "/flow/" in driver.current_url:
+        for small in driver.execute_script(SMALL_TARGETS):
+            summary["small"].append({"page": label, "element": small})
     for name in ("light", "dark"):
         scheme(driver, name)
         axe = Axe(driver)
