@@ -85,6 +85,9 @@ def walk(driver, tenant, language):
             audit(driver, label)
             summary["lang"].append({"page": label, "lang": language_of(driver)})
             flow.shot(driver, f"a11y-{language}-{tenant}-end")
+            # A flow's end page, not an error page that has no form either.
+            if not driver.find_elements(By.CSS_SELECTOR, "main.done"):
+                return {"status": "no form", "pages": pages, "title": driver.title}
             return {"status": "ended", "pages": pages}
         if step not in tried_empty:
             tried_empty.add(step)
@@ -144,7 +147,7 @@ def keyboard_walk(driver, tenant):
     for _ in range(60):
         step = flow.current_step(driver)
         if step is None:
-            return {"status": "ended", "pages": moved}
+            return {"status": "ended" if driver.find_elements(By.CSS_SELECTOR, "main.done") else "no form", "pages": moved}
         attempt = attempt + 1 if step == last else 0
         if attempt > 4:
             return {"status": "stuck", "step": step, "pages": moved,

@@ -217,7 +217,9 @@ def walk(driver, tenant, label=None):
         heading = driver.find_element(By.TAG_NAME, "h1").text
         if not forms:
             shot(driver, f"{label}-end")
-            return {"status": "ended", "message": heading, "pages": pages, "pressed": pressed, "offered": sorted(offered)}
+            # A flow's end page (main.done), not an error page that has no form either.
+            ended = "ended" if driver.find_elements(By.CSS_SELECTOR, "main.done") else "no form"
+            return {"status": ended, "message": heading, "pages": pages, "pressed": pressed, "offered": sorted(offered)}
         form = forms[0]
         step = form.find_element(By.NAME, "_step").get_attribute("value")
         values = {b.get_attribute("value") for b in form.find_elements(By.CSS_SELECTOR, "button[name=_action]")}
