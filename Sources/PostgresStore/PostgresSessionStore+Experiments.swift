@@ -62,10 +62,15 @@ extension PostgresSessionStore: ExperimentStore {
                 PRIMARY KEY (session_id, step)
             )
             """,
-            "CREATE INDEX experiment_steps_by_phase ON experiment_steps (tenant, experiment, seed, variant, step)",
+            "CREATE INDEX experiment_steps_by_phase ON experiment_steps (tenant, experiment, seed, variant, step) INCLUDE (went_on, seconds)",
             """
             CREATE FUNCTION experiment_rollup() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
+                -- Most events are of sessions in no experiment: one probe of the session index, and out.
+                PERFORM 1 FROM experiment_assignments WHERE session_id = NEW.session_id;
+                IF NOT FOUND THEN
+                    RETURN NULL;
+                END IF;
                 IF NEW.kind = 'arrived' AND NEW.step IS NOT NULL THEN
                     INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant)
                     SELECT session_id, NEW.step, tenant, experiment, seed, variant FROM experiment_assignments WHERE session_id = NEW.session_id
@@ -86,10 +91,20 @@ extension PostgresSessionStore: ExperimentStore {
             CREATE TRIGGER experiment_rollup AFTER INSERT ON events FOR EACH ROW
             WHEN (NEW.kind IN ('arrived', 'left', 'completed')) EXECUTE FUNCTION experiment_rollup()
             """,
+            // One pass over the enrolled sessions' events along events_by_flow_session (a
+            // correlated read per assignment would scan the events for each).
             """
-            UPDATE experiment_assignments a SET
-                completed_at = (SELECT MIN(e.at) FROM events e WHERE e.session_id = a.session_id AND e.kind = 'completed'),
-                last_step = (SELECT e.step FROM events e WHERE e.session_id = a.session_id AND e.kind = 'arrived' ORDER BY e.id DESC LIMIT 1)
+            UPDATE experiment_assignments a SET completed_at = f.completed_at, last_step = f.last_step
+            FROM (
+                SELECT a2.session_id,
+                    MIN(e.at) FILTER (WHERE e.kind = 'completed') AS completed_at,
+                    (ARRAY_AGG(e.step ORDER BY e.id DESC) FILTER (WHERE e.kind = 'arrived'))[1] AS last_step
+                FROM experiment_assignments a2
+                JOIN events e ON e.tenant = a2.tenant AND e.flow = a2.flow AND e.session_id = a2.session_id
+                WHERE e.kind IN ('completed', 'arrived')
+                GROUP BY a2.session_id
+            ) AS f
+            WHERE a.session_id = f.session_id
             """,
             """
             INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant, went_on, seconds)

@@ -1,8 +1,10 @@
 import Foundation
 import GRDB
+import PostgresNIO
 import PlatformTesting
 import Testing
 
+@testable import PostgresStore
 @testable import SQLiteStore
 
 /// A database whose people were enrolled before the rollup existed gets it filled from their
@@ -47,5 +49,64 @@ import Testing
             #expect(steps.map { $0["seconds"] as Double? } == [7, 3, nil, nil])
             #expect(steps.allSatisfy { $0["variant"] as String == "a" })
         }
+    }
+}
+
+/// On PostgreSQL the trigger builds the rollup as the events are written, and the migration's
+/// backfill builds the same rows from the events alone.
+@Suite struct PostgresExperimentRollupTests {
+    @Test(.postgres) func theTriggerAndTheBackfillAgree() async throws {
+        let store = try #require(try await TestPostgres.store())
+        typealias Read = (assignments: [String], steps: [String])
+        @Sendable func read(_ connection: PostgresConnection) async throws -> Read {
+            var assignments: [String] = []
+            for try await (session, completed, last) in try await connection.query(
+                "SELECT session_id, completed_at, last_step FROM experiment_assignments ORDER BY session_id", logger: store.logger
+            ).decode((String, Double?, String?).self) {
+                assignments.append("\(session) \(completed.map { String($0) } ?? "-") \(last ?? "-")")
+            }
+            var steps: [String] = []
+            for try await (session, step, wentOn, seconds, variant) in try await connection.query(
+                "SELECT session_id, step, went_on, seconds, variant FROM experiment_steps ORDER BY session_id, step", logger: store.logger
+            ).decode((String, String, Int32, Double?, String).self) {
+                steps.append("\(session) \(step) \(wentOn) \(seconds.map { String($0) } ?? "-") \(variant)")
+            }
+            return (assignments, steps)
+        }
+        let (built, backfilled) = try await store.connection { connection in
+            for (session, user) in [("s1", "u1"), ("s2", "u2")] {
+                _ = try await connection.query(
+                    """
+                    INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)
+                    VALUES ('t', 'e', 'p', \(user), 'a', 'quick', \(session), 100)
+                    """, logger: store.logger
+                ).collect()
+            }
+            let events: [(String, String, String?, Double?, Double)] = [
+                ("s1", "arrived", "one", nil, 100), ("s1", "left", "one", 5, 105), ("s1", "arrived", "two", nil, 105),
+                ("s1", "left", "two", 3, 108), ("s1", "arrived", "one", nil, 108), ("s1", "left", "one", 2, 110),
+                ("s1", "arrived", "two", nil, 110), ("s1", "completed", nil, nil, 200),
+                ("s2", "arrived", "one", nil, 100), ("s2", "left", "one", nil, 120), ("s2", "arrived", "two", nil, 120),
+                ("other", "arrived", "one", nil, 100),
+            ]
+            for (session, kind, step, seconds, at) in events {
+                _ = try await connection.query(
+                    "INSERT INTO events (tenant, flow, session_id, kind, step, seconds, at) VALUES ('t', 'quick', \(session), \(kind), \(step), \(seconds), \(at))",
+                    logger: store.logger
+                ).collect()
+            }
+            let built = try await read(connection)
+            _ = try await connection.query("UPDATE experiment_assignments SET completed_at = NULL, last_step = NULL", logger: store.logger).collect()
+            _ = try await connection.query("DELETE FROM experiment_steps", logger: store.logger).collect()
+            for statement in PostgresSessionStore.experimentRollup.sql.suffix(2) {
+                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: store.logger).collect()
+            }
+            return (built, try await read(connection))
+        }
+        #expect(built.assignments == ["s1 200.0 two", "s2 - two"])
+        #expect(built.steps == ["s1 one 1 7.0 a", "s1 two 1 3.0 a", "s2 one 1 - a", "s2 two 0 - a"])
+        #expect(backfilled.assignments == built.assignments)
+        #expect(backfilled.steps == built.steps)
+        try await store.close()
     }
 }
