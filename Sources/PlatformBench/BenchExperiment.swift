@@ -45,12 +45,16 @@ extension PlatformBench {
     }
 
     /// The first step of a flow, from `platformd describe` (what an exposed person arrives on).
-    static func firstStep(of tenant: String, flow: String, executable: String, tenants: String) throws -> String {
-        let output = try run(executable, ["describe", tenant, "--flow", flow, "--tenants", tenants])
-        guard let step = try JSONValue.parse(output)["steps"]?.arrayValue?.first?["id"]?.stringValue else {
-            throw BenchFailure("platformd describe \(tenant) --flow \(flow) named no step")
+    /// The flow's first step, version and fingerprint, as `platformd describe` says: preloaded
+    /// sessions are stamped with the served version, so the server's start moves none of them.
+    static func served(of tenant: String, flow: String, executable: String, tenants: String) throws -> (firstStep: String, version: String, fingerprint: String) {
+        let output = try JSONValue.parse(try run(executable, ["describe", tenant, "--flow", flow, "--tenants", tenants]))
+        guard let step = output["steps"]?.arrayValue?.first?["id"]?.stringValue,
+            let version = output["version"]?.stringValue, let fingerprint = output["fingerprint"]?.stringValue
+        else {
+            throw BenchFailure("platformd describe \(tenant) --flow \(flow) named no step, version or fingerprint")
         }
-        return step
+        return (step, version, fingerprint)
     }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> String {

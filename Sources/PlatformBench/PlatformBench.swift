@@ -143,13 +143,14 @@ struct PlatformBench: AsyncParsableCommand {
             tenantsFile = ["--tenants", file.path]
             if preloadExposed > 0 {
                 progress("storing \(preloadExposed) people exposed to the experiment")
-                let firstStep = try await BlockingWork.run {
-                    try Self.firstStep(of: tenant, flow: flow, executable: try serverExecutable(), tenants: file.path)
+                let served = try await BlockingWork.run {
+                    try Self.served(of: tenant, flow: flow, executable: try serverExecutable(), tenants: file.path)
                 }
                 let store = try await SQLiteSessionStore.open(path: database)
                 try await store.preloadExposures(
                     count: preloadExposed, tenant: tenant, experiment: BenchExperiment.id, seed: BenchExperiment.id,
-                    variants: BenchExperiment.variants.map { (id: $0, flow: flow, firstStep: firstStep) }, at: Date())
+                    variants: BenchExperiment.variants.map { (id: $0, flow: flow, firstStep: served.firstStep) },
+                    version: served.version, fingerprint: served.fingerprint, at: Date())
                 try await store.close()
             }
         }

@@ -70,7 +70,7 @@ extension SQLiteSessionStore {
     /// measuring `analytics.experiment` at 1 M exposed without walking a million people first.
     public func preloadExposures(
         count: Int, tenant: String, experiment: String, seed: String, variants: [(id: String, flow: String, firstStep: String)],
-        completeEvery: Int = 2, at date: Date
+        completeEvery: Int = 2, version: String = "", fingerprint: String = "", at date: Date
     ) async throws {
         precondition(!variants.isEmpty && completeEvery > 0)
         try await writer.write { db in
@@ -78,8 +78,8 @@ extension SQLiteSessionStore {
             let session = try db.makeStatement(
                 sql: """
                     INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json,
-                        progress_json, arrived_at, completion_json, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, 1, '{}', '[]', ?, ?, ?, ?, ?)
+                        progress_json, arrived_at, completion_json, created_at, updated_at, flow_version, flow_fingerprint)
+                    VALUES (?, ?, ?, ?, ?, 1, '{}', '[]', ?, ?, ?, ?, ?, ?, ?)
                     """)
             let assignment = try db.makeStatement(
                 sql: """
@@ -97,7 +97,7 @@ extension SQLiteSessionStore {
                 let progress = #"{"experiment":{"id":"\#(experiment)","variant":"\#(variant.id)"}}"#
                 try session.execute(arguments: [
                     id, tenant, user, variant.flow, completes ? "completed" : "active", progress, time,
-                    completes ? #"{"message":"","records":[]}"# : nil, time, time,
+                    completes ? #"{"message":"","records":[]}"# : nil, time, time, version, fingerprint,
                 ])
                 try assignment.execute(arguments: [
                     tenant, experiment, seed, user, variant.id, variant.flow, id, time, completes ? time + 60 : nil, variant.firstStep,
