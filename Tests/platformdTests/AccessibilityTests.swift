@@ -3,11 +3,47 @@ import PlatformCore
 import PlatformTesting
 import Testing
 
+@testable import platformd
+
 /// Accessibility measured, not asserted: axe-core in Chromium over every page of every tenant's
 /// flow in English and Spanish, light and dark, with and without the errors of an empty submit,
 /// the completion pages and every dashboard page; each flow also walked with the keyboard alone.
 @Suite("Accessibility in Chromium")
 struct AccessibilityTests {
+    static let appName = "Club Onboarding"
+    static let returnUrl = "https://club.example/app/onboarded"
+
+    /// Every registered plugin's default tenant; the first with `hosted` overrides (brand, logo,
+    /// name, return link) and an experiment between two variants of its default flow, so the
+    /// overrides and the dashboard's experiment page are audited too.
+    static func serving(_ body: (HTTPServing, _ admin: String) async throws -> Void) async throws {
+        try await withTemporaryDirectory { directory in
+            let logo = directory.appendingPathComponent("logo.svg")
+            try Data(##"<svg xmlns="http://www.w3.org/2000/svg" width="64" height="32"><rect width="64" height="32" fill="#1D4ED8"/></svg>"##.utf8)
+                .write(to: logo)
+            var tenants: [JSONValue] = Hosted.registrations.map { ["id": .string($0.defaultTenant), "plugin": .string($0.name)] }
+            let flow = try #require(RegisteredPlugins.defaultTenants.first?.plugin.flows.first?.id)
+            tenants[0] = [
+                "id": .string(Hosted.tenants[0]), "plugin": .string(Hosted.plugin),
+                "hosted": ["brandColor": "#1D4ED8", "logo": "logo.svg", "appName": .string(appName), "returnUrl": .string(returnUrl)],
+                "experiments": [
+                    [
+                        "id": "a11y", "flow": .string(flow),
+                        "variants": [["id": "a", "flow": .string(flow), "weight": 1], ["id": "b", "flow": .string(flow), "weight": 1]],
+                        "control": "a",
+                    ]
+                ],
+            ]
+            let file = directory.appendingPathComponent("tenants.json")
+            try Data(JSONValue.object(["tenants": .array(tenants)]).serialized().utf8).write(to: file)
+            let db = directory.appendingPathComponent("a11y.sqlite").path
+            let admin = try await AuthTests.createKey(db, ["--admin"])
+            try await HTTPServing.with(["--db", db, "--http", "127.0.0.1:0", "--preview", "--tenants", file.path]) { http in
+                try await body(http, admin)
+            }
+        }
+    }
+
     static func axeIsInstalled() async -> Bool {
         guard await HostedFlowTests.browserIsInstalled() else { return false }
         return await Python.has("axe_selenium_python")
@@ -19,7 +55,7 @@ struct AccessibilityTests {
             await AccessibilityTests.axeIsInstalled()
         })
     func everyPageHasNoSeriousViolationInEitherLanguageOrScheme() async throws {
-        try await HostedFlowTests.serving { http, admin, _ in
+        try await Self.serving { http, admin in
             // The language each tenant answers a Spanish speaker in (a plugin without Spanish
             // answers in its own language, and its page must say so).
             var spanish: [String: String] = [:]
@@ -45,6 +81,15 @@ struct AccessibilityTests {
             }
             // Each page says its language: English pages "en", a Spanish speaker's the language
             // their session is in.
+            // The first tenant's overrides reached its pages: its name in every title, its
+            // logo, its way back to the app on the completion page.
+            let branded = Hosted.tenants[0]
+            let titles = (summary["titles"]?.arrayValue ?? []).filter { $0["tenant"]?.stringValue == branded }
+            #expect(!titles.isEmpty && titles.allSatisfy { $0["title"]?.stringValue?.hasSuffix(" · \(Self.appName)") == true }, "\(titles)")
+            #expect(titles.allSatisfy { $0["logo"] == true }, "\(titles)")
+            let returns = (summary["returns"]?.arrayValue ?? []).filter { $0["tenant"]?.stringValue == branded }
+            #expect(!returns.isEmpty && returns.allSatisfy { $0["href"]?.stringValue == Self.returnUrl }, "\(returns)")
+            #expect((summary["audited"]?.arrayValue ?? []).contains { $0.stringValue?.contains("experiments/a11y") == true }, "the experiment's page")
             for page in summary["lang"]?.arrayValue ?? [] {
                 let name = page["page"]?.stringValue ?? ""
                 let parts = name.split(separator: " ")

@@ -28,7 +28,8 @@ from selenium.webdriver.common.keys import Keys
 import browser_flow as flow
 
 SERIOUS = ("serious", "critical")
-summary = {"pages": 0, "violations": [], "walks": {}, "keyboard": {}, "lang": [], "shots": [], "small": []}
+summary = {"pages": 0, "violations": [], "walks": {}, "keyboard": {}, "lang": [], "shots": [], "small": [], "titles": [],
+           "returns": [], "audited": []}
 
 
 def scheme(driver, name):
@@ -48,9 +49,15 @@ return Array.from(document.querySelectorAll('button, select, input:not([type=hid
 def audit(driver, label):
     """axe-core over the page as it is, light then dark; serious and critical violations kept.
     On a flow's page, every control is also measured against the theme's touch target."""
+    summary["audited"].append(driver.current_url)
     if "/flow/" in driver.current_url:
         for small in driver.execute_script(SMALL_TARGETS):
             summary["small"].append({"page": label, "element": small})
+        tenant = driver.current_url.split("/flow/")[1].split("/")[0]
+        summary["titles"].append({"tenant": tenant, "title": driver.title,
+                                  "logo": bool(driver.find_elements(By.CSS_SELECTOR, ".app-bar img"))})
+        for link in driver.find_elements(By.CSS_SELECTOR, "a.return"):
+            summary["returns"].append({"tenant": tenant, "href": link.get_attribute("href")})
     for name in ("light", "dark"):
         scheme(driver, name)
         axe = Axe(driver)
