@@ -48,7 +48,13 @@ extension PostgresSessionStore: ExperimentStore {
         [
             "ALTER TABLE experiment_assignments ADD COLUMN completed_at DOUBLE PRECISION",
             "ALTER TABLE experiment_assignments ADD COLUMN last_step TEXT",
+            "ALTER TABLE experiment_assignments ADD COLUMN seconds_to_complete DOUBLE PRECISION",
+            "CREATE INDEX experiment_assignments_by_duration ON experiment_assignments (tenant, experiment, seed, variant, seconds_to_complete)",
             "CREATE INDEX experiment_assignments_by_session ON experiment_assignments (session_id)",
+            """
+            CREATE INDEX experiment_assignments_by_phase ON experiment_assignments (tenant, experiment, seed, variant, last_step)
+            INCLUDE (completed_at, assigned_at)
+            """,
             """
             CREATE TABLE experiment_steps (
                 session_id TEXT NOT NULL,
@@ -81,7 +87,8 @@ extension PostgresSessionStore: ExperimentStore {
                     SET went_on = 1, seconds = CASE WHEN NEW.seconds IS NULL THEN seconds ELSE COALESCE(seconds, 0) + NEW.seconds END
                     WHERE session_id = NEW.session_id AND step = NEW.step;
                 ELSIF NEW.kind = 'completed' THEN
-                    UPDATE experiment_assignments SET completed_at = COALESCE(completed_at, NEW.at) WHERE session_id = NEW.session_id;
+                    UPDATE experiment_assignments SET completed_at = NEW.at, seconds_to_complete = GREATEST(0, NEW.at - assigned_at)
+                    WHERE session_id = NEW.session_id AND completed_at IS NULL;
                 END IF;
                 RETURN NULL;
             END
@@ -94,7 +101,8 @@ extension PostgresSessionStore: ExperimentStore {
             // One pass over the enrolled sessions' events along events_by_flow_session (a
             // correlated read per assignment would scan the events for each).
             """
-            UPDATE experiment_assignments a SET completed_at = f.completed_at, last_step = f.last_step
+            UPDATE experiment_assignments a SET completed_at = f.completed_at, last_step = f.last_step,
+                seconds_to_complete = GREATEST(0, f.completed_at - a.assigned_at)
             FROM (
                 SELECT a2.session_id,
                     MIN(e.at) FILTER (WHERE e.kind = 'completed') AS completed_at,
@@ -170,22 +178,43 @@ extension PostgresSessionStore: ExperimentStore {
     ) async throws -> [String: ExperimentArmFigures] {
         try await connection { connection in
             var tally = ExperimentTally(arms: arms)
-            for try await (variant, lastStep, completed, count) in try await connection.query(
+            for try await (variant, lastStep, count, completed) in try await connection.query(
                 """
-                SELECT variant, last_step, completed_at IS NOT NULL, COUNT(*) FROM experiment_assignments
-                WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) GROUP BY 1, 2, 3
+                SELECT variant, last_step, COUNT(*), COUNT(completed_at) FROM experiment_assignments
+                WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) GROUP BY variant, last_step
                 """, logger: self.logger
-            ).decode((String, String?, Bool, Int64).self) {
-                tally.sessions(variant: variant, lastStep: lastStep, completed: completed, count: Int(count))
+            ).decode((String, String?, Int64, Int64).self) {
+                tally.sessions(variant: variant, lastStep: lastStep, count: Int(count), completed: Int(completed))
             }
-            for try await (variant, seconds) in try await connection.query(
-                """
-                SELECT variant, completed_at - assigned_at FROM experiment_assignments
-                WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) AND completed_at IS NOT NULL
-                    AND completed_at - assigned_at <= \(window)
-                """, logger: self.logger
-            ).decode((String, Double).self) {
-                tally.completion(variant: variant, seconds: seconds)
+            // Completions within the window and their nearest-rank median and p90, read along
+            // the duration index (a count and two ranks per variant, not every completion).
+            for arm in arms {
+                var count = 0
+                for try await total in try await connection.query(
+                    """
+                    SELECT COUNT(*) FROM experiment_assignments
+                    WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) AND variant = \(arm.variant)
+                        AND seconds_to_complete <= \(window)
+                    """, logger: self.logger
+                ).decode(Int64.self) {
+                    count = Int(total)
+                }
+                var ranked: [Double] = []
+                for quantile in [0.5, 0.9] {
+                    guard let index = ExperimentStatistics.nearestRankIndex(count: count, quantile: quantile) else { break }
+                    for try await value in try await connection.query(
+                        """
+                        SELECT seconds_to_complete FROM experiment_assignments
+                        WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) AND variant = \(arm.variant)
+                            AND seconds_to_complete <= \(window)
+                        ORDER BY seconds_to_complete LIMIT 1 OFFSET \(index)
+                        """, logger: self.logger
+                    ).decode(Double.self) {
+                        ranked.append(value)
+                    }
+                }
+                let durations = ranked.count == 2 ? ExperimentStatistics.DurationSummary(median: ranked[0], p90: ranked[1]) : nil
+                tally.completions(variant: arm.variant, count: count, durations: durations)
             }
             for try await (variant, step, reached, left) in try await connection.query(
                 """

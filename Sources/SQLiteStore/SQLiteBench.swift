@@ -83,8 +83,9 @@ extension SQLiteSessionStore {
                     """)
             let assignment = try db.makeStatement(
                 sql: """
-                    INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at, completed_at, last_step)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at, completed_at, last_step,
+                        seconds_to_complete)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             let step = try db.makeStatement(
                 sql: "INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant) VALUES (?, ?, ?, ?, ?, ?)")
@@ -101,6 +102,7 @@ extension SQLiteSessionStore {
                 ])
                 try assignment.execute(arguments: [
                     tenant, experiment, seed, user, variant.id, variant.flow, id, time, completes ? time + 60 : nil, variant.firstStep,
+                    completes ? 60.0 : nil,
                 ])
                 try step.execute(arguments: [id, variant.firstStep, tenant, experiment, seed, variant.id])
                 try event.execute(arguments: [tenant, variant.flow, id, "exposed", nil, time])

@@ -45,7 +45,12 @@ extension SQLiteSessionStore: ExperimentStore {
                 sql: """
                     ALTER TABLE experiment_assignments ADD COLUMN completed_at REAL;
                     ALTER TABLE experiment_assignments ADD COLUMN last_step TEXT;
+                    ALTER TABLE experiment_assignments ADD COLUMN seconds_to_complete REAL;
                     CREATE INDEX experiment_assignments_by_session ON experiment_assignments (session_id);
+                    CREATE INDEX experiment_assignments_by_phase
+                        ON experiment_assignments (tenant, experiment, seed, variant, last_step, completed_at);
+                    CREATE INDEX experiment_assignments_by_duration
+                        ON experiment_assignments (tenant, experiment, seed, variant, seconds_to_complete);
                     CREATE TABLE experiment_steps (
                         session_id TEXT NOT NULL,
                         step TEXT NOT NULL,
@@ -62,6 +67,7 @@ extension SQLiteSessionStore: ExperimentStore {
                         completed_at = (SELECT MIN(at) FROM events e WHERE e.session_id = experiment_assignments.session_id AND e.kind = 'completed'),
                         last_step = (SELECT step FROM events e WHERE e.session_id = experiment_assignments.session_id AND e.kind = 'arrived'
                                      ORDER BY e.id DESC LIMIT 1);
+                    UPDATE experiment_assignments SET seconds_to_complete = MAX(0, completed_at - assigned_at) WHERE completed_at IS NOT NULL;
                     INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant, went_on, seconds)
                         SELECT a.session_id, e.step, a.tenant, a.experiment, a.seed, a.variant,
                                MAX(e.kind = 'left'), SUM(CASE WHEN e.kind = 'left' THEN e.seconds END)
@@ -96,8 +102,12 @@ extension SQLiteSessionStore: ExperimentStore {
                         """
                 ).execute(arguments: [seconds, sessionId, step])
             case .completed(let at):
-                try db.cachedStatement(sql: "UPDATE experiment_assignments SET completed_at = COALESCE(completed_at, ?) WHERE session_id = ?")
-                    .execute(arguments: [at, sessionId])
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE experiment_assignments SET completed_at = ?1, seconds_to_complete = MAX(0, ?1 - assigned_at)
+                        WHERE session_id = ?2 AND completed_at IS NULL
+                        """
+                ).execute(arguments: [at, sessionId])
             }
         }
     }
@@ -152,20 +162,35 @@ extension SQLiteSessionStore: ExperimentStore {
             let sessions = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT variant, last_step, completed_at IS NOT NULL, COUNT(*) FROM experiment_assignments
-                    WHERE tenant = ? AND experiment = ? AND seed = ? GROUP BY 1, 2, 3
+                    SELECT variant, last_step, COUNT(*), COUNT(completed_at) FROM experiment_assignments
+                    WHERE tenant = ? AND experiment = ? AND seed = ? GROUP BY variant, last_step
                     """, arguments: phase)
             while let row = try sessions.next() {
-                tally.sessions(variant: row[0], lastStep: row[1], completed: row[2], count: row[3])
+                tally.sessions(variant: row[0], lastStep: row[1], count: row[2], completed: row[3])
             }
-            let completions = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT variant, completed_at - assigned_at FROM experiment_assignments
-                    WHERE tenant = ? AND experiment = ? AND seed = ? AND completed_at IS NOT NULL AND completed_at - assigned_at <= ?
-                    """, arguments: phase + [window])
-            while let row = try completions.next() {
-                tally.completion(variant: row[0], seconds: row[1])
+            // Completions within the window and their nearest-rank median and p90, read along
+            // the duration index (a count and two ranks per variant, not every completion).
+            for arm in arms {
+                let within = phase + [arm.variant, window]
+                let count =
+                    try Int.fetchOne(
+                        db,
+                        sql: """
+                            SELECT COUNT(*) FROM experiment_assignments
+                            WHERE tenant = ? AND experiment = ? AND seed = ? AND variant = ? AND seconds_to_complete <= ?
+                            """, arguments: within) ?? 0
+                func rank(_ quantile: Double) throws -> Double? {
+                    guard let index = ExperimentStatistics.nearestRankIndex(count: count, quantile: quantile) else { return nil }
+                    return try Double.fetchOne(
+                        db,
+                        sql: """
+                            SELECT seconds_to_complete FROM experiment_assignments
+                            WHERE tenant = ? AND experiment = ? AND seed = ? AND variant = ? AND seconds_to_complete <= ?
+                            ORDER BY seconds_to_complete LIMIT 1 OFFSET ?
+                            """, arguments: within + [index])
+                }
+                let durations = try rank(0.5).flatMap { median in try rank(0.9).map { ExperimentStatistics.DurationSummary(median: median, p90: $0) } }
+                tally.completions(variant: arm.variant, count: count, durations: durations)
             }
             let steps = try Row.fetchCursor(
                 db,

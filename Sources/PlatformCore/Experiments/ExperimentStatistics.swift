@@ -66,13 +66,19 @@ public enum ExperimentStatistics {
     public struct VariantTally: Sendable, Hashable {
         public var exposed: Int
         public var completed: Int
-        /// Seconds from exposure to completion, one per completed person.
-        public var secondsToComplete: [Double]
+        /// The seconds from exposure to completion, median and 90th percentile (nearest rank).
+        public var durations: DurationSummary?
 
+        /// `secondsToComplete`: one per completed person.
         public init(exposed: Int, completed: Int, secondsToComplete: [Double] = []) {
+            self.init(exposed: exposed, completed: completed, durations: ExperimentStatistics.secondsToComplete(secondsToComplete))
+        }
+
+        /// With the durations' summary computed where they are (a store ranks them in its index).
+        public init(exposed: Int, completed: Int, durations: DurationSummary?) {
             self.exposed = exposed
             self.completed = completed
-            self.secondsToComplete = secondsToComplete
+            self.durations = durations
         }
     }
 
@@ -112,7 +118,7 @@ public enum ExperimentStatistics {
             VariantSummary(
                 exposed: tally.exposed, completed: tally.completed,
                 completionRate: completionRate(completed: tally.completed, exposed: tally.exposed),
-                secondsToComplete: secondsToComplete(tally.secondsToComplete),
+                secondsToComplete: tally.durations,
                 vsControl: index == controlIndex
                     ? nil
                     : compare(
@@ -237,10 +243,17 @@ public enum ExperimentStatistics {
         guard !quantile.isNaN else { return nil }
         let sorted = values.filter { !$0.isNaN }.sorted()
         guard !sorted.isEmpty else { return nil }
-        let product = min(max(quantile, 0), 1) * Double(sorted.count)
+        return nearestRankIndex(count: sorted.count, quantile: quantile).map { sorted[$0] }
+    }
+
+    /// The 0-based index of the nearest rank ⌈q·n⌉ among `count` sorted values (a store reads the
+    /// value there with OFFSET along its index); nil for none.
+    public static func nearestRankIndex(count: Int, quantile: Double) -> Int? {
+        guard count > 0, !quantile.isNaN else { return nil }
+        let product = min(max(quantile, 0), 1) * Double(count)
         let nearest = product.rounded()
         let rank = abs(product - nearest) <= nearest * 4 * .ulpOfOne ? nearest : product.rounded(.up)
-        return sorted[min(max(Int(rank), 1), sorted.count) - 1]
+        return min(max(Int(rank), 1), count) - 1
     }
 
     // MARK: Variant against control

@@ -20,7 +20,7 @@ extension Platform {
         }
         let tallies = experiment.variants.map { variant in
             let arm = figures[variant.id] ?? ExperimentArmFigures()
-            return ExperimentStatistics.VariantTally(exposed: arm.exposed, completed: arm.secondsToComplete.count, secondsToComplete: arm.secondsToComplete)
+            return ExperimentStatistics.VariantTally(exposed: arm.exposed, completed: arm.completed, durations: arm.durations)
         }
         let controlIndex = experiment.variants.firstIndex { $0.id == experiment.control } ?? 0
         let report = ExperimentStatistics.report(

@@ -67,8 +67,9 @@ public struct ExperimentArm: Sendable, Hashable {
 /// What the store counts for one variant of one phase.
 public struct ExperimentArmFigures: Sendable {
     public var exposed = 0
-    /// Seconds from exposure to completion, for those who completed within the window.
-    public var secondsToComplete: [Double] = []
+    /// Those who completed within the window, and their seconds from exposure to completion.
+    public var completed = 0
+    public var durations: ExperimentStatistics.DurationSummary?
     /// The funnel of the variant's sessions only.
     public var funnel = FunnelFigures()
 
@@ -110,18 +111,20 @@ public struct ExperimentTally: Sendable {
         for arm in arms { figures[arm.variant] = ExperimentArmFigures() }
     }
 
-    /// `count` sessions of `variant` whose last arrival was `lastStep`, completed or not.
-    public mutating func sessions(variant: String, lastStep: String?, completed: Bool, count: Int) {
+    /// `count` sessions of `variant` whose last arrival was `lastStep`, `completed` of them
+    /// completed (the others dropped there).
+    public mutating func sessions(variant: String, lastStep: String?, count: Int, completed: Int) {
         guard figures[variant] != nil else { return }
         figures[variant]?.exposed += count
         figures[variant]?.funnel.started += count
-        if completed { figures[variant]?.funnel.completed += count }
-        if !completed, let lastStep { figures[variant]?.funnel.steps[lastStep, default: .init()].dropped += count }
+        figures[variant]?.funnel.completed += completed
+        if let lastStep, count > completed { figures[variant]?.funnel.steps[lastStep, default: .init()].dropped += count - completed }
     }
 
-    /// One completion within the window, `seconds` after exposure.
-    public mutating func completion(variant: String, seconds: Double) {
-        figures[variant]?.secondsToComplete.append(max(0, seconds))
+    /// `count` completions within the window, their seconds' median and 90th percentile.
+    public mutating func completions(variant: String, count: Int, durations: ExperimentStatistics.DurationSummary?) {
+        figures[variant]?.completed = count
+        figures[variant]?.durations = durations
     }
 
     /// `reached` sessions of `variant` arrived at `step`, `left` of them went on from it.
