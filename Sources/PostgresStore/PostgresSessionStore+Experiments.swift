@@ -68,7 +68,7 @@ extension PostgresSessionStore: ExperimentStore {
                 PRIMARY KEY (session_id, step)
             )
             """,
-            "CREATE INDEX experiment_steps_by_phase ON experiment_steps (tenant, experiment, seed, variant, step) INCLUDE (went_on, seconds)",
+            "CREATE INDEX experiment_steps_by_phase ON experiment_steps (tenant, experiment, seed, variant, step, went_on, seconds)",
             """
             CREATE FUNCTION experiment_rollup() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
@@ -216,21 +216,31 @@ extension PostgresSessionStore: ExperimentStore {
                 let durations = ranked.count == 2 ? ExperimentStatistics.DurationSummary(median: ranked[0], p90: ranked[1]) : nil
                 tally.completions(variant: arm.variant, count: count, durations: durations)
             }
-            for try await (variant, step, reached, left) in try await connection.query(
+            var timed: [(variant: String, step: String, count: Int)] = []
+            for try await (variant, step, reached, left, seconds) in try await connection.query(
                 """
-                SELECT variant, step, COUNT(*), SUM(went_on)::BIGINT FROM experiment_steps
+                SELECT variant, step, COUNT(*), SUM(went_on)::BIGINT, COUNT(seconds) FROM experiment_steps
                 WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) GROUP BY variant, step
                 """, logger: self.logger
-            ).decode((String, String, Int64, Int64).self) {
+            ).decode((String, String, Int64, Int64, Int64).self) {
                 tally.step(variant: variant, step: step, reached: Int(reached), left: Int(left))
+                if seconds > 0 { timed.append((variant, step, Int(seconds))) }
             }
-            for try await (variant, step, seconds) in try await connection.query(
-                """
-                SELECT variant, step, seconds FROM experiment_steps
-                WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) AND seconds IS NOT NULL
-                """, logger: self.logger
-            ).decode((String, String, Double).self) {
-                tally.seconds(variant: variant, step: step, seconds: seconds)
+            // Each step's median seconds read at the middle of its index range.
+            for (variant, step, count) in timed {
+                guard let window = ExperimentTally.medianWindow(count: count) else { continue }
+                var middle: [Double] = []
+                for try await value in try await connection.query(
+                    """
+                    SELECT seconds FROM experiment_steps
+                    WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) AND variant = \(variant) AND step = \(step)
+                        AND went_on = 1 AND seconds IS NOT NULL
+                    ORDER BY seconds LIMIT \(window.limit) OFFSET \(window.offset)
+                    """, logger: self.logger
+                ).decode(Double.self) {
+                    middle.append(value)
+                }
+                if !middle.isEmpty { tally.medianSeconds(variant: variant, step: step, median: middle.reduce(0, +) / Double(middle.count)) }
             }
             return tally.finish()
         }

@@ -192,21 +192,30 @@ extension SQLiteSessionStore: ExperimentStore {
                 let durations = try rank(0.5).flatMap { median in try rank(0.9).map { ExperimentStatistics.DurationSummary(median: median, p90: $0) } }
                 tally.completions(variant: arm.variant, count: count, durations: durations)
             }
+            var timed: [(variant: String, step: String, count: Int)] = []
             let steps = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT variant, step, COUNT(*), SUM(went_on) FROM experiment_steps
+                    SELECT variant, step, COUNT(*), SUM(went_on), COUNT(seconds) FROM experiment_steps
                     WHERE tenant = ? AND experiment = ? AND seed = ? GROUP BY variant, step
                     """, arguments: phase)
             while let row = try steps.next() {
                 tally.step(variant: row[0], step: row[1], reached: row[2], left: row[3])
+                let count: Int = row[4]
+                if count > 0 { timed.append((row[0], row[1], count)) }
             }
-            let seconds = try Row.fetchCursor(
-                db,
-                sql: "SELECT variant, step, seconds FROM experiment_steps WHERE tenant = ? AND experiment = ? AND seed = ? AND seconds IS NOT NULL",
-                arguments: phase)
-            while let row = try seconds.next() {
-                tally.seconds(variant: row[0], step: row[1], seconds: row[2])
+            // Each step's median seconds read at the middle of its index range (seconds are only
+            // kept for sessions that went on).
+            for (variant, step, count) in timed {
+                guard let window = ExperimentTally.medianWindow(count: count) else { continue }
+                let middle = try Double.fetchAll(
+                    db,
+                    sql: """
+                        SELECT seconds FROM experiment_steps
+                        WHERE tenant = ? AND experiment = ? AND seed = ? AND variant = ? AND step = ? AND went_on = 1 AND seconds IS NOT NULL
+                        ORDER BY seconds LIMIT ? OFFSET ?
+                        """, arguments: phase + [variant, step, window.limit, window.offset])
+                if !middle.isEmpty { tally.medianSeconds(variant: variant, step: step, median: middle.reduce(0, +) / Double(middle.count)) }
             }
             return tally.finish()
         }

@@ -134,9 +134,16 @@ public struct ExperimentTally: Sendable {
         figures[variant]?.funnel.steps[step, default: .init()].left += left
     }
 
-    /// One session's seconds on `step`, summed over its visits.
-    public mutating func seconds(variant: String, step: String, seconds: Double) {
-        figures[variant]?.funnel.steps[step, default: .init()].secondsPerSession.append(seconds)
+    /// The median of the sessions' seconds on `step` (each summed over its visits).
+    public mutating func medianSeconds(variant: String, step: String, median: Double) {
+        figures[variant]?.funnel.steps[step, default: .init()].medianSeconds = median
+    }
+
+    /// Where the median of `count` sorted values is: the offset of the first value to read and
+    /// how many (two, averaged, for an even count), as `analytics.funnel` takes it.
+    public static func medianWindow(count: Int) -> (offset: Int, limit: Int)? {
+        guard count > 0 else { return nil }
+        return count % 2 == 1 ? (count / 2, 1) : (count / 2 - 1, 2)
     }
 
     public func finish() -> [String: ExperimentArmFigures] { figures }

@@ -10,6 +10,8 @@ public struct FunnelFigures: Sendable {
         public var dropped = 0
         /// Seconds each session spent on the step, summed over its visits.
         public var secondsPerSession: [Double] = []
+        /// Their median when a store computed it where they are (instead of listing them).
+        public var medianSeconds: Double?
 
         public init(reached: Int = 0, left: Int = 0, dropped: Int = 0, secondsPerSession: [Double] = []) {
             self.reached = reached
@@ -47,7 +49,7 @@ public struct FunnelFigures: Sendable {
                 let step = steps[id] ?? Step()
                 return Funnel.Step(
                     id: id, reached: step.reached, left: step.left, dropped: step.dropped,
-                    medianSeconds: Self.median(step.secondsPerSession))
+                    medianSeconds: step.medianSeconds ?? Self.median(step.secondsPerSession))
             },
             branches: branches,
             skips: order.compactMap { id in skips[id].map { Funnel.Skip(step: id, count: $0) } },
