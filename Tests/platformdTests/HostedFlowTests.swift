@@ -177,6 +177,13 @@ struct HostedFlowTests {
             let home = try await browser.request(.GET, "/admin")
             for tenant in Hosted.tenants { #expect(home.text.contains("/admin/\(tenant)/onboarding")) }
             #expect(home.text.contains("<h2>Keys</h2>"))
+            // Nobody has started the flow yet: the page says what to do instead of drawing an
+            // empty funnel; once someone has, the funnel is drawn.
+            let empty = try await browser.request(.GET, "/admin/\(Hosted.tenant)/onboarding")
+            #expect(empty.status == 200)
+            #expect(empty.text.contains("class=\"diagram\"") && empty.text.contains("No one has started this flow yet"))
+            #expect(!empty.text.contains("class=\"funnel\""))
+            _ = try await http.call("flow.start", ["tenant": .string(Hosted.tenant), "userId": "dash-1"], bearer: tenantKey)
             let flow = try await browser.request(.GET, "/admin/\(Hosted.tenant)/onboarding")
             #expect(flow.status == 200)
             #expect(flow.text.contains("<svg") && flow.text.contains("class=\"diagram\"") && flow.text.contains("class=\"funnel\""))
