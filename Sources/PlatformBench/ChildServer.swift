@@ -23,7 +23,13 @@ final class ChildServer: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.01)
         }
         guard endpoint.isListening() else {
-            throw BenchFailure(process.isRunning ? "the server did not start listening within 120 s" : "the server exited before listening")
+            let running = process.isRunning
+            // A server that never listened is not left behind, running on after the bench.
+            if running {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            throw BenchFailure(running ? "the server did not start listening within 120 s (stopped)" : "the server exited before listening")
         }
     }
 

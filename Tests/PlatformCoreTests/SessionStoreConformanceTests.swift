@@ -62,8 +62,10 @@ enum TestPostgres {
         if let idleKeepAlive { options.idleKeepAlive = idleKeepAlive }
         // The whole suite runs at once on two cores, servers and all: a store call may wait for
         // the machine longer than a production host should.
-        options.operationTimeout = .seconds(60)
-        options.connectTimeout = .seconds(60)
+        // Beside the browser tests (Chromium auditing every page) a connection and the schema's
+        // migration have waited over a minute for the machine.
+        options.operationTimeout = .seconds(180)
+        options.connectTimeout = .seconds(180)
         return try await PostgresSessionStore.connect(url: url, options: options)
     }
 

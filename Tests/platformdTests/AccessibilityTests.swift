@@ -8,8 +8,9 @@ import Testing
 /// Accessibility measured, not asserted: axe-core in Chromium over every page of every tenant's
 /// flow in English and Spanish, light and dark, with and without the errors of an empty submit,
 /// the completion pages and every dashboard page; each flow also walked with the keyboard alone.
-@Suite("Accessibility in Chromium")
-struct AccessibilityTests {
+/// (The test is in HostedFlowTests' serialized suite: one Chromium at a time, so two browsers
+/// never starve the rest of the suite on two cores.)
+enum AccessibilityTests {
     static let appName = "Club Onboarding"
     static let returnUrl = "https://club.example/app/onboarded"
 
@@ -48,14 +49,16 @@ struct AccessibilityTests {
         guard await HostedFlowTests.browserIsInstalled() else { return false }
         return await Python.has("axe_selenium_python")
     }
+}
 
+extension HostedFlowTests {
     @Test(
         .timeLimit(.minutes(15)),
         .enabled("needs chromium, chromium-driver and python3 with selenium, html5lib and axe-selenium-python") {
             await AccessibilityTests.axeIsInstalled()
         })
     func everyPageHasNoSeriousViolationInEitherLanguageOrScheme() async throws {
-        try await Self.serving { http, admin in
+        try await AccessibilityTests.serving { http, admin in
             // The language each tenant answers a Spanish speaker in (a plugin without Spanish
             // answers in its own language, and its page must say so).
             var spanish: [String: String] = [:]
@@ -64,7 +67,7 @@ struct AccessibilityTests {
                     "flow.start", ["tenant": .string(tenant), "userId": "a11y-probe", "locale": "es"], bearer: admin)
                 spanish[tenant] = started["result"]?["locale"]?.stringValue
             }
-            let run = try await Python.run(
+            let run = try await Python.runYielding(
                 [HTTPTests.script("accessibility.py").path, http.base, admin, HostedFlowTests.screenshots.path, "en-US,es-ES"] + Hosted.tenants)
             #expect(run.status == 0, "\(run.output.suffix(3000))")
             let summary = try #require(try? JSONValue.parse(Array((run.output.split(separator: "\n").last ?? "").utf8)), "\(run.output.suffix(3000))")
@@ -85,10 +88,10 @@ struct AccessibilityTests {
             // logo, its way back to the app on the completion page.
             let branded = Hosted.tenants[0]
             let titles = (summary["titles"]?.arrayValue ?? []).filter { $0["tenant"]?.stringValue == branded }
-            #expect(!titles.isEmpty && titles.allSatisfy { $0["title"]?.stringValue?.hasSuffix(" · \(Self.appName)") == true }, "\(titles)")
+            #expect(!titles.isEmpty && titles.allSatisfy { $0["title"]?.stringValue?.hasSuffix(" · \(AccessibilityTests.appName)") == true }, "\(titles)")
             #expect(titles.allSatisfy { $0["logo"] == true }, "\(titles)")
             let returns = (summary["returns"]?.arrayValue ?? []).filter { $0["tenant"]?.stringValue == branded }
-            #expect(!returns.isEmpty && returns.allSatisfy { $0["href"]?.stringValue == Self.returnUrl }, "\(returns)")
+            #expect(!returns.isEmpty && returns.allSatisfy { $0["href"]?.stringValue == AccessibilityTests.returnUrl }, "\(returns)")
             #expect((summary["audited"]?.arrayValue ?? []).contains { $0.stringValue?.contains("experiments/a11y") == true }, "the experiment's page")
             for page in summary["lang"]?.arrayValue ?? [] {
                 let name = page["page"]?.stringValue ?? ""

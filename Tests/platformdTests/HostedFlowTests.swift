@@ -13,7 +13,9 @@ import Testing
 /// plain HTTP for cookies, CSRF, refusals and what the pages may contain, and in Chromium for
 /// every tenant's flow walked to completion with forms alone, a refused answer shown beside its
 /// field and the dashboard's charts (screenshots written for a person to look at).
-@Suite("platformd serve --http: the hosted flow and the dashboard")
+/// Serialized: its two Chromium tests (the walk, and the accessibility audit in
+/// AccessibilityTests.swift) run one after the other, not beside each other.
+@Suite("platformd serve --http: the hosted flow and the dashboard", .serialized)
 struct HostedFlowTests {
     /// A database with an admin key and a key of `Hosted.tenant`, served over HTTP with
     /// `--preview`.
@@ -228,7 +230,7 @@ struct HostedFlowTests {
         .enabled("needs chromium, chromium-driver and python3 with selenium and html5lib") { await HostedFlowTests.browserIsInstalled() })
     func everyTenantsFlowWalkedToItsEndInChromiumWithFormsAlone() async throws {
         try await Self.serving { http, admin, _ in
-            let run = try await Python.run(
+            let run = try await Python.runYielding(
                 [HTTPTests.script("browser_flow.py").path, http.base, admin, Self.screenshots.path] + Hosted.tenants)
             #expect(run.status == 0, "\(run.output)")
             let summary = try #require(try? JSONValue.parse(Array((run.output.split(separator: "\n").last ?? "").utf8)), "\(run.output)")
