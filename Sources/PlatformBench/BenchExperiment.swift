@@ -47,7 +47,8 @@ extension PlatformBench {
     /// The first step of a flow, from `platformd describe` (what an exposed person arrives on).
     /// The flow's first step, version and fingerprint, as `platformd describe` says: preloaded
     /// sessions are stamped with the served version, so the server's start moves none of them.
-    static func served(of tenant: String, flow: String, executable: String, tenants: String) throws -> (firstStep: String, version: String, fingerprint: String) {
+    static func served(of tenant: String, flow: String, executable: String, tenants: String) throws -> (firstStep: String, version: String, fingerprint: String)
+    {
         let output = try JSONValue.parse(try run(executable, ["describe", tenant, "--flow", flow, "--tenants", tenants]))
         guard let step = output["steps"]?.arrayValue?.first?["id"]?.stringValue,
             let version = output["version"]?.stringValue, let fingerprint = output["fingerprint"]?.stringValue

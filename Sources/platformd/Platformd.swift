@@ -176,7 +176,8 @@ struct TenantOptions: ParsableArguments {
             // reach a page: the defaults are checked as a file's tenants are.
             for tenant in RegisteredPlugins.defaultTenants {
                 if let problem = tenant.plugin.theme.contrastProblems().first {
-                    FileHandle.standardError.write(Data("platformd: tenant \(tenant.id): the theme of plugin \(tenant.plugin.name) cannot be served: \(problem)\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("platformd: tenant \(tenant.id): the theme of plugin \(tenant.plugin.name) cannot be served: \(problem)\n".utf8))
                     Foundation.exit(78)
                 }
             }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import PostgresNIO
 import PlatformTesting
+import PostgresNIO
 import Testing
 
 @testable import PostgresStore

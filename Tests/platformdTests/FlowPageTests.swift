@@ -81,7 +81,10 @@ import Testing
         #expect(html.contains("name=\"pets[0].kind\"") && html.contains("value=\"add:pets\"") && html.contains("value=\"remove:pets:0\""))
         #expect(html.contains("role=\"searchbox\"") && html.contains("value=\"search:city\""))
         #expect(html.contains("value=\"42\" checked") && html.contains("Austin, TX"), "the saved place stays chosen")
-        #expect(html.contains("role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"4\" aria-valuenow=\"2\" aria-valuetext=\"Step 2 of 4\" aria-labelledby=\"progress-label\""))
+        #expect(
+            html.contains(
+                "role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"4\" aria-valuenow=\"2\" aria-valuetext=\"Step 2 of 4\" aria-labelledby=\"progress-label\""
+            ))
         #expect(html.contains("<p class=\"progress-label\" id=\"progress-label\">Step 2 of 4</p>"))
         #expect(html.contains("value=\"continue\" class=\"primary\">Continue</button>"))
         #expect(html.contains("value=\"skip\">Skip</button>") && html.contains("value=\"back\">Back</button>"))

@@ -69,9 +69,12 @@ import Testing
 
     @Test func eachProgressStyleIsOneNamedProgressbar() {
         let segmented = Self.page(Self.view(), Self.look(.segmented))
-        #expect(segmented.contains("<div class=\"progress-segments\" aria-hidden=\"true\"><span class=\"on\"></span><span class=\"on\"></span><span></span><span></span></div>"))
+        #expect(
+            segmented.contains(
+                "<div class=\"progress-segments\" aria-hidden=\"true\"><span class=\"on\"></span><span class=\"on\"></span><span></span><span></span></div>"))
         let dots = Self.page(Self.view(), Self.look(.dots))
-        #expect(dots.contains("<div class=\"progress-dots\" aria-hidden=\"true\">") && dots.contains("<progress class=\"progress-native\" max=\"4\" value=\"2\""))
+        #expect(
+            dots.contains("<div class=\"progress-dots\" aria-hidden=\"true\">") && dots.contains("<progress class=\"progress-native\" max=\"4\" value=\"2\""))
         let fraction = Self.page(Self.view(label: "2/4"), Self.look(.fraction))
         #expect(fraction.contains("<p class=\"progress-fraction\" id=\"progress-label\">2/4</p>"))
         for html in [segmented, dots, fraction] {

@@ -148,10 +148,11 @@ public struct ThemeColor: Sendable, Hashable, CustomStringConvertible, Expressib
     }
 
     public var description: String {
-        "#" + [red, green, blue].map { byte in
-            let text = String(byte, radix: 16, uppercase: true)
-            return text.count == 1 ? "0" + text : text
-        }.joined()
+        "#"
+            + [red, green, blue].map { byte in
+                let text = String(byte, radix: 16, uppercase: true)
+                return text.count == 1 ? "0" + text : text
+            }.joined()
     }
 
     /// WCAG 2's relative luminance, 0 (black) to 1 (white).

@@ -123,7 +123,8 @@ public struct HostedLook: Sendable {
     /// The logo's bytes, from `path` (relative to the tenants file's folder unless absolute).
     static func readLogo(_ path: String, tenantsFile: String, fail: (String) -> ConfigurationError) throws(ConfigurationError) -> Logo {
         // Symlinks resolved: a logo mounted from a Kubernetes ConfigMap or Secret is one.
-        let url = (path.hasPrefix("/")
+        let url =
+            (path.hasPrefix("/")
             ? URL(fileURLWithPath: path) : URL(fileURLWithPath: tenantsFile).deletingLastPathComponent().appendingPathComponent(path))
             .resolvingSymlinksInPath()
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)

@@ -31,9 +31,12 @@ enum Charts {
         for (index, step) in steps.enumerated() {
             let y = 20 + Double(index) * rowHeight
             svg += "<g class=\"step\" data-step=\"\(HTML.attribute(step.id))\">"
-            svg += "<rect x=\"\(left)\" y=\"\(y)\" width=\"\(boxWidth)\" height=\"\(boxHeight)\" rx=\"8\" fill=\"#e7ebf3\" stroke=\"#1f4fbf\" class=\"chart-box\"/>"
-            svg += "<text x=\"\(left + 10)\" y=\"\(y + 19)\" font-size=\"13\" font-weight=\"600\" fill=\"#1d2433\" class=\"chart-text\">\(HTML.text(Self.clip(step.id, 38)))</text>"
-            svg += "<text x=\"\(left + 10)\" y=\"\(y + 36)\" font-size=\"12\" fill=\"#3d4759\" class=\"chart-muted\">\(HTML.text(Self.clip(Self.withoutEmoji(step.title), 44)))</text></g>\n"
+            svg +=
+                "<rect x=\"\(left)\" y=\"\(y)\" width=\"\(boxWidth)\" height=\"\(boxHeight)\" rx=\"8\" fill=\"#e7ebf3\" stroke=\"#1f4fbf\" class=\"chart-box\"/>"
+            svg +=
+                "<text x=\"\(left + 10)\" y=\"\(y + 19)\" font-size=\"13\" font-weight=\"600\" fill=\"#1d2433\" class=\"chart-text\">\(HTML.text(Self.clip(step.id, 38)))</text>"
+            svg +=
+                "<text x=\"\(left + 10)\" y=\"\(y + 36)\" font-size=\"12\" fill=\"#3d4759\" class=\"chart-muted\">\(HTML.text(Self.clip(Self.withoutEmoji(step.title), 44)))</text></g>\n"
             if let next = steps.indices.contains(index + 1) ? steps[index + 1] : nil,
                 description.edges.contains(where: { $0.from == step.id && $0.to == next.id })
             {
@@ -49,7 +52,8 @@ enum Charts {
                 "<path class=\"edge chart-branch\" d=\"M\(left + boxWidth),\(fromY) C\(x),\(fromY) \(x),\(toY) \(left + boxWidth + 4),\(toY)\" fill=\"none\" stroke=\"#a15c00\" stroke-dasharray=\"5 3\" marker-end=\"url(#arrow)\"/>"
             let label = [edge.when, row[edge.to] == nil ? "→ \(edge.to)" : nil].compactMap { $0 }.joined(separator: " ")
             if !label.isEmpty {
-                svg += "<text x=\"\(x + 6)\" y=\"\((fromY + toY) / 2)\" font-size=\"11\" fill=\"#6b3d00\" class=\"chart-branch-text\">\(HTML.text(Self.clip(label, 34)))</text>"
+                svg +=
+                    "<text x=\"\(x + 6)\" y=\"\((fromY + toY) / 2)\" font-size=\"11\" fill=\"#6b3d00\" class=\"chart-branch-text\">\(HTML.text(Self.clip(label, 34)))</text>"
             }
             svg += "\n"
         }

@@ -96,7 +96,8 @@ extension AdminDashboard {
             }
             let words = [variant.completionRate.map { Charts.percent($0) } ?? "no one yet", variant.vsControl?.decision].compactMap { $0 }.joined(
                 separator: ", ")
-            svg += "<text x=\"\(labelWidth + axis + 10)\" y=\"\(y + 14)\" font-size=\"12\" fill=\"#3d4759\" class=\"chart-muted\">\(HTML.text(words))</text></g>\n"
+            svg +=
+                "<text x=\"\(labelWidth + axis + 10)\" y=\"\(y + 14)\" font-size=\"12\" fill=\"#3d4759\" class=\"chart-muted\">\(HTML.text(words))</text></g>\n"
         }
         return svg + "</svg>"
     }

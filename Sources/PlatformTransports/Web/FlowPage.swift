@@ -119,7 +119,8 @@ struct FlowPage {
         let progress = view.progress
         guard progress.total > 0, !progress.label.isEmpty else { return "" }
         let index = min(progress.index, progress.total)
-        var html = "<div class=\"progress\" role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"\(progress.total)\" aria-valuenow=\"\(index)\" aria-valuetext=\"\(HTML.attribute(progress.label))\" aria-labelledby=\"progress-label\">\n"
+        var html =
+            "<div class=\"progress\" role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"\(progress.total)\" aria-valuenow=\"\(index)\" aria-valuetext=\"\(HTML.attribute(progress.label))\" aria-labelledby=\"progress-label\">\n"
         func marks(_ kind: String) -> String {
             "<div class=\"\(kind)\" aria-hidden=\"true\">" + (1...progress.total).map { $0 <= index ? "<span class=\"on\"></span>" : "<span></span>" }.joined()
                 + "</div>\n"
@@ -345,7 +346,8 @@ struct FlowPage {
         html += "<label for=\"\(id)\" class=\"muted\">\(HTML.text(field.placeholder ?? field.label))</label>\n"
         // A text box in the searchbox role: axe-core holds autocomplete="off" inappropriate on
         // type=search, and the browser's own history list must not cover the suggestions.
-        html += "<input type=\"text\" role=\"searchbox\" inputmode=\"search\" enterkeyhint=\"search\" data-search-query id=\"\(id)\" name=\"\(HTML.attribute(name)).query\" value=\"\(HTML.attribute(query))\" autocomplete=\"off\">\n"
+        html +=
+            "<input type=\"text\" role=\"searchbox\" inputmode=\"search\" enterkeyhint=\"search\" data-search-query id=\"\(id)\" name=\"\(HTML.attribute(name)).query\" value=\"\(HTML.attribute(query))\" autocomplete=\"off\">\n"
         html += "<button type=\"submit\" name=\"_action\" value=\"search:\(HTML.attribute(name))\">\(HTML.text(t("Search")))</button>\n"
         html += "<ul class=\"suggestions\"></ul>\n"
         var options: [(value: String, label: String)] = (searchResults[name] ?? []).map { ($0.value, $0.label) }

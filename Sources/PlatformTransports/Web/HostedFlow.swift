@@ -298,7 +298,8 @@ struct HostedFlow: Sendable {
             page.posted = form
             page.errors = error.details.errors ?? []
             if let view = error.details.session {
-                page = FlowPage(view: view, tenant: tenant, flow: flow, csrf: page.csrf, posted: form, errors: page.errors, copy: page.copy,
+                page = FlowPage(
+                    view: view, tenant: tenant, flow: flow, csrf: page.csrf, posted: form, errors: page.errors, copy: page.copy,
                     look: page.look)
             }
             return WebSupport.html(.unprocessableContent, page.render())
