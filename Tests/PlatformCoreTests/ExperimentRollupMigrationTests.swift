@@ -11,26 +11,31 @@ import Testing
 /// events when it migrates: completion, last step, each step reached with whether they went on
 /// and their seconds there summed over visits.
 @Suite struct ExperimentRollupMigrationTests {
+    /// Two enrolled sessions' events (s1 goes back, comes again and completes; s2 leaves its first
+    /// step without a time and stops on the second) and one of a session in no experiment, with
+    /// the assignments `(session, user)` of the two.
+    static let events: [(session: String, kind: String, step: String?, seconds: Double?, at: Double)] = [
+        ("s1", "arrived", "one", nil, 100), ("s1", "left", "one", 5, 105), ("s1", "arrived", "two", nil, 105),
+        ("s1", "left", "two", 3, 108), ("s1", "arrived", "one", nil, 108), ("s1", "left", "one", 2, 110),
+        ("s1", "arrived", "two", nil, 110), ("s1", "completed", nil, nil, 200),
+        ("s2", "arrived", "one", nil, 100), ("s2", "left", "one", nil, 120), ("s2", "arrived", "two", nil, 120),
+        ("other", "arrived", "one", nil, 100),
+    ]
+    static let enrolled = [("s1", "u1"), ("s2", "u2")]
+
     @Test func theRollupIsFilledFromTheEventsOfSessionsEnrolledBefore() throws {
         let directory = try TemporaryDirectory.make()
         let queue = try DatabaseQueue(path: directory.appendingPathComponent("old.sqlite").path)
         try SQLiteSessionStore.migrator.migrate(queue, upTo: "v9-experiments")
         try queue.write { db in
-            for (session, user) in [("s1", "u1"), ("s2", "u2"), ("other", "u3")] where session != "other" {
+            for (session, user) in Self.enrolled {
                 try db.execute(
                     sql: """
                         INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)
                         VALUES ('t', 'e', 'p', ?, 'a', 'quick', ?, 100)
                         """, arguments: [user, session])
             }
-            let events: [(String, String, String?, Double?, Double)] = [
-                ("s1", "arrived", "one", nil, 100), ("s1", "left", "one", 5, 105), ("s1", "arrived", "two", nil, 105),
-                ("s1", "left", "two", 3, 108), ("s1", "arrived", "one", nil, 108), ("s1", "left", "one", 2, 110),
-                ("s1", "arrived", "two", nil, 110), ("s1", "completed", nil, nil, 200),
-                ("s2", "arrived", "one", nil, 100), ("s2", "left", "one", nil, 120), ("s2", "arrived", "two", nil, 120),
-                ("other", "arrived", "one", nil, 100),
-            ]
-            for (session, kind, step, seconds, at) in events {
+            for (session, kind, step, seconds, at) in ExperimentRollupMigrationTests.events {
                 try db.execute(
                     sql: "INSERT INTO events (tenant, flow, session_id, kind, step, seconds, at) VALUES ('t', 'quick', ?, ?, ?, ?, ?)",
                     arguments: [session, kind, step, seconds, at])
@@ -74,7 +79,7 @@ import Testing
             return (assignments, steps)
         }
         let (built, backfilled) = try await store.connection { connection in
-            for (session, user) in [("s1", "u1"), ("s2", "u2")] {
+            for (session, user) in ExperimentRollupMigrationTests.enrolled {
                 _ = try await connection.query(
                     """
                     INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)
@@ -82,14 +87,7 @@ import Testing
                     """, logger: store.logger
                 ).collect()
             }
-            let events: [(String, String, String?, Double?, Double)] = [
-                ("s1", "arrived", "one", nil, 100), ("s1", "left", "one", 5, 105), ("s1", "arrived", "two", nil, 105),
-                ("s1", "left", "two", 3, 108), ("s1", "arrived", "one", nil, 108), ("s1", "left", "one", 2, 110),
-                ("s1", "arrived", "two", nil, 110), ("s1", "completed", nil, nil, 200),
-                ("s2", "arrived", "one", nil, 100), ("s2", "left", "one", nil, 120), ("s2", "arrived", "two", nil, 120),
-                ("other", "arrived", "one", nil, 100),
-            ]
-            for (session, kind, step, seconds, at) in events {
+            for (session, kind, step, seconds, at) in ExperimentRollupMigrationTests.events {
                 _ = try await connection.query(
                     "INSERT INTO events (tenant, flow, session_id, kind, step, seconds, at) VALUES ('t', 'quick', \(session), \(kind), \(step), \(seconds), \(at))",
                     logger: store.logger
