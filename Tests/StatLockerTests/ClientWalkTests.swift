@@ -6,7 +6,7 @@ import Testing
 
 /// The StatLocker flow walked to completion through `PlatformClient` against the real `platformd` on a
 /// Unix socket (moved from PlatformClientTests, which walks every hosted tenant generically).
-@Suite("PlatformClient walk: StatLocker", .timeLimit(.minutes(2)))
+@Suite("PlatformClient walk: StatLocker", .timeLimit(.minutes(5)))
 struct ClientWalkTests {
     @Test func statLocker() async throws {
         try await PlatformdServer.with { server in

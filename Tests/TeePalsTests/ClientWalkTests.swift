@@ -6,7 +6,7 @@ import Testing
 
 /// The TeePals flow walked to completion through `PlatformClient` against the real `platformd` on a
 /// Unix socket (moved from PlatformClientTests, which walks every hosted tenant generically).
-@Suite("PlatformClient walk: TeePals", .timeLimit(.minutes(2)))
+@Suite("PlatformClient walk: TeePals", .timeLimit(.minutes(5)))
 struct ClientWalkTests {
     @Test func teePals() async throws {
         try await PlatformdServer.with { server in
