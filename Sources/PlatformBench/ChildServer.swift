@@ -66,19 +66,23 @@ final class ChildServer: @unchecked Sendable {
 }
 
 enum BenchTransport: String, ExpressibleByArgument, CaseIterable, Sendable {
-    case unix, http
+    case unix, http, websocket
 }
 
 /// Where the bench's server listens, and how its messages are framed there.
 enum BenchEndpoint: Sendable {
     case unix(String)
     case http(port: Int)
+    /// `GET /rpc` upgraded: one text frame a message.
+    case websocket(port: Int)
 
     enum Framing: Sendable {
         /// One JSON-RPC message per line.
         case lines
         /// One POST /rpc per message on a keep-alive connection, its reply the response's body.
         case http
+        /// One WebSocket text frame per message.
+        case websocket
 
         /// The bytes that send one request, given its JSON text (a trailing newline is dropped).
         func request(_ json: [UInt8]) -> [UInt8] {
@@ -89,6 +93,8 @@ enum BenchEndpoint: Sendable {
                 let body = json.last == 0x0A ? json.dropLast() : json[...]
                 let head = "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
                 return Array(head.utf8) + body
+            case .websocket:
+                return WebSocketFraming.frame(json.last == 0x0A ? json.dropLast() : json[...])
             }
         }
 
@@ -107,6 +113,8 @@ enum BenchEndpoint: Sendable {
                 let bodyStart = headEnd + 4
                 guard buffer.count >= bodyStart + length else { return nil }
                 return (bodyStart..<(bodyStart + length), bodyStart + length)
+            case .websocket:
+                return WebSocketFraming.message(in: buffer, from: start)
             }
         }
 
@@ -155,13 +163,14 @@ enum BenchEndpoint: Sendable {
         switch self {
         case .unix: .lines
         case .http: .http
+        case .websocket: .websocket
         }
     }
 
     var serveArguments: [String] {
         switch self {
         case .unix(let path): ["--unix", path]
-        case .http(let port): ["--http", "127.0.0.1:\(port)", "--auth", "none"]
+        case .http(let port), .websocket(let port): ["--http", "127.0.0.1:\(port)", "--auth", "none"]
         }
     }
 
@@ -169,6 +178,15 @@ enum BenchEndpoint: Sendable {
         switch self {
         case .unix(let path): return try LoadDriver.connect(path)
         case .http(let port): return try Self.connectTCP(port: port)
+        case .websocket(let port):
+            let descriptor = try Self.connectTCP(port: port)
+            do {
+                try WebSocketFraming.handshake(on: descriptor, port: port)
+            } catch {
+                close(descriptor)
+                throw error
+            }
+            return descriptor
         }
     }
 
@@ -179,7 +197,7 @@ enum BenchEndpoint: Sendable {
             guard FileManager.default.fileExists(atPath: path), let descriptor = try? LoadDriver.connect(path) else { return false }
             close(descriptor)
             return true
-        case .http(let port):
+        case .http(let port), .websocket(let port):
             guard let descriptor = try? Self.connectTCP(port: port) else { return false }
             close(descriptor)
             return true

@@ -93,6 +93,12 @@ final class LoadDriver: @unchecked Sendable {
         }
     }
 
+    /// Ends every connection, as clients leave at the end of a run: the server's stop then waits
+    /// for none of them (a WebSocket's close handshake waits for a client that answers it).
+    func disconnect() {
+        for connection in connections { shutdown(connection.descriptor, Int32(SHUT_RDWR)) }
+    }
+
     /// Writes all of `bytes` to a blocking socket.
     static func send(_ bytes: [UInt8], on descriptor: Int32) throws {
         var offset = 0

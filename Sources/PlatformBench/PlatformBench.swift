@@ -51,8 +51,8 @@ struct PlatformBench: AsyncParsableCommand {
     var hostThreads: Int?
     @Option(
         help: ArgumentHelp(
-            "unix: JSON lines on a Unix socket; http: POST /rpc over HTTP/1.1 keep-alive connections on loopback (the readers pipeline their requests).",
-            valueName: "unix|http"))
+            "unix: JSON lines on a Unix socket; http: POST /rpc over HTTP/1.1 keep-alive connections on loopback (the readers pipeline their requests); websocket: GET /rpc upgraded, one text frame a message.",
+            valueName: "unix|http|websocket"))
     var transport: BenchTransport = .unix
     @Option(help: "The tenant whose users are walked (default: the first tenant the server lists).") var tenant: String?
     @Option(help: "The flow walked (default: the tenant's default flow).") var flow: String?
@@ -67,6 +67,11 @@ struct PlatformBench: AsyncParsableCommand {
     var experiment = false
     @Option(help: "People exposed to that experiment to store first (in bulk; half complete), to time analytics.experiment at 1 M.")
     var preloadExposed = 0
+    @Option(
+        help:
+            "Connections to open to the first server before the load and leave idle (each answered one platform.info first), to measure their resident memory."
+    )
+    var idle = 0
     @Flag(help: "Print the results as one JSON object.") var json = false
 
     func validate() throws {
@@ -75,6 +80,7 @@ struct PlatformBench: AsyncParsableCommand {
         guard (1...1024).contains(depth) else { throw ValidationError("--depth must be 1-1024") }
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
         guard preload >= 0 else { throw ValidationError("--preload must not be negative") }
+        guard (0...10_000).contains(idle) else { throw ValidationError("--idle must be 0-10000") }
         guard (1...16).contains(hosts) else { throw ValidationError("--hosts must be 1-16") }
         if let hostThreads, !(1...256).contains(hostThreads) { throw ValidationError("--host-threads must be 1-256") }
         if let db, !PostgresSessionStore.isURL(db) { throw ValidationError("--db takes a postgres:// URL (the SQLite bench makes its own file)") }
@@ -160,6 +166,7 @@ struct PlatformBench: AsyncParsableCommand {
             switch transport {
             case .unix: endpoints.append(.unix(base.appendingPathComponent("bench\(host).sock").path))
             case .http: endpoints.append(.http(port: try BenchEndpoint.freePort()))
+            case .websocket: endpoints.append(.websocket(port: try BenchEndpoint.freePort()))
             }
         }
         let serveArguments =
@@ -172,6 +179,13 @@ struct PlatformBench: AsyncParsableCommand {
         }
         // On a failure before the stop below: signalled, not waited for (no wait on the pool).
         defer { for server in servers { server.terminate() } }
+
+        var idleGrowthKiB: Int?
+        if idle > 0 {
+            progress("opening \(idle) idle connections")
+            let measure = IdleConnections(count: idle, endpoint: listening[0], server: servers[0])
+            idleGrowthKiB = try await BlockingWork.run("platformd.bench.idle") { try measure.residentGrowthKiB() }
+        }
 
         // One thread drives every connection (poll over their sockets), so the load generator
         // costs the 2-core machine little: 32 blocking client threads and full parses of every
@@ -214,6 +228,7 @@ struct PlatformBench: AsyncParsableCommand {
                 try BenchExperiment.timeResults(tenant: plan.tenant, exchange: BlockingExchange(endpoint: listening[0], timeout: .seconds(600)))
             }
         }
+        driver.disconnect()
         // Their exits are waited for on a thread of their own, never on the cooperative pool.
         await BlockingWork.run("platformd.bench.stop") { for server in servers { server.stop() } }
         let answeredByHost = driver.answeredByHost()
@@ -254,6 +269,12 @@ struct PlatformBench: AsyncParsableCommand {
                             .double((Double(cpu) / Double(max(answered, 1))).rounded(to: 1))
                         })
                 ))
+        }
+        if let idleGrowthKiB {
+            result += [
+                ("idleConnections", .int(Int64(idle))), ("idleResidentGrowthMiB", .double((Double(idleGrowthKiB) / 1024).rounded(to: 1))),
+                ("idleKiBPerConnection", .double((Double(idleGrowthKiB) / Double(idle)).rounded(to: 1))),
+            ]
         }
         if let results {
             result += [

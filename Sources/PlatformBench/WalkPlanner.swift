@@ -112,6 +112,9 @@ final class BlockingExchange {
 
     deinit { close(descriptor) }
 
+    /// Lets go of the reply buffer's capacity (a connection kept open idle holds nothing more).
+    func release() { buffer = [] }
+
     func call(_ method: String, _ params: JSONValue) throws -> JSONValue {
         lastID += 1
         let request: JSONValue = ["jsonrpc": "2.0", "id": .int(lastID), "method": .string(method), "params": params]

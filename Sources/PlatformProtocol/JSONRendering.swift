@@ -86,7 +86,7 @@ extension JSONWriter {
 
     mutating func member(_ key: StaticString, _ value: Int, _ members: inout Members) {
         self.key(key, &members)
-        append(String(value))
+        writeInteger(Int64(value))
     }
 
     mutating func member(_ key: StaticString, _ value: Int?, _ members: inout Members) {

@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOWebSocket
 import PlatformCore
 import PlatformServer
 import PlatformStorage
@@ -229,13 +230,15 @@ package struct HTTPTransport: Service {
             connection = .opened(requireLogin: requireLogin, label: label, transport: "websocket")
         }
         for try await message in inbound.messages(maxSize: maxBodyBytes) {
-            let line: [UInt8]
+            let reply: [UInt8]?
             switch message {
-            case .text(let text): line = Array(text.utf8)
-            case .binary(let buffer): line = Array(buffer.readableBytesView)
+            case .text(let text): reply = await server.replyBytes(to: text.utf8, connection: connection)
+            case .binary(let buffer): reply = await server.replyBytes(to: buffer.readableBytesView, connection: connection)
             }
-            if let reply = await server.replyBytes(to: line, connection: connection) {
-                try await outbound.write(.text(String(decoding: reply, as: UTF8.self)))
+            // The reply's bytes go out as the text frame's payload as they are: they are the
+            // server's own JSON, UTF-8 already, so no String is made and checked on the way.
+            if let reply {
+                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: reply))))
             }
         }
     }

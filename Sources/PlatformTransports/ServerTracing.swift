@@ -28,6 +28,7 @@ package enum ServerTracing {
         configuration.diagnosticLogger = .custom(logger)
         do {
             let service = try OTel.bootstrap(configuration: configuration, environment: environment)
+            RequestTracing.enable()
             logger.notice("exporting traces over OTLP/HTTP to \(endpoint)")
             return service
         } catch {

@@ -10,7 +10,10 @@ import Synchronization
 /// them fail if that commit fails.
 final class GroupCommitter: Sendable {
     /// One caller's write: runs inside the shared transaction and returns what to do once the
-    /// transaction is durable (resume the caller with its result).
+    /// transaction is durable (resume the caller with its result). It may run twice (the first
+    /// attempt rolled back when another job of its batch threw), so it only reads and writes
+    /// the database; a refusal decided before it writes is better returned than thrown, as a
+    /// throw costs its whole batch a second run.
     struct Job: Sendable {
         let run: @Sendable (Database) throws -> @Sendable () -> Void
         let fail: @Sendable (any Error) -> Void
@@ -20,8 +23,9 @@ final class GroupCommitter: Sendable {
     /// At most this many writes share one transaction, so one batch cannot grow without bound.
     let maxBatch: Int
     private let state = Mutex<(pending: [Job], draining: Bool)>(([], false))
-    /// Transactions committed and writes they carried, for tests and `platformd bench`.
-    let counts = Mutex<(transactions: Int, writes: Int)>((0, 0))
+    /// Transactions committed, writes they carried (and lone writes that failed), and batches run
+    /// a second time with savepoints (a job threw), for tests and `platformd bench`.
+    let counts = Mutex<(transactions: Int, writes: Int, retried: Int)>((0, 0, 0))
 
     init(writer: any DatabaseWriter, maxBatch: Int = 256) {
         self.writer = writer
@@ -65,8 +69,21 @@ final class GroupCommitter: Sendable {
     private func commit(_ batch: [Job]) async {
         do {
             let started = ContinuousClock.now
-            let outcomes: [Outcome] = try await writer.write { db in
-                try batch.map { job in try Self.inSavepoint(db, job) }
+            let outcomes: [Outcome]
+            do {
+                // First with no savepoints: a savepoint copies the original of every page its
+                // job touches into the statement journal, and costs two more statements a job,
+                // for a failure that is rare (a job refuses without writing: see `Job`). When a
+                // job does fail, nothing of this attempt is kept and the batch runs again with a
+                // savepoint each, so only that job fails.
+                outcomes = try await writer.write { db in
+                    try batch.map { job in Outcome.succeeded(try job.run(db)) }
+                }
+            } catch  where batch.count > 1 {
+                counts.withLock { $0.retried += 1 }
+                outcomes = try await writer.write { db in
+                    try batch.map { job in try Self.inSavepoint(db, job) }
+                }
             }
             StoreMetrics.commit(duration: .now - started, batchSize: batch.count)
             counts.withLock {
@@ -81,7 +98,9 @@ final class GroupCommitter: Sendable {
                 }
             }
         } catch {
-            // The commit itself failed: nothing of this batch is saved.
+            // The commit itself failed, or a lone write threw (its transaction rolled back, as
+            // its savepoint would have): nothing of this batch is saved.
+            if batch.count == 1 { counts.withLock { $0.writes += 1 } }
             for job in batch { job.fail(error) }
         }
     }

@@ -143,7 +143,7 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     /// Group commit so far: transactions committed and the session and profile writes they held.
-    public var groupCommits: (transactions: Int, writes: Int) { committer.counts.withLock { $0 } }
+    public var groupCommits: (transactions: Int, writes: Int) { committer.counts.withLock { ($0.transactions, $0.writes) } }
 
     /// The writer connection's `synchronous` setting (2 is FULL).
     public func synchronousMode() async throws -> Int {
@@ -335,21 +335,28 @@ public final class SQLiteSessionStore: SessionStore {
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> (Result, erased: Bool) {
-        let (result, erased, saved) = try await committer.write { db -> (Result, Bool, RecentSessions.Entry?) in
+        let (outcome, erased, saved) = try await committer.write { db -> (Swift.Result<Result, any Error>, Bool, RecentSessions.Entry?) in
             let old = try Self.fetchStoredSession(db, tenant: tenant, key: key)
-            let (commit, result) = try body(old?.state)
+            // The command's refusal (a validation error, say) is decided before anything is
+            // written: returned, not thrown, so it does not cost the batch a second run.
+            let ran: (commit: SessionCommit?, result: Result)
+            do {
+                ran = try body(old?.state)
+            } catch {
+                return (.failure(error), false, nil)
+            }
             // Read inside the write transaction, `old` is the stored row: what to remember when
             // nothing is written (a stale entry is refreshed).
-            guard let commit else { return (result, false, old) }
+            guard let commit = ran.commit else { return (.success(ran.result), false, old) }
             // Read inside this transaction, the row cannot have changed since.
             let prepared = try PreparedSessionCommit(commit, replacing: old)
             guard let erased = try Self.apply(db, prepared, tenant: tenant) else {
                 throw DatabaseError(message: "session \(commit.state.id) is not in tenant \(tenant)")
             }
-            return (result, erased, prepared.written)
+            return (.success(ran.result), erased, prepared.written)
         }
         if let saved { recent.remember(saved) }
-        return (result, erased)
+        return (try outcome.get(), erased)
     }
 
     /// Writes one command's commit if the session row is still the one it replaces (nil, with

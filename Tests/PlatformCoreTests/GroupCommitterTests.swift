@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 @testable import PlatformCore
@@ -7,8 +8,8 @@ import Testing
 @testable import PlatformStorage
 @testable import SQLiteStore
 
-/// The group committer on its own: a write that fails after writing rolls back its savepoint and
-/// nothing else.
+/// The group committer on its own: a batch with no failure runs once, with no savepoints; a write
+/// that fails after writing has its batch run again with a savepoint each, so it rolls back alone.
 @Suite struct GroupCommitterTests {
     struct Refused: Error {}
 
@@ -32,11 +33,36 @@ import Testing
             }
             return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
         }
-        let stored = Set(try await queue.read { try Int.fetchAll($0, sql: "SELECT id FROM t") })
-        #expect(stored == Set((0..<50).filter { $0 % 5 != 0 }))
+        let rows = try await queue.read { try Int.fetchAll($0, sql: "SELECT id FROM t") }
+        #expect(rows.count == 40, "each kept write once, though its batch ran twice")
+        #expect(Set(rows) == Set((0..<50).filter { $0 % 5 != 0 }))
         #expect(results.filter { !$0.value }.keys.sorted() == (0..<50).filter { $0 % 5 == 0 })
         let counts = committer.counts.withLock { $0 }
         #expect(counts.writes == 50)
         #expect(counts.transactions < 50)
+        #expect(counts.retried >= 1, "a batch with a failing write ran again")
+    }
+
+    @Test func aBatchWithNoFailureRunsOnceWithNoSavepoint() async throws {
+        let queue = try DatabaseQueue()
+        let statements = Mutex<[String]>([])
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY)")
+            db.trace { event in statements.withLock { $0.append("\(event)") } }
+        }
+        let committer = GroupCommitter(writer: queue)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    try? await committer.write { db in try db.execute(sql: "INSERT INTO t (id) VALUES (?)", arguments: [index]) }
+                }
+            }
+        }
+        #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") } == 50)
+        let counts = committer.counts.withLock { $0 }
+        #expect(counts.writes == 50)
+        #expect(counts.retried == 0)
+        let savepoints = statements.withLock { $0 }.filter { $0.uppercased().contains("SAVEPOINT") }
+        #expect(savepoints.isEmpty, "\(savepoints.prefix(3))")
     }
 }

@@ -237,3 +237,18 @@ struct JSONValueTests {
         #expect(try JSONValue.parse(text).serialized() == text)
     }
 }
+
+/// Integers are written digit by digit into the output (no `String` per number): every
+/// magnitude, both signs and both ends of the range read as Swift writes them.
+@Suite struct JSONIntegerWritingTests {
+    @Test(arguments: [0, 7, -7, 9, 10, -10, 99, 100, 1_234_567_890, -987_654_321, Int64.max, Int64.min])
+    func anIntegerIsWrittenAsItsDecimalText(value: Int64) throws {
+        #expect(JSONValue.int(value).serialized() == String(value))
+        #expect(try JSONValue.parse(Array(JSONValue.int(value).serialized().utf8)) == .int(value))
+    }
+
+    @Test func objectsAreWrittenInByteOrderOfTheirKeys() {
+        let value: JSONValue = ["b": 1, "a": [2, -3], "É": "x", "Z": .null, "aa": true]
+        #expect(value.serialized() == #"{"Z":null,"a":[2,-3],"aa":true,"b":1,"É":"x"}"#)
+    }
+}

@@ -224,12 +224,17 @@ public struct RPCServer: Sendable {
         // becomes a label of its own.
         let label = methods[method] == nil ? PlatformMetrics.otherMethod : method
         let started = ContinuousClock.now
-        let outcome: Swift.Result<Output, Refusal> = await withSpan(label, ofKind: .server) { span in
-            let outcome = await run(method, params: params, connection: connection, invoke)
-            if case .failure(let refusal) = outcome {
-                span.setStatus(SpanStatus(code: .error, message: "\(refusal.error.code)"))
+        let outcome: Swift.Result<Output, Refusal>
+        if RequestTracing.isEnabled {
+            outcome = await withSpan(label, ofKind: .server) { span in
+                let outcome = await run(method, params: params, connection: connection, invoke)
+                if case .failure(let refusal) = outcome {
+                    span.setStatus(SpanStatus(code: .error, message: "\(refusal.error.code)"))
+                }
+                return outcome
             }
-            return outcome
+        } else {
+            outcome = await run(method, params: params, connection: connection, invoke)
         }
         let code: String
         switch outcome {

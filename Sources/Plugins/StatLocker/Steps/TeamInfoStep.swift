@@ -35,7 +35,8 @@ struct TeamInfoStep: FlowStep {
     static let teamNameTooLong = "Keep the team name to 80 characters or fewer."
     static let cityTooLong = "Keep the city to 80 characters or fewer."
 
-    static var fields: [FieldSpec] {
+    /// Built once: the same fields in every session (a state picker each has fifty options).
+    static let fields: [FieldSpec] =
         [
             textField(
                 FieldID.hsTeamName, label: "High school team", placeholder: "Duxbury High School",
@@ -57,7 +58,6 @@ struct TeamInfoStep: FlowStep {
                 tooLong: cityTooLong),
             stateField(FieldID.clubState, label: "Club state", clubOnly: true, required: "Pick your club team's state."),
         ]
-    }
 
     func fields(in context: StepContext) -> [FieldSpec] { Self.fields }
 

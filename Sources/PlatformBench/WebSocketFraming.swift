@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The bench's side of `GET /rpc` upgraded to a WebSocket (RFC 6455): the opening handshake on a
+/// blocking socket, a request as one masked text frame, a reply as one unmasked frame read from
+/// the bytes in place. Written here rather than taken from a client library for the reason the
+/// HTTP framing is: the driver's CPU comes out of the 2-core machine the server is measured on.
+enum WebSocketFraming {
+    /// Upgrades a connected socket; throws unless the server answers 101.
+    static func handshake(on descriptor: Int32, port: Int) throws {
+        // Any 16 bytes in base64 serve as the key: the bench does not check the accept hash.
+        let request =
+            "GET /rpc HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: cGxhdGZvcm1kLWJlbmNoLWtleQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        try LoadDriver.send(Array(request.utf8), on: descriptor)
+        // Byte by byte, so no frame after the head is read into a buffer thrown away here.
+        var head: [UInt8] = []
+        var byte: UInt8 = 0
+        while !head.ends(with: [0x0D, 0x0A, 0x0D, 0x0A]) {
+            guard recv(descriptor, &byte, 1, 0) == 1, head.count < 16_384 else {
+                throw BenchFailure("the WebSocket upgrade got no answer (errno \(errno))")
+            }
+            head.append(byte)
+        }
+        guard head.starts(with: Array("HTTP/1.1 101".utf8)) else {
+            throw BenchFailure("the WebSocket upgrade was refused: \(String(decoding: head.prefix(80), as: UTF8.self))")
+        }
+    }
+
+    /// One text frame carrying `payload`, masked as a client's must be (RFC 6455 §5.3).
+    static func frame(_ payload: ArraySlice<UInt8>) -> [UInt8] {
+        let mask: [UInt8] = [0x5A, 0x3C, 0x96, 0xE1]
+        var frame: [UInt8] = [0x81]
+        frame.reserveCapacity(payload.count + 14)
+        switch payload.count {
+        case ..<126:
+            frame.append(0x80 | UInt8(payload.count))
+        case ..<65_536:
+            frame.append(0x80 | 126)
+            frame.append(UInt8(payload.count >> 8))
+            frame.append(UInt8(payload.count & 0xFF))
+        default:
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xFF)) }
+        }
+        frame.append(contentsOf: mask)
+        for (offset, byte) in payload.enumerated() { frame.append(byte ^ mask[offset & 3]) }
+        return frame
+    }
+
+    /// The first whole data frame in `buffer` from `start` (control frames before it, a ping
+    /// say, are stepped over): its payload's range and where it ends.
+    static func message(in buffer: [UInt8], from start: Int) -> (body: Range<Int>, end: Int)? {
+        var index = start
+        while index + 2 <= buffer.count {
+            let opcode = buffer[index] & 0x0F
+            var length = Int(buffer[index + 1] & 0x7F)
+            let masked = buffer[index + 1] & 0x80 != 0
+            var header = 2
+            if length == 126 {
+                guard index + 4 <= buffer.count else { return nil }
+                length = Int(buffer[index + 2]) << 8 | Int(buffer[index + 3])
+                header = 4
+            } else if length == 127 {
+                guard index + 10 <= buffer.count else { return nil }
+                length = (0..<8).reduce(0) { $0 << 8 | Int(buffer[index + 2 + $1]) }
+                header = 10
+            }
+            if masked { header += 4 }
+            let end = index + header + length
+            guard end <= buffer.count else { return nil }
+            // Text, binary (or a continuation: the server writes each reply as one frame).
+            if opcode < 0x8 { return ((index + header)..<end, end) }
+            index = end
+        }
+        return nil
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+    }
+}
