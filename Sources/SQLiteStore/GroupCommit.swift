@@ -77,9 +77,22 @@ final class GroupCommitter: Sendable {
                 // job does fail, nothing of this attempt is kept and the batch runs again with a
                 // savepoint each, so only that job fails.
                 outcomes = try await writer.write { db in
-                    try batch.map { job in Outcome.succeeded(try job.run(db)) }
+                    try batch.map { job in
+                        do {
+                            return Outcome.succeeded(try job.run(db))
+                        } catch {
+                            throw JobThrew(error: error)
+                        }
+                    }
                 }
-            } catch  where batch.count > 1 {
+            } catch let threw as JobThrew {
+                // Only a job's own failure runs the batch again: a lock another process held
+                // past the busy timeout, or a failed commit, is not waited out twice.
+                guard batch.count > 1 else {
+                    // A lone write that threw: its transaction rolled back, as its savepoint would have.
+                    counts.withLock { $0.writes += 1 }
+                    throw threw.error
+                }
                 counts.withLock { $0.retried += 1 }
                 outcomes = try await writer.write { db in
                     try batch.map { job in try Self.inSavepoint(db, job) }
@@ -98,9 +111,8 @@ final class GroupCommitter: Sendable {
                 }
             }
         } catch {
-            // The commit itself failed, or a lone write threw (its transaction rolled back, as
-            // its savepoint would have): nothing of this batch is saved.
-            if batch.count == 1 { counts.withLock { $0.writes += 1 } }
+            // The transaction failed (its begin or its commit), or a lone write threw: nothing
+            // of this batch is saved.
             for job in batch { job.fail(error) }
         }
     }
@@ -121,6 +133,11 @@ final class GroupCommitter: Sendable {
             try db.cachedStatement(sql: "RELEASE SAVEPOINT job").execute()
             return .failed(error)
         }
+    }
+
+    /// A job's own error, told apart from the transaction's (its begin or its commit).
+    struct JobThrew: Error {
+        let error: any Error
     }
 
     enum Outcome: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PlatformTesting
 import Synchronization
 import Testing
 
@@ -64,5 +65,54 @@ import Testing
         #expect(counts.retried == 0)
         let savepoints = statements.withLock { $0 }.filter { $0.uppercased().contains("SAVEPOINT") }
         #expect(savepoints.isEmpty, "\(savepoints.prefix(3))")
+    }
+
+    /// A transaction that cannot begin (another connection holds the database's write lock past
+    /// the busy timeout) fails its batch once: it is not a job's failure, so it is not run again
+    /// and waited out twice.
+    @Test func aLockHeldElsewhereFailsTheBatchOnceWithoutARetry() async throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("busy.sqlite").path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(0.2)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        try await queue.write { try $0.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY)") }
+        let holder = try DatabaseQueue(path: path)
+        let committer = GroupCommitter(writer: queue)
+        let failures = try await holder.writeWithoutTransaction { held in
+            try held.execute(sql: "BEGIN EXCLUSIVE")
+            defer { try? held.execute(sql: "ROLLBACK") }
+            // On a thread of its own: this closure holds the holder's queue, and the writes
+            // below must not wait on a cooperative thread it blocks.
+            return BlockingWrites.run(committer, count: 3)
+        }
+        #expect(failures == 3)
+        #expect(committer.counts.withLock { $0.retried } == 0)
+    }
+}
+
+/// Writes through a committer from a plain thread, waiting for their answers there.
+enum BlockingWrites {
+    final class Failures: Sendable {
+        let count = Mutex(0)
+    }
+
+    static func run(_ committer: GroupCommitter, count: Int) -> Int {
+        let failures = Failures()
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            Task.detached {
+                do {
+                    try await committer.write { db in try db.execute(sql: "INSERT INTO t (id) VALUES (?)", arguments: [index]) }
+                } catch {
+                    failures.count.withLock { $0 += 1 }
+                }
+                group.leave()
+            }
+        }
+        group.wait()
+        return failures.count.withLock { $0 }
     }
 }
