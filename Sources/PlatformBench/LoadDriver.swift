@@ -85,6 +85,7 @@ final class LoadDriver: @unchecked Sendable {
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { return false }
             buffer.append(contentsOf: chunk[0..<count])
+            if case .websocket = framing { LoadDriver.answerPings(in: &buffer, on: descriptor) }
             return true
         }
 
@@ -97,6 +98,13 @@ final class LoadDriver: @unchecked Sendable {
     /// for none of them (a WebSocket's close handshake waits for a client that answers it).
     func disconnect() {
         for connection in connections { shutdown(connection.descriptor, Int32(SHUT_RDWR)) }
+    }
+
+    /// A WebSocket's pings answered with pongs, and taken out of what it received.
+    static func answerPings(in buffer: inout [UInt8], on descriptor: Int32) {
+        for ping in WebSocketFraming.takePings(from: &buffer) {
+            try? send(WebSocketFraming.frame(ping, opcode: 0xA), on: descriptor)
+        }
     }
 
     /// Writes all of `bytes` to a blocking socket.

@@ -169,8 +169,12 @@ struct PlatformBench: AsyncParsableCommand {
             case .websocket: endpoints.append(.websocket(port: try BenchEndpoint.freePort()))
             }
         }
+        // Room for every connection the run opens (the default cap is 1,024).
+        let maxConnections = max(1024, idle + connections + pipelined + 16)
+        Self.raiseDescriptorLimit(to: maxConnections + 64)
         let serveArguments =
-            ["serve", "--db", database, "--log-level", "warning"] + (postgres == nil ? [] : ["--db-pool-size", "\(dbPoolSize)"]) + tenantsFile
+            ["serve", "--db", database, "--log-level", "warning", "--max-connections", "\(maxConnections)"]
+            + (postgres == nil ? [] : ["--db-pool-size", "\(dbPoolSize)"]) + tenantsFile
         let listening = endpoints
         let environment = serverEnvironment
         let executable = try serverExecutable()
@@ -196,7 +200,11 @@ struct PlatformBench: AsyncParsableCommand {
                 tenant: tenant, flow: flow, userId: "bench-plan-\(UInt32.random(in: .min ... .max))")
         }
         progress("walking \(plan.tenant) users: \(plan.requestsPerWalk) requests each")
-        let driver = try LoadDriver(endpoints: listening, plan: plan, connections: connections, pipelined: pipelined, depth: depth)
+        let (walkers, readers, depth) = (connections, pipelined, self.depth)
+        // Connecting (a WebSocket's handshake too) blocks: on a thread of its own.
+        let driver = try await BlockingWork.run("platformd.bench.connect") {
+            try LoadDriver(endpoints: listening, plan: plan, connections: walkers, pipelined: readers, depth: depth)
+        }
         // One untimed round trip per connection first: a server still settling after its start
         // (on a loaded machine, seconds) would otherwise eat the measured window.
         try await BlockingWork.run("platformd.bench.warmup") { try driver.warmUp(within: .seconds(60)) }
@@ -295,6 +303,15 @@ struct PlatformBench: AsyncParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(result.map { "\($0.0)\t\($0.1.serialized())\n" }.joined().utf8))
         }
+    }
+
+    /// This process's soft limit of open files raised towards `wanted` (at most the hard limit),
+    /// for `--idle` connections by the thousand.
+    static func raiseDescriptorLimit(to wanted: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Exit code when the database cannot be reached (EX_UNAVAILABLE), as `platformd serve` exits.

@@ -137,6 +137,7 @@ final class BlockingExchange {
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { throw WalkPlanner.Failure(description: "\(method): the server closed the connection") }
             buffer.append(contentsOf: chunk[0..<count])
+            if case .websocket = framing { LoadDriver.answerPings(in: &buffer, on: descriptor) }
         }
     }
 }

@@ -4,10 +4,10 @@ import PlatformStorage
 import Synchronization
 
 /// Group commit: writes that arrive while a transaction is committing wait for the next one, and
-/// each transaction carries every write waiting then, each in a savepoint of its own. One fsync
-/// makes many requests durable; a write that fails rolls back its savepoint only. Every caller is
-/// answered only after the commit that holds its write has returned (is durable), and all of
-/// them fail if that commit fails.
+/// each transaction carries every write waiting then. One fsync makes many requests durable; a
+/// write that fails fails alone (its batch runs again with a savepoint each, see `commit`). Every
+/// caller is answered only after the commit that holds its write has returned (is durable), and
+/// all of them fail if that commit fails.
 final class GroupCommitter: Sendable {
     /// One caller's write: runs inside the shared transaction and returns what to do once the
     /// transaction is durable (resume the caller with its result). It may run twice (the first

@@ -59,9 +59,9 @@ public final class SQLiteSessionStore: SessionStore {
         }
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
-            // Group commit gives every request a savepoint; its journal (the original pages a
-            // savepoint may roll back to) otherwise spills to a temporary file past 64 KiB, and
-            // those writes were most of the writer's I/O.
+            // A batch run again after a failing write gives each write a savepoint; its journal
+            // (the original pages a savepoint may roll back to) otherwise spills to a temporary
+            // file past 64 KiB, and those writes were most of the writer's I/O.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
@@ -572,9 +572,15 @@ public final class SQLiteSessionStore: SessionStore {
         tenant: String, userId: String, at time: Date,
         _ body: @escaping @Sendable (Profile?) throws -> (ProfileCommit?, Result)
     ) async throws -> Result {
-        try await committer.write { db in
-            let (commit, result) = try body(try Self.fetchProfile(db, tenant: tenant, userId: userId))
-            if let commit {
+        let outcome = try await committer.write { db -> Swift.Result<Result, any Error> in
+            let ran: (commit: ProfileCommit?, result: Result)
+            do {
+                ran = try body(try Self.fetchProfile(db, tenant: tenant, userId: userId))
+            } catch {
+                // Refused before anything is written: returned, so its batch is not run again.
+                return .failure(error)
+            }
+            if let commit = ran.commit {
                 let profile = commit.profile
                 precondition(profile.tenant == tenant && profile.userId == userId, "a profile update must stay with its user")
                 try Self.save(db, profile, keepingOtherRecords: false, at: time)
@@ -583,8 +589,9 @@ public final class SQLiteSessionStore: SessionStore {
                     try Self.insert(db, event, body: PreparedSessionCommit.body(of: event))
                 }
             }
-            return result
+            return .success(ran.result)
         }
+        return try outcome.get()
     }
 
     static func fetchProfile(_ db: Database, tenant: String, userId: String) throws -> Profile? {

@@ -3,8 +3,9 @@ import PlatformCore
 import PlatformServer
 import PlatformStorage
 import PlatformTesting
-import SQLiteStore
 import Testing
+
+@testable import SQLiteStore
 
 /// Concurrent writes share transactions, each in its own savepoint: a failing one rolls back only
 /// itself, and everyone is answered after the commit that holds their write.
@@ -59,6 +60,55 @@ import Testing
         #expect(commits.writes == writes + (writes + 6) / 7)
         // Sixty-four writers at once do not need sixty-four transactions.
         #expect(commits.transactions < commits.writes)
+        try await store.close()
+    }
+}
+
+/// A command refused before it writes (a validation error, a missing session) is answered from
+/// the transaction without failing it: the writes that share its batch are not run twice.
+@Suite struct GroupCommitRefusalTests {
+    struct Refused: Error {}
+
+    @Test func refusalsInTheTransactionDoNotRunTheirBatchAgain() async throws {
+        // In memory the store has one connection, so every command decides inside the transaction.
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
+        // The writer held for a moment, so the commands queue up and share batches.
+        let held = Task { try await store.writer.writeWithoutTransaction { _ in Thread.sleep(forTimeInterval: 0.2) } }
+        try await Task.sleep(for: .milliseconds(50))
+        let refused = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    do {
+                        try await store.updateSession(tenant: "t", key: .user(userId: "u\(index)", flow: "f")) { _ in
+                            if index % 4 == 0 { throw Refused() }
+                            return (SessionCommit(state: sampleState(id: "s\(index)", tenant: "t", user: "u\(index)", flow: "f"), events: []), ())
+                        }
+                        return false
+                    } catch {
+                        return error is Refused
+                    }
+                }
+                group.addTask {
+                    do {
+                        try await store.updateProfile(tenant: "t", userId: "p\(index)", at: Date()) { _ -> (ProfileCommit?, Void) in
+                            throw Refused()
+                        }
+                        return false
+                    } catch {
+                        return error is Refused
+                    }
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        try await held.value
+        #expect(refused == 10 + 40, "each refusal reached its caller as it was thrown")
+        for index in 0..<40 where index % 4 != 0 {
+            #expect(try await store.session(tenant: "t", key: .user(userId: "u\(index)", flow: "f"))?.id == "s\(index)")
+        }
+        let counts = store.committer.counts.withLock { $0 }
+        #expect(counts.transactions < 40, "the commands shared batches")
+        #expect(counts.retried == 0, "no batch ran twice for a refusal")
         try await store.close()
     }
 }

@@ -18,6 +18,9 @@ import Testing
         let queue = try DatabaseQueue()
         try await queue.write { try $0.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY)") }
         let committer = GroupCommitter(writer: queue)
+        // The writer held for a moment, so the writes queue up and share batches.
+        let held = Task { try await queue.writeWithoutTransaction { _ in Thread.sleep(forTimeInterval: 0.2) } }
+        try await Task.sleep(for: .milliseconds(50))
         let results = await withTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<50 {
                 group.addTask {
@@ -34,6 +37,7 @@ import Testing
             }
             return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
         }
+        try await held.value
         let rows = try await queue.read { try Int.fetchAll($0, sql: "SELECT id FROM t") }
         #expect(rows.count == 40, "each kept write once, though its batch ran twice")
         #expect(Set(rows) == Set((0..<50).filter { $0 % 5 != 0 }))
