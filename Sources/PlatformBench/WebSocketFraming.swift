@@ -13,8 +13,9 @@ enum WebSocketFraming {
         let request =
             "GET /rpc HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: cGxhdGZvcm1kLWJlbmNoLWtleQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        // A server that never answers fails the bench instead of holding its thread.
-        var limit = timeval(tv_sec: 30, tv_usec: 0)
+        // A server that never answers fails the bench instead of holding its thread (after as
+        // long as its start may take on a loaded machine: two minutes).
+        var limit = timeval(tv_sec: 120, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         try LoadDriver.send(Array(request.utf8), on: descriptor)
         // Byte by byte, so no frame after the head is read into a buffer thrown away here.
