@@ -21,7 +21,7 @@ enum WebSocketFraming {
         // Byte by byte, so no frame after the head is read into a buffer thrown away here.
         var head: [UInt8] = []
         var byte: UInt8 = 0
-        while !head.ends(with: [0x0D, 0x0A, 0x0D, 0x0A]) {
+        while !head.suffix(4).elementsEqual([0x0D, 0x0A, 0x0D, 0x0A]) {
             guard recv(descriptor, &byte, 1, 0) == 1, head.count < 16_384 else {
                 throw BenchFailure("the WebSocket upgrade got no answer (errno \(errno))")
             }
@@ -122,11 +122,5 @@ enum WebSocketFraming {
             guard index + header + length <= buffer.count else { return nil }
             payload = (index + header)..<(index + header + length)
         }
-    }
-}
-
-extension Array where Element == UInt8 {
-    fileprivate func ends(with suffix: [UInt8]) -> Bool {
-        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
     }
 }

@@ -86,7 +86,7 @@ extension JSONWriter {
 
     mutating func member(_ key: StaticString, _ value: Int, _ members: inout Members) {
         self.key(key, &members)
-        writeInteger(Int64(value))
+        append(String(value))
     }
 
     mutating func member(_ key: StaticString, _ value: Int?, _ members: inout Members) {

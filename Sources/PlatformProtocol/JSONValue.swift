@@ -259,7 +259,7 @@ struct JSONWriter {
         case .bool(let value):
             append(value ? "true" : "false")
         case .int(let value):
-            writeInteger(value)
+            append(String(value))
         case .double(let value):
             // Swift's shortest round-trip description ("5.0", "1e-05",
             // "1.5e+300") is always valid JSON for finite values.
@@ -291,23 +291,6 @@ struct JSONWriter {
 
     mutating func append(_ text: String) {
         output.append(contentsOf: text.utf8)
-    }
-
-    /// Decimal digits written in place: no `String` made for each number of a reply.
-    mutating func writeInteger(_ value: Int64) {
-        if value < 0 { output.append(UInt8(ascii: "-")) }
-        // The magnitude as unsigned, so Int64.min has one too.
-        var magnitude = value.magnitude
-        guard magnitude >= 10 else {
-            output.append(UInt8(ascii: "0") + UInt8(magnitude))
-            return
-        }
-        let start = output.count
-        while magnitude > 0 {
-            output.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        }
-        output[start...].reverse()
     }
 
     mutating func writeString(_ string: String) {

@@ -238,8 +238,8 @@ struct JSONValueTests {
     }
 }
 
-/// Integers are written digit by digit into the output (no `String` per number): every
-/// magnitude, both signs and both ends of the range read as Swift writes them.
+/// Integers: every magnitude, both signs and both ends of the range read as Swift writes them;
+/// object members in the byte order of their keys.
 @Suite struct JSONIntegerWritingTests {
     @Test(arguments: [0, 7, -7, 9, 10, -10, 99, 100, 1_234_567_890, -987_654_321, Int64.max, Int64.min])
     func anIntegerIsWrittenAsItsDecimalText(value: Int64) throws {
