@@ -79,16 +79,15 @@ import Testing
         #expect(store.idlePings.withLock { $0.count } == closed, "no ping after close")
     }
 
-    /// A PostgreSQL server that is not there: start-up fails at once with `Unreachable`. Runs
-    /// without any database.
-    @Test func anUnreachableServerFailsAtStartUp() async throws {
-        let started = ContinuousClock.now
+    /// A PostgreSQL server that is not there: start-up fails with `Unreachable` instead of a pool
+    /// retrying in the background forever. Runs without any database. The time limit is that
+    /// guard, not a speed: a refused connection fails at once, but in the opening minute of a
+    /// whole run on two cores some 80 `platformd` children starve this process (a CI run measured
+    /// 72.7 s from this test's start to the refusal, every test around it as late).
+    @Test(.timeLimit(.minutes(5))) func anUnreachableServerFailsAtStartUp() async throws {
         await #expect(throws: PostgresSessionStore.Unreachable.self) {
             _ = try await PostgresSessionStore.connect(url: "postgres://nobody:secret@127.0.0.1:1/none")
         }
-        // Guards against a pool retrying in the background forever, not a speed: a refused
-        // connection fails at once, but a loaded test machine can take seconds to schedule it.
-        #expect(ContinuousClock.now - started < .seconds(60))
         await #expect(throws: PostgresSessionStore.InvalidURL.self) {
             _ = try await PostgresSessionStore.connect(url: "postgres://127.0.0.1/none")
         }
