@@ -6,7 +6,8 @@ import PlatformProtocol
 /// tenant a server hosts without knowing its questions.
 ///
 /// Each field gets, in order of preference: its saved `value`, its `default`, nothing when it is
-/// optional, else a value made from its type and bounds (the first unlocked options, the middle
+/// optional (and its `requiredWhen`, if any, does not hold on the answers so far; a list entry's
+/// optional item fields alike), else a value made from its type and bounds (the first unlocked options, the middle
 /// of `min`…`max`, a text within `minLength`…`maxLength`). A field the server refuses is answered
 /// with its next candidate on the next try (`retry`): another text (the placeholder, a name, an
 /// email, digits; those the field's `pattern` accepts first),
@@ -61,10 +62,17 @@ public struct GenericAnswers: Sendable {
                 continue
             }
             if field["type"]?.stringValue == "search" { continue }
-            if attempt == 0 && field["required"] != true { continue }
+            if attempt == 0 && !Self.isRequired(field, given: { values[$0] }) { continue }
             if let made = Self.make(field, attempt: attempt) { values[id] = made }
         }
         return values
+    }
+
+    /// Whether a field needs an answer: `required`, or a `requiredWhen` that holds on `values`.
+    static func isRequired(_ field: JSONValue, given values: (String) -> JSONValue?) -> Bool {
+        if field["required"] == true { return true }
+        guard let json = field["requiredWhen"].nonNull, let condition = try? FieldCondition(json: json) else { return false }
+        return condition.holds(given: values)
     }
 
     /// A value for `field` from its type and bounds; `attempt` picks another candidate.
@@ -114,14 +122,16 @@ public struct GenericAnswers: Sendable {
         case "list":
             let minimum = field["minItems"]?.intValue ?? 0
             let items = field["itemFields"]?.arrayValue ?? []
+            // Optional item fields are left out on the first try, as a person would leave them.
             return .array(
                 (0..<minimum).map { _ in
-                    .object(
-                        Dictionary(
-                            items.compactMap { item in
-                                guard let id = item["id"]?.stringValue, let value = make(item, attempt: attempt) else { return nil }
-                                return (id, value)
-                            }, uniquingKeysWith: { first, _ in first }))
+                    var entry: [String: JSONValue] = [:]
+                    for item in items {
+                        guard let id = item["id"]?.stringValue, entry[id] == nil else { continue }
+                        if attempt == 0 && !isRequired(item, given: { entry[$0] }) { continue }
+                        if let value = make(item, attempt: attempt) { entry[id] = value }
+                    }
+                    return .object(entry)
                 })
         default:
             return options.first

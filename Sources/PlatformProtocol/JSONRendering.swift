@@ -229,12 +229,9 @@ extension OptionView: JSONWritable {
     }
 }
 
-extension VisibilityCondition: JSONWritable {
+extension FieldCondition: JSONWritable {
     func write(to writer: inout JSONWriter) {
-        var members = writer.open()
-        writer.member("equals", equals, &members)
-        writer.member("field", field, &members)
-        writer.close(members)
+        writer.write(json)
     }
 }
 
@@ -285,6 +282,7 @@ extension FieldView: JSONWritable {
         case .default: writer.member("default", `default`, &members)
         case .value: writer.member("value", value ?? .null, &members)
         case .visibleWhen: writer.member("visibleWhen", visibleWhen, &members)
+        case .requiredWhen: writer.member("requiredWhen", requiredWhen, &members)
         case .allowCustom: if let allowCustom { writer.member("allowCustom", allowCustom, &members) }
         case .itemFields: writer.member("itemFields", itemFields, &members)
         case .pattern: writer.member("pattern", pattern, &members)

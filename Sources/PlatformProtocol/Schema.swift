@@ -55,6 +55,25 @@ enum Schema {
         return .object(schema)
     }
 
+    /// Each form of a condition, closed so exactly one matches.
+    static var fieldCondition: JSONValue {
+        let comparisons = FieldCondition.Comparison.allCases.map { comparison -> JSONValue in
+            let operand = comparison == .in ? array(anyValue) : anyValue
+            return object(["field": string, comparison.rawValue: operand], required: ["field", comparison.rawValue])
+        }
+        let combinations: [JSONValue] = [
+            object(["field": string, "answered": boolean], required: ["field", "answered"]),
+            object(["all": array(ref("FieldCondition"))], required: ["all"]),
+            object(["any": array(ref("FieldCondition"))], required: ["any"]),
+            object(["not": ref("FieldCondition")], required: ["not"]),
+        ]
+        return [
+            "oneOf": .array(comparisons + combinations),
+            "description":
+                "When a field is shown (visibleWhen) or required (requiredWhen); `field` names a field of the flow, or in a list's itemFields a sibling item field.",
+        ]
+    }
+
     /// The shared shapes, by name, for `components.schemas`.
     static var components: [String: JSONValue] {
         [
@@ -97,15 +116,16 @@ enum Schema {
                     "min": numberOrString, "max": numberOrString, "step": number,
                     "minLength": integer(minimum: 0), "maxLength": integer(minimum: 0),
                     "minItems": integer(minimum: 0), "maxItems": integer(minimum: 0),
-                    "default": anyValue, "value": anyValue, "visibleWhen": ref("VisibilityCondition"),
-                    "allowCustom": boolean, "itemFields": array(ref("FieldView")), "pattern": string,
+                    "default": anyValue, "value": anyValue, "visibleWhen": ref("FieldCondition"),
+                    "requiredWhen": ref("FieldCondition"), "allowCustom": boolean, "itemFields": array(ref("FieldView")), "pattern": string,
                 ], required: ["id", "type", "label", "required", "value"], closed: false,
                 description: "Members beyond these carry type-specific data (a slider's value bands)."),
             "Option": object(
                 [
                     "value": string, "label": string, "detail": string, "locked": boolean, "badge": string, "link": string,
                 ], required: ["value", "label", "locked"]),
-            "VisibilityCondition": object(["field": string, "equals": anyValue], required: ["field", "equals"]),
+            "FieldCondition": fieldCondition,
+            "VisibilityCondition": ref("FieldCondition"),
             "FieldErrorCode": enumeration(FieldErrorCode.allCases.map(\.rawValue)),
             "FieldError": object(
                 [

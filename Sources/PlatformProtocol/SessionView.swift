@@ -168,19 +168,6 @@ public enum FieldType: String, Sendable, Hashable, Codable, CaseIterable {
     case multiChoice = "multi_choice"
 }
 
-/// A field is shown (and validated, and kept) only while another field has a given value.
-public struct VisibilityCondition: Sendable, Hashable, Codable {
-    /// The id of the field it depends on: on the same step, or answered earlier in the flow.
-    public var field: String
-    /// The value that shows the field (compared as JSON, so `1` equals `1.0`).
-    public var equals: JSONValue
-
-    public init(field: String, equals: JSONValue) {
-        self.field = field
-        self.equals = equals
-    }
-}
-
 /// One option of a choice or multi-choice field, as shown.
 public struct OptionView: Sendable, Hashable, Codable {
     public var value: String
@@ -218,7 +205,10 @@ public struct FieldView: Sendable, Hashable, Codable {
     public var maxItems: Int?
     public var `default`: JSONValue?
     public var value: JSONValue?
-    public var visibleWhen: VisibilityCondition?
+    /// Shown (and checked and kept) only while this holds.
+    public var visibleWhen: FieldCondition?
+    /// Required while this holds (`required` is then false: the condition decides).
+    public var requiredWhen: FieldCondition?
     /// A multi_choice that also takes custom objects.
     public var allowCustom: Bool?
     /// For `list` fields: the keys of each item.
@@ -232,8 +222,8 @@ public struct FieldView: Sendable, Hashable, Codable {
         id: String, type: FieldType, label: String, required: Bool, placeholder: String? = nil,
         options: [OptionView]? = nil, min: JSONValue? = nil, max: JSONValue? = nil, step: JSONValue? = nil,
         minLength: Int? = nil, maxLength: Int? = nil, minItems: Int? = nil, maxItems: Int? = nil,
-        default: JSONValue? = nil, value: JSONValue? = nil, visibleWhen: VisibilityCondition? = nil,
-        allowCustom: Bool? = nil, itemFields: [FieldView]? = nil, pattern: String? = nil, extra: [String: JSONValue] = [:]
+        default: JSONValue? = nil, value: JSONValue? = nil, visibleWhen: FieldCondition? = nil,
+        requiredWhen: FieldCondition? = nil, allowCustom: Bool? = nil, itemFields: [FieldView]? = nil, pattern: String? = nil, extra: [String: JSONValue] = [:]
     ) {
         self.id = id
         self.type = type
@@ -251,6 +241,7 @@ public struct FieldView: Sendable, Hashable, Codable {
         self.default = `default`
         self.value = value
         self.visibleWhen = visibleWhen
+        self.requiredWhen = requiredWhen
         self.allowCustom = allowCustom
         self.itemFields = itemFields
         self.pattern = pattern
@@ -259,7 +250,7 @@ public struct FieldView: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, type, label, required, placeholder, options, min, max, step, minLength, maxLength
-        case minItems, maxItems, `default`, value, visibleWhen, allowCustom, itemFields, pattern
+        case minItems, maxItems, `default`, value, visibleWhen, requiredWhen, allowCustom, itemFields, pattern
     }
 
     static let knownKeys = Set(CodingKeys.allCases.map(\.stringValue))
@@ -302,7 +293,8 @@ public struct FieldView: Sendable, Hashable, Codable {
         maxItems = try container.decodeIfPresent(Int.self, forKey: .maxItems)
         `default` = try container.decodeIfPresent(JSONValue.self, forKey: .default)
         value = try container.decodeIfPresent(JSONValue.self, forKey: .value).flatMap { $0.isNull ? nil : $0 }
-        visibleWhen = try container.decodeIfPresent(VisibilityCondition.self, forKey: .visibleWhen)
+        visibleWhen = try container.decodeIfPresent(FieldCondition.self, forKey: .visibleWhen)
+        requiredWhen = try container.decodeIfPresent(FieldCondition.self, forKey: .requiredWhen)
         allowCustom = try container.decodeIfPresent(Bool.self, forKey: .allowCustom)
         itemFields = try container.decodeIfPresent([FieldView].self, forKey: .itemFields)
         pattern = try container.decodeIfPresent(String.self, forKey: .pattern)
@@ -327,6 +319,7 @@ public struct FieldView: Sendable, Hashable, Codable {
         try container.encodeIfPresent(`default`, forKey: .default)
         try container.encode(value ?? .null, forKey: .value)
         try container.encodeIfPresent(visibleWhen, forKey: .visibleWhen)
+        try container.encodeIfPresent(requiredWhen, forKey: .requiredWhen)
         try container.encodeIfPresent(allowCustom, forKey: .allowCustom)
         try container.encodeIfPresent(itemFields, forKey: .itemFields)
         try container.encodeIfPresent(pattern, forKey: .pattern)

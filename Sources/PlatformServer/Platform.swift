@@ -517,26 +517,13 @@ public final class Platform: Sendable {
     public func updateProfile(tenant: String, userId: String, values: [String: JSONValue]) async throws(FlowError) -> Profile {
         let registered = try await self.tenant(tenant)
         let plugin = registered.plugin
-        let editable = Dictionary(plugin.editableFields.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let validator = registered.validator
         let now = clock()
         let (updated, logs, queuedDeliveries) = try await storing {
             try await store.updateProfile(tenant: tenant, userId: userId, at: now) { profile -> (ProfileCommit?, (Profile, [PluginLogLine], Bool)) in
                 guard var profile else { throw FlowError.notFound("profile of user \(userId): onboarding is not complete") }
-                var clean: [String: JSONValue] = [:]
-                var errors: [FieldError] = []
-                for (key, value) in values.sorted(by: { $0.key < $1.key }) {
-                    guard let spec = editable[key] else {
-                        let name = Self.label(of: key, in: registered, now: now) ?? key
-                        errors.append(FieldError(field: key, code: .notEditable, message: "\(name) can't be changed after onboarding."))
-                        continue
-                    }
-                    switch validator.check(value, against: spec) {
-                    case .valid(let value): clean[key] = value
-                    case .absent: clean[key] = .null
-                    case .invalid: errors += validator.allErrors(value, against: spec)
-                    }
-                }
+                let (clean, errors) = validator.checkProfileUpdate(
+                    values, editable: plugin.editableFields, profile: profile, label: { Self.label(of: $0, in: registered, now: now) })
                 guard errors.isEmpty else { throw FlowError.validationFailed(errors, session: nil) }
                 let context = StepContext(
                     tenant: tenant, userId: userId, displayName: plugin.defaultDisplayName, now: now,

@@ -459,7 +459,7 @@ public struct FlowEngine: Sendable {
         if step.kind == .review, let missing = missingContent(state, now: now) { content["missing"] = missing }
         return StepView(
             id: step.id, kind: step.kind, title: copy.title, subtitle: copy.subtitle, helper: copy.helper,
-            fields: step.fields(in: context).map { $0.view(value: saved[$0.id], today: CalendarDate(now)) },
+            fields: FieldSpec.views(of: step.fields(in: context), saved: saved, answers: context.value(of:), today: CalendarDate(now)),
             actions: copy.actions + (state.path.count > 1 ? [.back] : []),
             content: content, errors: state.stepErrors[step.id] ?? [])
     }

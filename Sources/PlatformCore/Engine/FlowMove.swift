@@ -128,7 +128,9 @@ extension FlowEngine {
         for (stepID, values) in next.answers {
             guard let current = flow.step(stepID) else { continue }
             var errors: [FieldError] = []
-            for spec in current.fields(in: checking) where spec.isVisible(given: { values[$0] ?? checking.value(of: $0) }) {
+            var reader = ConditionReader { values[$0] ?? checking.value(of: $0) }
+            for spec in current.fields(in: checking) {
+                guard let spec = reader.apply(spec) else { continue }
                 if case .invalid = validator.check(values[spec.id], against: spec) {
                     errors += validator.allErrors(values[spec.id], against: spec)
                 }

@@ -11,7 +11,9 @@ extension FieldValidator {
         var clean: [String: JSONValue] = [:]
         var errors: [FieldError] = []
         var partial = Set<String>()
-        for spec in specs where spec.isVisible(given: { values[$0] ?? context.value(of: $0) }) {
+        var reader = ConditionReader { clean[$0] ?? values[$0] ?? context.value(of: $0) }
+        for spec in specs {
+            guard let spec = reader.apply(spec) else { continue }
             switch check(values[spec.id], against: spec) {
             case .valid(let value): clean[spec.id] = value
             case .absent: break

@@ -37,9 +37,8 @@ extension FlowEngine {
     /// who never saw the step cannot have answered.
     static func asksForAnAnswer(_ step: any FlowStep, in context: StepContext) -> Bool {
         guard step.kind != .review else { return false }
-        return step.fields(in: context).contains { spec in
-            spec.required && spec.isVisible(given: { context.value(of: $0) })
-        }
+        var reader = ConditionReader { context.value(of: $0) }
+        return step.fields(in: context).contains { reader.apply($0)?.required == true }
     }
 
     /// What a review shows of the steps still to answer: `content.missing`, each step's id and title.

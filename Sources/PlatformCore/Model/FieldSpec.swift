@@ -85,7 +85,8 @@ public struct FieldSpec: Sendable {
     /// Whether an answer is needed: no value, `null`, an empty or blank text (blank is kept when
     /// normalization is `.none`), or an empty `list` or `multi_choice` (with no `minItems`) is
     /// `required`.
-    /// A hidden field (``visibleWhen``) is not checked, required or not.
+    /// A hidden field (``visibleWhen``) is not checked, required or not. With ``requiredWhen``
+    /// it is false and the condition decides.
     public var required: Bool
     /// Hint text shown in an empty input.
     public var placeholder: String?
@@ -115,11 +116,15 @@ public struct FieldSpec: Sendable {
     /// Sent to clients as the field's `default`, for them to preselect; the server does not fill
     /// it in for a value that was not posted.
     public var defaultValue: JSONValue?
-    /// Shows the field only while another field has a given value (read from the same submit,
-    /// else from the saved answers). While hidden the field is not checked, so ``required`` does
-    /// not apply, and its value is dropped from the submit and, for a step ahead, from the
-    /// saved answers.
-    public var visibleWhen: VisibilityCondition?
+    /// Shows the field only while the condition holds on other answers (read from the same
+    /// submit, else from the saved answers; in a list's ``itemFields``, from the same entry).
+    /// While hidden the field is not checked, so ``required`` does not apply, and its value is
+    /// dropped from the submit and, for a step ahead, from the saved answers. A hidden field
+    /// reads as unanswered to the conditions of the fields after it.
+    public var visibleWhen: FieldCondition?
+    /// Makes the field required only while the condition holds (read as ``visibleWhen`` reads
+    /// it); ``required`` is then false. A field that is hidden is never required.
+    public var requiredWhen: FieldCondition?
     /// For `multi_choice`: entries may also be objects of the person's own (a custom goal), whose
     /// `title` is normalised with ``TextNormalization/collapsedSpaces``. A choice or title picked
     /// twice (titles compared ignoring case) is `duplicate`.
@@ -160,7 +165,7 @@ public struct FieldSpec: Sendable {
         earliest: TemporalBound? = nil, latest: TemporalBound? = nil,
         minLength: Int? = nil, maxLength: Int? = nil,
         minItems: Int? = nil, maxItems: Int? = nil,
-        defaultValue: JSONValue? = nil, visibleWhen: VisibilityCondition? = nil,
+        defaultValue: JSONValue? = nil, visibleWhen: FieldCondition? = nil, requiredWhen: FieldCondition? = nil,
         allowCustom: Bool = false, itemFields: [FieldSpec] = [],
         normalization: TextNormalization = .trimmed,
         messages: [FieldErrorCode: String] = [:], extra: [String: JSONValue] = [:], sensitive: Bool = false,
@@ -171,7 +176,7 @@ public struct FieldSpec: Sendable {
         self.id = id
         self.type = type
         self.label = label
-        self.required = required
+        self.required = requiredWhen == nil ? required : false
         self.placeholder = placeholder
         self.options = options
         self.min = min
@@ -185,6 +190,7 @@ public struct FieldSpec: Sendable {
         self.maxItems = maxItems
         self.defaultValue = defaultValue
         self.visibleWhen = visibleWhen
+        self.requiredWhen = requiredWhen
         self.allowCustom = allowCustom
         self.itemFields = itemFields
         self.normalization = normalization
@@ -208,11 +214,19 @@ public struct FieldSpec: Sendable {
     ///
     /// - Parameter values: the value of a field by id (the engine reads the submit first, then the
     ///   saved answers).
-    /// - Returns: true when the field has no ``visibleWhen``, or its field's value equals the
-    ///   condition's.
+    /// - Returns: true when the field has no ``visibleWhen``, or it holds.
     public func isVisible(given values: (String) -> JSONValue?) -> Bool {
-        guard let condition = visibleWhen else { return true }
-        return values(condition.field) == condition.equals
+        visibleWhen?.holds(given: values) ?? true
+    }
+
+    /// The field as it applies to these answers: nil while it is hidden, else with ``required``
+    /// decided by ``requiredWhen`` when it has one.
+    public func applying(_ values: (String) -> JSONValue?) -> FieldSpec? {
+        guard isVisible(given: values) else { return nil }
+        guard let requiredWhen else { return self }
+        var applied = self
+        applied.required = requiredWhen.holds(given: values)
+        return applied
     }
 
     /// The FieldView of the contract, with the saved answer as `value`.
@@ -230,10 +244,97 @@ public struct FieldSpec: Sendable {
             step: step.map(JSONValue.number),
             minLength: minLength, maxLength: maxLength, minItems: minItems, maxItems: maxItems,
             default: defaultValue, value: value.flatMap { $0.isNull ? nil : $0 }, visibleWhen: visibleWhen,
-            allowCustom: allowCustom ? true : nil,
+            requiredWhen: requiredWhen, allowCustom: allowCustom ? true : nil,
             itemFields: itemFields.isEmpty ? nil : itemFields.map { $0.view(value: nil, today: today) },
             pattern: pattern?.source, extra: extra)
         view.adoptKnownKeys()
         return view
+    }
+}
+
+/// Reads answers for conditions while fields are applied in order (a step's fields, a list
+/// entry's item fields): a field found hidden reads as unanswered to the fields after it.
+struct ConditionReader {
+    private var hidden: Set<String> = []
+    private let read: (String) -> JSONValue?
+
+    init(_ read: @escaping (String) -> JSONValue?) {
+        self.read = read
+    }
+
+    func value(of id: String) -> JSONValue? {
+        hidden.contains(id) ? nil : read(id)
+    }
+
+    /// The field as it applies (``FieldSpec/applying(_:)``), nil while hidden.
+    mutating func apply(_ spec: FieldSpec) -> FieldSpec? {
+        guard let applied = spec.applying(value(of:)) else {
+            hidden.insert(spec.id)
+            return nil
+        }
+        return applied
+    }
+}
+
+extension FieldSpec {
+    /// A step's fields as a client sees them: each condition's parts that read fields of other
+    /// steps are decided with the session's `answers`, so what is served reads only the step's
+    /// own fields (every client can decide it from its form, as the server does); a field they
+    /// hide is left out, and a `requiredWhen` they decide becomes `required`.
+    static func views(
+        of specs: [FieldSpec], saved: [String: JSONValue], answers: (String) -> JSONValue?, today: CalendarDate
+    ) -> [FieldView] {
+        let local = Set(specs.map(\.id))
+        return specs.compactMap { spec in
+            var view = spec.view(value: saved[spec.id], today: today)
+            switch spec.visibleWhen?.residual(open: local, value: answers) {
+            case .decided(false)?: return nil
+            case .decided(true)?: view.visibleWhen = nil
+            case .open(let rest)?: view.visibleWhen = rest
+            case nil: break
+            }
+            switch spec.requiredWhen?.residual(open: local, value: answers) {
+            case .decided(let holds)?:
+                view.required = holds
+                view.requiredWhen = nil
+            case .open(let rest)?: view.requiredWhen = rest
+            case nil: break
+            }
+            return view
+        }
+    }
+
+    /// The field's conditions by their names, for definition checks.
+    var conditions: [(name: String, condition: FieldCondition)] {
+        [("visibleWhen", visibleWhen), ("requiredWhen", requiredWhen)].compactMap { name, condition in
+            condition.map { (name, $0) }
+        }
+    }
+}
+
+extension FieldCondition {
+    /// What is wrong with the condition as data: an ordering against a value that is neither a
+    /// number nor a text, `in` without an array, an empty `any` (it never holds).
+    var problems: [String] {
+        switch self {
+        case .compare(let field, let comparison, let operand):
+            switch comparison {
+            case .lessThan, .atMost, .greaterThan, .atLeast:
+                return operand.doubleValue != nil || operand.stringValue != nil
+                    ? [] : ["compares \(field) \(comparison.rawValue) \(operand.serialized()), which is neither a number nor a text"]
+            case .in:
+                return operand.arrayValue != nil ? [] : ["takes \(field) in \(operand.serialized()), which is not an array"]
+            default:
+                return []
+            }
+        case .answered:
+            return []
+        case .all(let conditions):
+            return conditions.flatMap(\.problems)
+        case .any(let conditions):
+            return conditions.isEmpty ? ["has an empty any, which never holds"] : conditions.flatMap(\.problems)
+        case .not(let condition):
+            return condition.problems
+        }
     }
 }

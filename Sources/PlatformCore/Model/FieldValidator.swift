@@ -93,13 +93,15 @@ public struct FieldValidator: Sendable {
     }
 
     /// One list entry through its item fields: an item field hidden by its `visibleWhen` (read
-    /// from the same entry) is neither checked nor kept.
+    /// from the same entry) is neither checked nor kept; one whose `requiredWhen` holds is required.
     private func checkEntry(
         _ object: [String: JSONValue], of spec: FieldSpec, position: Int
     ) -> (clean: [String: JSONValue], errors: [FieldError]) {
         var clean: [String: JSONValue] = [:]
         var errors: [FieldError] = []
-        for itemSpec in spec.itemFields where itemSpec.isVisible(given: { clean[$0] ?? object[$0] }) {
+        var reader = ConditionReader { clean[$0] ?? object[$0] }
+        for itemSpec in spec.itemFields {
+            guard let itemSpec = reader.apply(itemSpec) else { continue }
             switch check(object[itemSpec.id], against: itemSpec) {
             case .valid(let value): clean[itemSpec.id] = value
             case .absent: break

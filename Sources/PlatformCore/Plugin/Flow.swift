@@ -226,9 +226,24 @@ public struct Flow: Sendable {
                 let siblings = Set(field.itemFields.map(\.id))
                 for item in field.itemFields {
                     problems += Self.boundProblems(item, in: step.id)
-                    if let condition = item.visibleWhen, !siblings.contains(condition.field) {
-                        problems.append(
-                            "\(step.id): list item field \(field.id).\(item.id) is visible when \(condition.field), which is not an item field of \(field.id)")
+                    for (name, condition) in item.conditions {
+                        problems += condition.problems.map { "\(step.id): list item field \(field.id).\(item.id)'s \(name) \($0)" }
+                        for unknown in condition.fields where !siblings.contains(unknown) {
+                            problems.append(
+                                "\(step.id): list item field \(field.id).\(item.id) is \(name == "visibleWhen" ? "visible" : "required") when \(unknown), which is not an item field of \(field.id)"
+                            )
+                        }
+                    }
+                }
+            }
+        }
+        // A condition may read any field of the flow: one on the same step or answered earlier.
+        for step in steps {
+            for field in step.fields(in: context) {
+                for (name, condition) in field.conditions {
+                    problems += condition.problems.map { "\(step.id): field \(field.id)'s \(name) \($0)" }
+                    for unknown in condition.fields where owners[unknown] == nil {
+                        problems.append("\(step.id): field \(field.id)'s \(name) reads \(unknown), which is no field of the flow")
                     }
                 }
             }

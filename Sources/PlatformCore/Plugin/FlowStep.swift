@@ -207,13 +207,13 @@ extension FlowStep {
     public func reconciled(_ saved: [String: JSONValue], in context: StepContext, validator: FieldValidator) -> [String: JSONValue] {
         let specs = fields(in: context)
         var kept = saved
+        var reader = ConditionReader { saved[$0] ?? context.value(of: $0) }
         for spec in specs {
-            guard let value = saved[spec.id] else { continue }
-            let visible = spec.isVisible { saved[$0] ?? context.value(of: $0) }
-            guard visible else {
+            guard let spec = reader.apply(spec) else {
                 kept[spec.id] = nil
                 continue
             }
+            guard let value = saved[spec.id] else { continue }
             if case .valid = validator.check(value, against: spec) { continue }
             if spec.type == .multiChoice, let items = value.arrayValue {
                 kept[spec.id] = .array(

@@ -121,9 +121,9 @@ public struct ReviewStep: FlowStep {
         Self.stepsOnPath(context, before: id).compactMap { step -> ReviewSection? in
             let stepId = step.id
             guard !omitted.contains(stepId), let saved = context.answers(of: stepId) else { return nil }
+            var reader = ConditionReader { saved[$0] ?? context.value(of: $0) }
             let answers = step.fields(in: context).compactMap { spec -> ReviewAnswer? in
-                guard !omitted.contains(spec.id), !spec.sensitive, let value = saved[spec.id], !value.isNull,
-                    spec.isVisible(given: { saved[$0] ?? context.value(of: $0) })
+                guard reader.apply(spec) != nil, !omitted.contains(spec.id), !spec.sensitive, let value = saved[spec.id], !value.isNull
                 else { return nil }
                 return ReviewAnswer(field: spec.id, label: spec.label, text: Self.text(of: value, as: spec))
             }

@@ -28,7 +28,7 @@ public enum AnswerSchema {
         var required: [JSONValue] = []
         for field in step.fields {
             properties[field.id] = schema(of: field)
-            if field.required && field.visibleWhen == nil { required.append(.string(field.id)) }
+            if field.required && field.visibleWhen == nil { required.append(.string(field.id)) }  // a condition: see its notes
         }
         var values: [String: JSONValue] = [
             "type": "object",
@@ -114,7 +114,10 @@ public enum AnswerSchema {
             if let high = field.maxItems { schema["maxItems"] = .int(Int64(high)) }
         }
         if let condition = field.visibleWhen {
-            notes.append("only when \(condition.field) is \(condition.equals.serialized())")
+            notes.append("only when \(condition)")
+        }
+        if let condition = field.requiredWhen {
+            notes.append("required when \(condition)")
         }
         if !field.required { notes.append("optional") }
         schema["description"] = .string(notes.joined(separator: "; "))

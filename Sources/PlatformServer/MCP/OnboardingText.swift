@@ -127,9 +127,16 @@ public struct OnboardingText {
     }
 
     func render(_ field: FieldView) -> [String] {
-        var facts: [String] = [t(field.required ? "required" : "optional"), t(Self.kind(of: field))]
+        var facts: [String] = [t(field.required ? "required" : (field.requiredWhen == nil ? "optional" : "required when asked")), t(Self.kind(of: field))]
         if let condition = field.visibleWhen {
-            facts.append(t("only when \(condition.field) is \(Self.plain(condition.equals) ?? condition.equals.serialized())"))
+            if let field = condition.field, let value = condition.equals {
+                facts.append(t("only when \(field) is \(Self.plain(value) ?? value.serialized())"))
+            } else {
+                facts.append(t("only when \(condition.description)"))
+            }
+        }
+        if let condition = field.requiredWhen {
+            facts.append(t("required when \(condition.description)"))
         }
         facts += Self.bounds(of: field).map(t)
         var lines = ["• \(field.label) [\(field.id)] (\(facts.joined(separator: "; ")))"]

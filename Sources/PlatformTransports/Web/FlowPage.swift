@@ -197,10 +197,11 @@ struct FlowPage {
         let label = HTML.text(field.label) + required
         let value = postedValue(name) ?? field.value.map(Self.plain) ?? field.default.map(Self.plain) ?? ""
         let hint = field.placeholder.map { " placeholder=\"\(HTML.attribute($0))\"" } ?? ""
-        let visible =
-            field.visibleWhen.map {
-                " data-visible-when=\"\(HTML.attribute($0.field))\" data-visible-equals=\"\(HTML.attribute(Self.plain($0.equals)))\""
-            } ?? ""
+        // The page's script shows, hides and requires by these as the server does (a field
+        // hidden on submit is dropped there anyway); without it every field is shown.
+        var visible = field.visibleWhen.map { " data-visible-when=\"\(HTML.attribute($0.json.serialized()))\"" } ?? ""
+        visible += field.requiredWhen.map { " data-required-when=\"\(HTML.attribute($0.json.serialized()))\"" } ?? ""
+        if !visible.isEmpty { visible += " data-scope=\"\(HTML.attribute(prefix))\"" }
         var dataType = " data-field-type=\"\(field.type.rawValue)\" data-field=\"\(HTML.attribute(name))\""
         if let minimum = field.minItems { dataType += " data-min-items=\"\(minimum)\"" }
         if let maximum = field.maxItems { dataType += " data-max-items=\"\(maximum)\"" }

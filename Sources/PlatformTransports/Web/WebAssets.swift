@@ -167,6 +167,83 @@ enum WebAssets {
             }, 200);
           });
         });
+        (function () {
+          // Field conditions (visibleWhen, requiredWhen), decided from the form as the server
+          // decides them from a submit: a hidden field reads as unanswered and is not posted.
+          var conditional = document.querySelectorAll("[data-visible-when], [data-required-when]");
+          if (!conditional.length) return;
+          function box(name) { return document.querySelector('[data-field="' + CSS.escape(name) + '"]'); }
+          function read(name) {
+            var field = box(name);
+            if (!field || field.hidden) return null;
+            var type = field.getAttribute("data-field-type");
+            if (type === "multi_choice") {
+              return Array.prototype.map.call(field.querySelectorAll("input[type=checkbox]:checked"), function (input) { return input.value; });
+            }
+            if (type === "boolean") {
+              var tick = field.querySelector("input[type=checkbox]");
+              return tick ? (tick.checked ? "true" : "false") : null;
+            }
+            var radio = field.querySelector("input[type=radio]");
+            if (radio) {
+              var picked = field.querySelector("input[type=radio]:checked");
+              return picked ? picked.value : null;
+            }
+            var input = field.querySelector("input:not([type=hidden]), select, textarea");
+            return input ? input.value : null;
+          }
+          function answered(value) { return value !== null && (Array.isArray(value) ? value.length > 0 : value.trim() !== ""); }
+          function same(value, expected) {
+            if (typeof expected === "number") return value.trim() !== "" && Number(value) === expected;
+            return value === String(expected);
+          }
+          function order(value, bound) {
+            if (!answered(value) || Array.isArray(value)) return null;
+            if (typeof bound === "number") { var n = Number(value); return isNaN(n) ? null : (n < bound ? -1 : (n > bound ? 1 : 0)); }
+            if (typeof bound === "string") return value < bound ? -1 : (value > bound ? 1 : 0);
+            return null;
+          }
+          function holds(condition, scope) {
+            if (condition.all) return condition.all.every(function (c) { return holds(c, scope); });
+            if (condition.any) return condition.any.some(function (c) { return holds(c, scope); });
+            if (condition.not) return !holds(condition.not, scope);
+            var value = read(scope + condition.field);
+            var has = answered(value);
+            if ("answered" in condition) return has === condition.answered;
+            if ("equals" in condition) return has && !Array.isArray(value) && same(value, condition.equals);
+            if ("notEquals" in condition) return !(has && !Array.isArray(value) && same(value, condition.notEquals));
+            if ("in" in condition) return has && !Array.isArray(value) && condition["in"].some(function (x) { return same(value, x); });
+            if ("contains" in condition) return has && Array.isArray(value) && value.indexOf(String(condition.contains)) >= 0;
+            var checks = { lessThan: function (o) { return o < 0; }, atMost: function (o) { return o <= 0; },
+                           greaterThan: function (o) { return o > 0; }, atLeast: function (o) { return o >= 0; } };
+            for (var name in checks) {
+              if (name in condition) { var o = order(value, condition[name]); return o !== null && checks[name](o); }
+            }
+            return false;
+          }
+          function apply() {
+            conditional.forEach(function (field) {
+              var scope = field.getAttribute("data-scope") || "";
+              var visibleWhen = field.getAttribute("data-visible-when");
+              var shown = !visibleWhen || holds(JSON.parse(visibleWhen), scope);
+              field.hidden = !shown;
+              field.querySelectorAll("input, select, textarea").forEach(function (input) { input.disabled = !shown; });
+              var requiredWhen = field.getAttribute("data-required-when");
+              if (requiredWhen) {
+                var needed = shown && holds(JSON.parse(requiredWhen), scope);
+                field.querySelectorAll("input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select, textarea").forEach(function (input) {
+                  input.required = needed;
+                  input.setAttribute("aria-required", needed ? "true" : "false");
+                });
+              }
+            });
+          }
+          document.querySelectorAll("form").forEach(function (form) {
+            form.addEventListener("input", apply);
+            form.addEventListener("change", apply);
+          });
+          apply();
+        })();
         document.querySelectorAll("input[type=range][data-output]").forEach(function (range) {
           var output = document.getElementById(range.getAttribute("data-output"));
           if (!output) return;
