@@ -566,16 +566,8 @@ public final class Platform: Sendable {
     }
 
     private func decideGate(_ plugin: any OnboardingPlugin, tenant: String, userId: String, action: String) async throws(FlowError) -> GateDecision {
-        guard let profile = try await storing({ try await store.profile(tenant: tenant, userId: userId) }) else {
-            return plugin.onboardingGate.decision(for: action)
-        }
-        var passed: GateDecision?
-        for gate in plugin.gates {
-            guard let decision = gate.decide(action: action, profile: profile) else { continue }
-            if !decision.allowed { return decision }
-            passed = passed ?? decision
-        }
-        return passed ?? GateDecision(action: action, allowed: true)
+        let profile = try await storing { try await store.profile(tenant: tenant, userId: userId) }
+        return plugin.gateDecision(for: action, tenant: tenant, userId: userId, profile: profile)
     }
 
     public func funnel(tenant: String, flow: String, since: Date?, until: Date?, version: String? = nil) async throws(FlowError) -> Funnel {

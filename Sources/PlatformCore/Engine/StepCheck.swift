@@ -19,9 +19,10 @@ extension FieldValidator {
             case .absent: break
             case .invalid:
                 errors += allErrors(values[spec.id], against: spec)
-                // A list's entries that passed go on to the step's own rules, so one reply holds
-                // every error (an entry's own and, say, two good entries that overlap).
-                if let passing = passingEntries(values[spec.id], against: spec) {
+                // A list's entries go on to the step's own rules, each in its place with the item
+                // fields that passed, so one reply holds every error (an entry's own and, say,
+                // two entries that overlap) and each names the right entry.
+                if let passing = checkedEntries(values[spec.id], against: spec) {
                     clean[spec.id] = passing
                     partial.insert(spec.id)
                 }

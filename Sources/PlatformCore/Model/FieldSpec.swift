@@ -105,6 +105,9 @@ public struct FieldSpec: Sendable {
     public var earliest: TemporalBound?
     /// For `date` and `time`: the latest value allowed, else `out_of_range`. Clients see it as `max`.
     public var latest: TemporalBound?
+    /// For `date`: the day of its month an answer must fall on, else `out_of_range` (checked
+    /// after ``earliest`` and ``latest``). Clients see it as `dayOfMonth`.
+    public var dayOfMonth: DayOfMonthRule?
     /// For `text`: the fewest characters after normalisation, else `too_short`.
     public var minLength: Int?
     /// For `text`: the most characters after normalisation, else `too_long`.
@@ -162,7 +165,7 @@ public struct FieldSpec: Sendable {
         id: String, type: FieldType, label: String, required: Bool = true,
         placeholder: String? = nil, options: [FieldOption] = [],
         min: Double? = nil, max: Double? = nil, step: Double? = nil,
-        earliest: TemporalBound? = nil, latest: TemporalBound? = nil,
+        earliest: TemporalBound? = nil, latest: TemporalBound? = nil, dayOfMonth: DayOfMonthRule? = nil,
         minLength: Int? = nil, maxLength: Int? = nil,
         minItems: Int? = nil, maxItems: Int? = nil,
         defaultValue: JSONValue? = nil, visibleWhen: FieldCondition? = nil, requiredWhen: FieldCondition? = nil,
@@ -184,6 +187,7 @@ public struct FieldSpec: Sendable {
         self.step = step
         self.earliest = earliest
         self.latest = latest
+        self.dayOfMonth = dayOfMonth
         self.minLength = minLength
         self.maxLength = maxLength
         self.minItems = minItems
@@ -247,6 +251,7 @@ public struct FieldSpec: Sendable {
             requiredWhen: requiredWhen, allowCustom: allowCustom ? true : nil,
             itemFields: itemFields.isEmpty ? nil : itemFields.map { $0.view(value: nil, today: today) },
             pattern: pattern?.source, extra: extra)
+        if let dayOfMonth { view.extra["dayOfMonth"] = dayOfMonth.json }
         view.adoptKnownKeys()
         return view
     }

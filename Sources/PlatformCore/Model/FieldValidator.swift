@@ -79,16 +79,16 @@ public struct FieldValidator: Sendable {
         return errors.isEmpty ? [first] : errors
     }
 
-    /// For a `list` that was refused: the entries that passed their own checks, as they are kept,
-    /// so a step's own rules (``FlowStep/validate(_:in:)``) can run on them in the same reply;
-    /// nil for any other field, or when `raw` is not a list.
-    public func passingEntries(_ raw: JSONValue?, against spec: FieldSpec) -> JSONValue? {
+    /// For a `list` that was refused: every entry in its place, each with the item fields that
+    /// passed their own checks as they are kept (an entry that is not an object is empty), so a
+    /// step's own rules (``FlowStep/validate(_:in:)``) run on them in the same reply and entry N
+    /// of the submit is entry N of what they see (``FieldError/entry(_:of:_:_:)``); nil for any
+    /// other field, or when `raw` is not a list.
+    public func checkedEntries(_ raw: JSONValue?, against spec: FieldSpec) -> JSONValue? {
         guard spec.type == .list, let items = raw?.arrayValue else { return nil }
         return .array(
-            items.enumerated().compactMap { position, item in
-                guard let object = item.objectValue else { return nil }
-                let entry = checkEntry(object, of: spec, position: position)
-                return entry.errors.isEmpty ? .object(entry.clean) : nil
+            items.enumerated().map { position, item in
+                .object(item.objectValue.map { checkEntry($0, of: spec, position: position).clean } ?? [:])
             })
     }
 
@@ -106,7 +106,7 @@ public struct FieldValidator: Sendable {
             case .valid(let value): clean[itemSpec.id] = value
             case .absent: break
             case .invalid(let error):
-                errors.append(FieldError(field: spec.id, code: error.code, message: "Entry \(position + 1): \(error.message)"))
+                errors.append(.entry(position, of: spec.id, error.code, error.message))
             }
         }
         return (clean, errors)
@@ -162,6 +162,11 @@ public struct FieldValidator: Sendable {
                 throw failure(spec, .invalidFormat, "\(spec.label) must be a real date written YYYY-MM-DD.")
             }
             try checkBounds(spec) { bound, day in bound.date(on: day).map { Self.order(date, $0) } }
+            if let rule = spec.dayOfMonth, !rule.admits(date) {
+                throw FieldError(
+                    field: spec.id, code: .outOfRange,
+                    message: rule.message ?? spec.messages[.outOfRange] ?? "\(spec.label) must be \(rule.words).")
+            }
             return .string(text)
         case .time:
             guard let text = raw.stringValue else { throw typeError(spec, "a time") }
@@ -411,4 +416,13 @@ public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// `HH:mm`.
     public var description: String { String(format: "%02d:%02d", minutes / 60, minutes % 60) }
+}
+
+extension FieldError {
+    /// An error of one entry of a list field, worded as the core words an entry's own errors:
+    /// `Entry 2: …` for `index` 1. A step's ``FlowStep/validate(_:in:)`` sees every entry in its
+    /// place, so the index it enumerates is the person's.
+    public static func entry(_ index: Int, of field: String, _ code: FieldErrorCode, _ message: String) -> FieldError {
+        FieldError(field: field, code: code, message: "Entry \(index + 1): \(message)")
+    }
 }

@@ -259,6 +259,9 @@ public struct Flow: Sendable {
 
     /// Date bounds on date fields and time bounds on time fields only, the earliest not after the latest.
     static func boundProblems(_ field: FieldSpec, in step: String) -> [String] {
+        if field.dayOfMonth != nil, field.type != .date {
+            return ["\(step): field \(field.id) (\(field.type.rawValue)) has a day-of-month rule, which only date fields take"]
+        }
         let bounds = [field.earliest, field.latest].compactMap { $0 }
         guard !bounds.isEmpty else { return [] }
         switch field.type {

@@ -134,11 +134,14 @@ public protocol FlowStep: Sendable {
     /// It is called even when some fields failed their own checks, so one reply carries every
     /// error; its errors for those fields are dropped, so a field shows only its own reasons.
     /// Errors with no `field` are kept. A `list` whose entries failed is the exception: `values`
-    /// holds the entries that passed, and errors for the list are kept beside its entries' own.
+    /// holds every entry in its place, each with the item fields that passed (so an index is the
+    /// person's: ``FieldError/entry(_:of:_:_:)``), and errors for the list are kept beside its
+    /// entries' own.
     ///
     /// - Parameters:
     ///   - values: each visible field's normalised value, by field id; a field that failed its
-    ///     checks, or an optional one left empty, is absent (a list: its passing entries).
+    ///     checks, or an optional one left empty, is absent (a list: every entry, each with its
+    ///     item fields that passed).
     ///   - context: the session before this submit.
     /// - Returns: the errors to answer with, all of them at once; none by default.
     func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError]

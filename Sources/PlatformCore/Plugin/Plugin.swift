@@ -2,9 +2,11 @@ import Foundation
 
 /// Guards actions of a user who has completed onboarding (`gate.check`).
 ///
-/// The plugin's ``OnboardingPlugin/gates`` are asked in order: the first that refuses decides;
-/// when none refuses, the first decision given is the answer, and when no gate guards the action
-/// it is allowed. Before onboarding is complete no gate is asked: ``OnboardingGate`` answers.
+/// The plugin's ``OnboardingPlugin/gates`` are asked in order, before onboarding is complete as
+/// after it (``OnboardingPlugin/gateDecision(for:tenant:userId:profile:)``): the first that
+/// refuses gives the copy and every refusing gate's requirements are listed; when none refuses,
+/// the first decision given is the answer, and when no gate guards the action it is allowed.
+/// Before completion ``OnboardingGate`` refuses first, and the gates see a profile with no records.
 public protocol Gate: Sendable {
     /// The gate's name, sent as the decision's `gate` (`tier1`).
     var id: String { get }
@@ -19,7 +21,8 @@ public protocol Gate: Sendable {
 }
 
 /// The copy of the gate that blocks every action until onboarding is complete: `gate.check`
-/// answers with it for a user who has no profile yet.
+/// answers with it for a user who has no profile yet, its `onboarding` requirement listed first
+/// beside the plugin's own gates' requirements.
 public struct OnboardingGate: Sendable, Hashable {
     /// The decision's `gate`.
     public var id: String

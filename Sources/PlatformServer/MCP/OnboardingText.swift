@@ -197,6 +197,11 @@ public struct OnboardingText {
         case (nil, nil): break
         }
         if let step = field.step.flatMap(plain) { facts.append("in steps of \(step)") }
+        switch field.extra["dayOfMonth"] {
+        case .string("last")?: facts.append("on the last day of a month")
+        case let day? where day.intValue != nil: facts.append("on day \(day.intValue!) of a month")
+        default: break
+        }
         switch (field.minLength, field.maxLength) {
         case (let low?, let high?): facts.append("\(low)-\(high) characters")
         case (let low?, nil): facts.append("at least \(low) characters")
