@@ -53,7 +53,7 @@ struct ClubRacesStep: FlowStep {
 
     func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Your recent races") }
 
-    /// Runs on the entries that passed their own checks, in the same reply as their errors.
+    /// Runs on every entry, in the same reply as their own errors.
     func validate(_ values: [String: JSONValue], in context: StepContext) -> [FieldError] {
         let names = (values["races"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue?.lowercased() }
         guard Set(names).count < names.count else { return [] }

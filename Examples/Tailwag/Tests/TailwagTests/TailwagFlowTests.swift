@@ -13,7 +13,8 @@ import Testing
 @Suite struct TailwagFlowTests {
     let driver = try! FlowDriver(plugin: TailwagPlugin())
     let rex: JSONValue = ["name": "Rex", "species": "dog", "age": 3]
-    /// A week after the test clock's day: inside the 60 days the first sit must fall in.
+    /// A week after the test clock's day: before the end of the month after next, which the
+    /// first sit must not pass.
     var nextWeek: JSONValue { .string(CalendarDate(driver.clock.now).adding(days: 7).description) }
 
     func startAtRole(_ userId: String = "u1") async throws -> SessionView {
@@ -58,15 +59,19 @@ import Testing
         #expect(await driver.refuse(view, ["pets": []])?.fieldErrors.first?.code == .count)
     }
 
-    @Test func anOtherPetSaysWhatKindAndTheFirstSitIsWithinSixtyDays() async throws {
+    @Test func anOtherPetSaysWhatKindAnOldOneHowToCareAndTheFirstSitIsByTheMonthAfterNext() async throws {
         var view = try await startAtRole()
         view = try await driver.submit(view, ["role": "owner"])
         let today = CalendarDate(driver.clock.now)
-        #expect(view.step?.fields.first { $0.id == "firstSit" }?.max == .string(today.adding(days: 60).description))
+        let last = try #require(TemporalBound.endOfMonth(monthsFromToday: 2).date(on: today))
+        #expect(last.day == CalendarDate.daysIn(month: last.month, year: last.year))
+        #expect(view.step?.fields.first { $0.id == "firstSit" }?.max == .string(last.description))
         let otherWithoutKind: JSONValue = ["name": "Bubbles", "species": "other"]
-        let refused = await driver.refuse(view, ["pets": [rex, otherWithoutKind], "firstSit": .string(today.adding(days: 61).description)])
-        #expect(refused?.fieldErrors.map(\.code) == [.required, .outOfRange])
-        #expect(refused?.fieldErrors.first?.message == "Entry 2: What kind is required.")
+        let oldWithoutCare: JSONValue = ["name": "Gran", "species": "cat", "age": 14]
+        let refused = await driver.refuse(
+            view, ["pets": [rex, otherWithoutKind, oldWithoutCare], "firstSit": .string(last.adding(days: 1).description)])
+        #expect(refused?.fieldErrors.map(\.code) == [.required, .required, .outOfRange])
+        #expect(refused?.fieldErrors.map(\.message).prefix(2) == ["Entry 2: What kind is required.", "Entry 3: Care notes is required."])
         let dogWithKind: JSONValue = ["name": "Rex", "species": "dog", "kind": "Labrador"]
         view = try await driver.submit(
             view,
@@ -86,6 +91,7 @@ import Testing
         #expect(view.stepId == "sitter_home")
         let refused = await driver.refuse(view, ["yearsSitting": 4, "hasYard": true])
         #expect(refused?.fieldErrors.map(\.field) == ["yardFenced"])
+        #expect(await driver.refuse(view, ["yearsSitting": 1, "hasYard": false])?.fieldErrors.map(\.field) == ["firstAid"], "asked of new sitters")
         view = try await driver.submit(view, ["yearsSitting": 4, "hasYard": false, "yardFenced": true])
         #expect(view.stepId == "area")
         #expect(await driver.refuse(view, ["postcode": "SW1"])?.fieldErrors.first?.message == "Enter your five-digit postcode.")
@@ -96,7 +102,9 @@ import Testing
     }
 
     @Test func bookingsWaitForAnIDDocument() async throws {
-        #expect(try await driver.gate("u1", "book_sitter")["gate"] == "onboarding")
+        let early = try await driver.gate("u1", "book_sitter")
+        #expect(early["gate"] == "onboarding")
+        #expect(early["requirements"]?.arrayValue?.map { $0["id"] } == ["onboarding", "idDocument"], "every requirement, before completion too")
         var view = try await startAtRole()
         view = try await driver.walk(view, [["role": "owner"], ["pets": [rex], "firstSit": nextWeek], ["postcode": "94110"], [:]])
         #expect(view.status == .completed)

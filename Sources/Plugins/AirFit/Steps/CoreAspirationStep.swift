@@ -21,7 +21,7 @@ struct CoreAspirationStep: FlowStep {
                 id: FieldID.aspirationText, type: .text, label: "Your aspiration",
                 placeholder: "e.g. Run a sub-25 minute 5k in 12 weeks",
                 minLength: 1, maxLength: Self.maxTextLength,
-                visibleWhen: VisibilityCondition(field: FieldID.aspirationPreset, equals: .string(AspirationPreset.describeOwn.rawValue)),
+                visibleWhen: .field(FieldID.aspirationPreset, equals: .string(AspirationPreset.describeOwn.rawValue)),
                 messages: [
                     .required: "Describe your aspiration in a sentence or two.",
                     .tooLong: "Keep your aspiration to 500 characters or fewer.",

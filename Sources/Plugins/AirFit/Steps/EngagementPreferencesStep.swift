@@ -7,7 +7,7 @@ struct EngagementPreferencesStep: FlowStep {
     let kind = StepKind.question
 
     func fields(in context: StepContext) -> [FieldSpec] {
-        let custom = VisibilityCondition(field: FieldID.engagementPreset, equals: .string(EngagementPreset.custom.rawValue))
+        let custom = FieldCondition.field(FieldID.engagementPreset, equals: .string(EngagementPreset.custom.rawValue))
         return [
             FieldSpec(
                 id: FieldID.engagementPreset, type: .choice, label: "Engagement style", required: false,

@@ -6,7 +6,7 @@ struct TeamInfoStep: FlowStep {
     let kind = StepKind.question
     var edition = Edition.revamp
 
-    static let clubOnly = VisibilityCondition(field: FieldID.hasClubTeam, equals: true)
+    static let clubOnly = FieldCondition.field(FieldID.hasClubTeam, equals: true)
 
     static func textField(
         _ id: String, label: String, placeholder: String? = nil, clubOnly: Bool = false, required: String, tooLong: String

@@ -43,16 +43,22 @@ enum Field {
             FieldSpec(id: "name", type: .text, label: "Name", maxLength: 30),
             FieldSpec(id: "species", type: .choice, label: "Species", options: ["dog", "cat", "other"].map { FieldOption(value: $0, label: $0.capitalized) }),
             // Asked per pet, only of an "other": required then, dropped from a dog or a cat.
-            FieldSpec(id: "kind", type: .text, label: "What kind", maxLength: 30, visibleWhen: VisibilityCondition(field: "species", equals: "other")),
+            FieldSpec(id: "kind", type: .text, label: "What kind", maxLength: 30, visibleWhen: .field("species", equals: "other")),
             FieldSpec(id: "age", type: .integer, label: "Age", required: false, min: 0, max: 40),
+            // Optional, but required of a pet 10 or older (the core decides, per pet).
+            FieldSpec(id: "care", type: .text, label: "Care notes", maxLength: 200, requiredWhen: .field("age", atLeast: 10)),
         ])
-    /// The first day an owner needs a sitter: from today, at most 60 days ahead (checked by the core).
-    static let firstSit = FieldSpec(id: "firstSit", type: .date, label: "First sit", earliest: .today, latest: .daysFromToday(60))
+    /// The first day an owner needs a sitter: from today to the end of the month after next
+    /// (checked by the core, shown to clients as min and max).
+    static let firstSit = FieldSpec(id: "firstSit", type: .date, label: "First sit", earliest: .today, latest: .endOfMonth(monthsFromToday: 2))
     static let yearsSitting = FieldSpec(id: "yearsSitting", type: .integer, label: "Years of experience", min: 0, max: 60)
+    /// Asked only of sitters with less than two years of experience.
+    static let firstAid = FieldSpec(
+        id: "firstAid", type: .boolean, label: "I've done a pet first-aid course", visibleWhen: .field("yearsSitting", lessThan: 2))
     static let hasYard = FieldSpec(id: "hasYard", type: .boolean, label: "I have a yard")
     /// Asked only of sitters with a yard.
     static let yardFenced = FieldSpec(
-        id: "yardFenced", type: .boolean, label: "The yard is fenced", visibleWhen: VisibilityCondition(field: "hasYard", equals: true))
+        id: "yardFenced", type: .boolean, label: "The yard is fenced", visibleWhen: .field("hasYard", equals: true))
     static let postcode = FieldSpec(
         id: "postcode", type: .text, label: "Postcode", placeholder: "12345",
         pattern: try! FieldPattern("[0-9]{5}", message: "Enter your five-digit postcode."))
@@ -99,7 +105,7 @@ struct SitterStep: FlowStep {
     let id = "sitter_home"
     let kind = StepKind.question
 
-    func fields(in context: StepContext) -> [FieldSpec] { [Field.yearsSitting, Field.hasYard, Field.yardFenced] }
+    func fields(in context: StepContext) -> [FieldSpec] { [Field.yearsSitting, Field.firstAid, Field.hasYard, Field.yardFenced] }
     func copy(in context: StepContext) -> StepCopy { StepCopy(title: "Your experience and home") }
 }
 
@@ -120,7 +126,7 @@ let review = ReviewStep(
 struct AccountCompletion: CompletionHandler {
     func complete(_ context: StepContext) throws -> CompletionResult {
         var account: [String: JSONValue] = ["userId": .string(context.userId)]
-        for id in ["role", "pets", "firstSit", "yearsSitting", "hasYard", "yardFenced", "postcode"] {
+        for id in ["role", "pets", "firstSit", "yearsSitting", "firstAid", "hasYard", "yardFenced", "postcode"] {
             account[id] = context.value(of: id)
         }
         return CompletionResult(
