@@ -8,6 +8,9 @@ import PlatformTransports
 /// `platformd scaffold plugin NAME`: a new app's plugin module, its registration line, a test
 /// target and a docs page, copied from the package's example plugin (`Examples/Tailwag`, which
 /// `swift test` builds and tests) with its names replaced, so what it writes builds and passes.
+/// The example's flow is at version 3, with a migration and a test of it, to show how a flow
+/// changes; a new plugin starts at version 1, so the scaffold leaves those lines out (they are
+/// marked in the example: ``ScaffoldExample/omittingMarkedLines(_:in:)``).
 struct Scaffold: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the skeleton of a new plugin.",
@@ -20,7 +23,8 @@ struct Scaffold: ParsableCommand {
                 Run from the package's root (or give --root). Copies the example plugin in Examples/Tailwag \
                 (a branch with a list and a conditional field, a review, a completion record, a gate after \
                 completion and an editable field), its tests and its docs page, with Tailwag renamed NAME and \
-                tailwag renamed TENANT, and adds NAME to Package.swift's plugins and to \
+                tailwag renamed TENANT and the example's version history left out (the new flow is at version 1, \
+                with no migrations), and adds NAME to Package.swift's plugins and to \
                 Sources/platformd/RegisteredPlugins.swift, last (the hosted tenants keep their order). Then: swift build && swift test --filter NAMETests.
                 """)
 
@@ -48,6 +52,10 @@ struct Scaffold: ParsableCommand {
             }
             for (_, target) in copies where files.fileExists(atPath: target.path) {
                 throw CommandRefusal.exit("\(target.path) exists already; nothing was written")
+            }
+            // Every text is made before anything is written, so a fault in the example writes nothing.
+            let texts = try copies.map { source, _ in
+                try example.scaffolded(String(contentsOf: source.url, encoding: .utf8), from: source.relativePath, name: name, tenant: tenantID)
             }
             let manifest = base.appendingPathComponent("Package.swift")
             let registry = base.appendingPathComponent("Sources/platformd/RegisteredPlugins.swift")
@@ -82,8 +90,7 @@ struct Scaffold: ParsableCommand {
                 registryText = "import \(name)\n" + registryText
             }
 
-            for (source, target) in copies {
-                let text = example.renamed(try String(contentsOf: source.url, encoding: .utf8), name: name, tenant: tenantID)
+            for ((_, target), text) in zip(copies, texts) {
                 try files.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try text.write(to: target, atomically: true, encoding: .utf8)
                 StandardOutput.writeLine("wrote \(target.path.dropFirst(base.path.count).drop { $0 == "/" })")
@@ -128,5 +135,46 @@ struct ScaffoldExample {
 
     func renamed(_ text: String, name: String, tenant: String) -> String {
         text.replacingOccurrences(of: Self.name, with: name).replacingOccurrences(of: Self.tenant, with: tenant)
+    }
+
+    /// What the scaffold writes for one of the example's files: its marked lines left out, its names replaced.
+    func scaffolded(_ text: String, from relativePath: String, name: String, tenant: String) throws -> String {
+        renamed(try omittingMarkedLines(text, in: relativePath), name: name, tenant: tenant)
+    }
+
+    /// Opens lines of the example a new plugin leaves out: the example's flow is at version 3,
+    /// with a migration and a test of it, where a new plugin starts at version 1 with nothing to
+    /// migrate. The markers are comments alone on their lines, so edits around them merge as lines.
+    static let omitBegin = "// scaffold-omit-begin"
+    /// Closes them.
+    static let omitEnd = "// scaffold-omit-end"
+
+    /// The text without the lines from each line starting ``omitBegin`` (after its indentation) to
+    /// the next starting ``omitEnd``, both included. Refuses a marker out of place: an end with no
+    /// begin, a begin inside a block, a block not closed.
+    func omittingMarkedLines(_ text: String, in relativePath: String) throws -> String {
+        var kept: [Substring] = []
+        var openedAt: Int?
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let content = line.drop { $0 == " " || $0 == "\t" }
+            if content.hasPrefix(Self.omitBegin) {
+                if let openedAt {
+                    throw CommandRefusal.exit(
+                        "Examples/\(Self.name)/\(relativePath):\(index + 1): \(Self.omitBegin) inside the block opened on line \(openedAt)")
+                }
+                openedAt = index + 1
+            } else if content.hasPrefix(Self.omitEnd) {
+                guard openedAt != nil else {
+                    throw CommandRefusal.exit("Examples/\(Self.name)/\(relativePath):\(index + 1): \(Self.omitEnd) without a \(Self.omitBegin)")
+                }
+                openedAt = nil
+            } else if openedAt == nil {
+                kept.append(line)
+            }
+        }
+        if let openedAt {
+            throw CommandRefusal.exit("Examples/\(Self.name)/\(relativePath):\(openedAt): \(Self.omitBegin) never closed by \(Self.omitEnd)")
+        }
+        return kept.joined(separator: "\n")
     }
 }

@@ -17,7 +17,10 @@ public struct FlowEngine: Sendable {
     /// The tenant's texts in every locale it serves: views are translated as they are made.
     public let copy: CopyBook
 
-    /// - Parameter copy: the tenant's texts; nil: the plugin's catalogs as shipped.
+    /// - Parameters:
+    ///   - plugin: the plugin whose flow this is (its validator, settings and log label).
+    ///   - flow: the flow the engine runs, one of the plugin's ``OnboardingPlugin/flows``.
+    ///   - copy: the tenant's texts; nil: the plugin's catalogs as shipped.
     public init(plugin: any OnboardingPlugin, flow: Flow, copy: CopyBook? = nil) {
         self.copy = copy ?? .shipped(by: plugin)
         self.plugin = plugin

@@ -106,7 +106,7 @@ public struct StepWork: Sendable {
 /// A `skip` clears the step's saved answers and goes straight to step 5 with no values; `later`
 /// defers the session without consulting the step's rules.
 public protocol FlowStep: Sendable {
-    /// The step's id, unique in its flow (``Flow/init(id:steps:resumePolicy:progress:completion:)``
+    /// The step's id, unique in its flow (``Flow/init(id:version:steps:resumePolicy:progress:completion:migrations:)``
     /// traps on two steps with one id).
     var id: String { get }
     /// How clients render it.

@@ -136,7 +136,7 @@ public protocol OnboardingPlugin: Sendable {
     /// The label of the plugin's log lines (its Logger's label and the lines' source).
     var logLabel: String { get }
     /// The translations of the plugin's texts: its String Catalogs (`Localizable.xcstrings` in
-    /// its resources, ``StringCatalog/bundled(in:name:)``), whose keys are the texts as the code
+    /// its resources, ``StringCatalog/bundled(in:owner:name:)``), whose keys are the texts as the code
     /// writes them. None by default: the plugin's texts are shown as written.
     var stringCatalogs: [StringCatalog] { get }
     /// Applies validated `profile.update` values to the records; may add cross-field errors.

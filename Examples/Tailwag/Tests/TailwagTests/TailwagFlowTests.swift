@@ -130,6 +130,8 @@ import Testing
         _ = try MermaidChecker.check(live).get()
     }
 }
+// scaffold-omit-begin: the flow's version history. A plugin the scaffold writes has one version:
+// it leaves out the lines to scaffold-omit-end, this test of a migration.
 
 /// Version 2 renamed version 1's `location` step (field `zip`) to `area` (`postcode`): a session
 /// that was on it moves there with its answer, declared, so `flows check` passes.
@@ -151,3 +153,4 @@ import Testing
         #expect(engine.view(move.state, now: now).step?.fields.first { $0.id == "postcode" }?.value == "94110")
     }
 }
+// scaffold-omit-end

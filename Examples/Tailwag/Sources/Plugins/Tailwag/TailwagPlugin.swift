@@ -16,12 +16,19 @@ public struct TailwagPlugin: OnboardingPlugin {
     public var flows: [Flow] {
         [
             Flow(
-                version: "3", steps: [WelcomeStep(), RoleStep(), AreaStep(), review], completion: AccountCompletion(),
+                // scaffold-omit-begin: the flow's version history. A plugin the scaffold writes starts at
+                // version 1 (the default) with nothing to migrate: it leaves out the lines to scaffold-omit-end.
+                version: "3",
+                // scaffold-omit-end
+                steps: [WelcomeStep(), RoleStep(), AreaStep(), review], completion: AccountCompletion(),
+                // scaffold-omit-begin: the flow's version history.
                 // Version 1 called the area step `location` and its field `zip`. People who were on
                 // it when version 2 was deployed move here with their answer (Docs/plugins.md,
                 // "Changing a flow"); without this they would lose it and go back a step. Version 3
                 // asks owners for their first sit: nothing to declare, its answers are all kept.
-                migrations: [FlowMigration(from: "1", renamedSteps: ["location": "area"], renamedFields: ["zip": "postcode"])])
+                migrations: [FlowMigration(from: "1", renamedSteps: ["location": "area"], renamedFields: ["zip": "postcode"])],
+                // scaffold-omit-end
+            )
         ]
     }
 
