@@ -82,7 +82,7 @@ public struct FieldValidator: Sendable {
     /// For a `list` that was refused: every entry in its place, each with the item fields that
     /// passed their own checks as they are kept (an entry that is not an object is empty), so a
     /// step's own rules (``FlowStep/validate(_:in:)``) run on them in the same reply and entry N
-    /// of the submit is entry N of what they see (``FieldError/entry(_:of:_:_:)``); nil for any
+    /// of the submit is entry N of what they see (`FieldError.entry(_:of:_:_:)`); nil for any
     /// other field, or when `raw` is not a list.
     public func checkedEntries(_ raw: JSONValue?, against spec: FieldSpec) -> JSONValue? {
         guard spec.type == .list, let items = raw?.arrayValue else { return nil }

@@ -135,7 +135,7 @@ public protocol FlowStep: Sendable {
     /// error; its errors for those fields are dropped, so a field shows only its own reasons.
     /// Errors with no `field` are kept. A `list` whose entries failed is the exception: `values`
     /// holds every entry in its place, each with the item fields that passed (so an index is the
-    /// person's: ``FieldError/entry(_:of:_:_:)``), and errors for the list are kept beside its
+    /// person's: `FieldError.entry(_:of:_:_:)`), and errors for the list are kept beside its
     /// entries' own.
     ///
     /// - Parameters:

@@ -10,7 +10,11 @@ extension OnboardingPlugin {
     /// start. After completion the first gate that refuses gives the copy. Requirements are in
     /// that order, each id once (the first gate to name it says whether it is met).
     ///
-    /// - Parameter profile: the user's profile; nil before onboarding is complete.
+    /// - Parameters:
+    ///   - action: the action asked about (`share_budget`).
+    ///   - tenant: the tenant, for the empty profile the gates see before completion.
+    ///   - userId: the user, likewise.
+    ///   - profile: the user's profile; nil before onboarding is complete.
     public func gateDecision(for action: String, tenant: String, userId: String, profile: Profile?) -> GateDecision {
         let asked = profile ?? Profile(tenant: tenant, userId: userId, completedAt: .distantPast, records: [:])
         let decisions = gates.compactMap { $0.decide(action: action, profile: asked) }
