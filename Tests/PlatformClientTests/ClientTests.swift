@@ -6,7 +6,7 @@ import PlatformTesting
 import Testing
 
 /// The client's own behaviour: discovery, errors, pipelining, closing, TCP, custom transports.
-@Suite("PlatformClient", .timeLimit(.minutes(2)))
+@Suite("PlatformClient", .timeLimit(.minutes(5)))
 struct ClientTests {
     @Test func infoAndDiscover() async throws {
         try await PlatformdServer.with { server in

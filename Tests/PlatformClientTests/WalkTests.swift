@@ -9,7 +9,11 @@ import Testing
 /// `platformd` on a Unix socket, each step answered from its served fields (`GenericAnswers`),
 /// then every read the client offers on the result. Each plugin's own walk through the client,
 /// with its answers and copy, is in its test target (`ClientWalkTests`).
-@Suite("PlatformClient walks", .serialized, .timeLimit(.minutes(2)))  // one tenant at a time
+///
+/// The time limit guards against a hang, not a speed: a walk takes about half a second alone, but
+/// the first tenant's walk runs in the opening minute of a whole run, when some 80 `platformd`
+/// children starting on two cores starve this process (a CI run's took over 120 s).
+@Suite("PlatformClient walks", .serialized, .timeLimit(.minutes(5)))  // one tenant at a time
 struct WalkTests {
     @Test(arguments: try await Hosted.tenants())
     func walkToCompletionAndReadBack(tenant: String) async throws {
