@@ -268,30 +268,30 @@ extension FieldCondition {
         case .compare(let field, _, _), .answered(let field, _):
             return open.contains(field) ? .open(self) : .decided(holds(given: value))
         case .all(let conditions):
-            var left: [FieldCondition] = []
-            for condition in conditions {
-                switch condition.residual(open: open, value: value) {
-                case .decided(false): return .decided(false)
-                case .decided(true): continue
-                case .open(let rest): left.append(rest)
-                }
-            }
-            return left.isEmpty ? .decided(true) : .open(left.count == 1 ? left[0] : .all(left))
+            return Self.residual(of: conditions, open: open, value: value, decisive: false, joined: FieldCondition.all)
         case .any(let conditions):
-            var left: [FieldCondition] = []
-            for condition in conditions {
-                switch condition.residual(open: open, value: value) {
-                case .decided(true): return .decided(true)
-                case .decided(false): continue
-                case .open(let rest): left.append(rest)
-                }
-            }
-            return left.isEmpty ? .decided(false) : .open(left.count == 1 ? left[0] : .any(left))
+            return Self.residual(of: conditions, open: open, value: value, decisive: true, joined: FieldCondition.any)
         case .not(let condition):
             switch condition.residual(open: open, value: value) {
             case .decided(let holds): return .decided(!holds)
             case .open(let rest): return .open(.not(rest))
             }
         }
+    }
+
+    /// `all` (a part decided false decides it) or `any` (a part decided true decides it): the
+    /// `decisive` outcome of one part decides the whole; the other outcome drops the part.
+    private static func residual(
+        of conditions: [FieldCondition], open: Set<String>, value: (String) -> JSONValue?, decisive: Bool,
+        joined: ([FieldCondition]) -> FieldCondition
+    ) -> Residual {
+        var left: [FieldCondition] = []
+        for condition in conditions {
+            switch condition.residual(open: open, value: value) {
+            case .decided(let holds): if holds == decisive { return .decided(decisive) }
+            case .open(let rest): left.append(rest)
+            }
+        }
+        return left.isEmpty ? .decided(!decisive) : .open(left.count == 1 ? left[0] : joined(left))
     }
 }

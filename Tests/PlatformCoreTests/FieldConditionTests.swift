@@ -128,6 +128,10 @@ struct ConditionPlugin: OnboardingPlugin {
         #expect(mixed.residual(open: local, value: age) == .open(.answered("school")))
         #expect(FieldCondition.any([.field("age", atLeast: 18), .answered("school")]).residual(open: local, value: age) == .open(.answered("school")))
         #expect(FieldCondition.not(.field("age", lessThan: 18)).residual(open: local, value: age) == .decided(false))
+        #expect(FieldCondition.all([.field("age", atLeast: 18), .answered("school")]).residual(open: local, value: age) == .decided(false))
+        #expect(FieldCondition.any([.field("age", lessThan: 18), .answered("school")]).residual(open: local, value: age) == .decided(true))
+        #expect(FieldCondition.all([]).residual(open: local, value: age) == .decided(true))
+        #expect(FieldCondition.any([]).residual(open: local, value: age) == .decided(false))
     }
 
     // MARK: - through the engine and the method table (schema-checked replies)

@@ -271,6 +271,10 @@ struct HostedFlowTests {
             // one would leave that button untested).
             let offered = Set(Hosted.tenants.flatMap { summary["tenants"]?[$0]?["offered"]?.arrayValue ?? [] }.compactMap(\.stringValue))
             #expect(offered.isSuperset(of: ["back", "skip", "later", "edit"]), "offered: \(offered.sorted())")
+            // The page's script shows a field when its condition comes to hold as the form is
+            // filled in (a club team's fields once the switch is on), as the server decides it.
+            let conditional = Hosted.tenants.flatMap { summary["tenants"]?[$0]?["conditional"]?.arrayValue ?? [] }
+            #expect(conditional.contains { $0["hiddenBefore"] == true && $0["hiddenAfter"] == false }, "\(conditional)")
             #expect(summary["invalid"] == [], "pages that do not parse as HTML: \(summary["invalid"] ?? .null)")
             #expect(summary["external"] == [], "pages naming another host: \(summary["external"] ?? .null)")
             // Where a flow has a search field, the script suggested results as the walker typed.

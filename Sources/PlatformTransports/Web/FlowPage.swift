@@ -189,7 +189,11 @@ struct FlowPage {
         let describedBy = (help == nil ? [] : [helpID]) + (invalid ? [errorID] : [])
         let described =
             (describedBy.isEmpty ? "" : " aria-describedby=\"\(describedBy.joined(separator: " "))\"") + (invalid ? " aria-invalid=\"true\"" : "")
-        let required = field.required ? " <span class=\"required\" aria-hidden=\"true\">*</span>" : ""
+        // A requiredWhen field's mark is there, hidden, for the page's script to show.
+        let required =
+            field.required
+            ? " <span class=\"required\" aria-hidden=\"true\">*</span>"
+            : (field.requiredWhen == nil ? "" : " <span class=\"required\" aria-hidden=\"true\" hidden>*</span>")
         let requiredAttribute = field.required ? " required aria-required=\"true\"" : ""
         let errorHTML =
             (help.map { "<p class=\"field-help\" id=\"\(helpID)\">\(HTML.text($0))</p>\n" } ?? "")

@@ -231,6 +231,8 @@ enum WebAssets {
               var requiredWhen = field.getAttribute("data-required-when");
               if (requiredWhen) {
                 var needed = shown && holds(JSON.parse(requiredWhen), scope);
+                var mark = field.querySelector(".required");
+                if (mark) mark.hidden = !needed;
                 field.querySelectorAll("input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select, textarea").forEach(function (input) {
                   input.required = needed;
                   input.setAttribute("aria-required", needed ? "true" : "false");

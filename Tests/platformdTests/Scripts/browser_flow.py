@@ -210,7 +210,7 @@ def walk(driver, tenant, label=None):
     label = label or tenant
     driver.get(f"{BASE}/preview/{tenant}/")
     attempts, last_step, pages = {}, None, 0
-    previous, pressed, offered = None, {}, set()
+    previous, pressed, offered, conditional = None, {}, set(), []
     for _ in range(90):
         check_page(driver, label)
         forms = driver.find_elements(By.CSS_SELECTOR, "form[action^='/flow/']")
@@ -219,7 +219,8 @@ def walk(driver, tenant, label=None):
             shot(driver, f"{label}-end")
             # A flow's end page (main.done), not an error page that has no form either.
             ended = "ended" if driver.find_elements(By.CSS_SELECTOR, "main.done") else "no form"
-            return {"status": ended, "message": heading, "pages": pages, "pressed": pressed, "offered": sorted(offered)}
+            return {"status": ended, "message": heading, "pages": pages, "pressed": pressed, "offered": sorted(offered),
+                    "conditional": conditional}
         form = forms[0]
         step = form.find_element(By.NAME, "_step").get_attribute("value")
         values = {b.get_attribute("value") for b in form.find_elements(By.CSS_SELECTOR, "button[name=_action]")}
@@ -258,6 +259,10 @@ def walk(driver, tenant, label=None):
             field = driver.find_element(By.CSS_SELECTOR, f"[data-field-type='search'][data-field='{name}']")
             searched = search(driver, field, attempt) or searched
         form = driver.find_element(By.CSS_SELECTOR, "form[action^='/flow/']")
+        # Fields shown by a condition: whether the page's script hid each before and after the
+        # answers were filled in (StatLocker's club fields appear once its switch is on).
+        shown_by = form.find_elements(By.CSS_SELECTOR, "[data-visible-when]")
+        hidden_before = [driver.execute_script("return arguments[0].hidden;", f) for f in shown_by]
         order = 0
         for field in form.find_elements(By.CSS_SELECTOR, "[data-field-type]"):
             # A multi-choice's "add your own" inputs are left empty: the options answer it.
@@ -265,6 +270,9 @@ def walk(driver, tenant, label=None):
                 continue
             fill(driver, field, attempt, order)
             order += 1
+        for field, before in zip(shown_by, hidden_before):
+            conditional.append({"step": step, "field": field.get_attribute("data-field"), "hiddenBefore": before,
+                                "hiddenAfter": driver.execute_script("return arguments[0].hidden;", field)})
         buttons = form.find_elements(By.CSS_SELECTOR, ".actions button[value=continue]") or \
             [b for b in form.find_elements(By.CSS_SELECTOR, ".actions button") if b.get_attribute("value") not in ("back", "later")]
         submit(driver, buttons[0])
