@@ -371,13 +371,25 @@ public func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async thr
     return try await body(directory)
 }
 
-/// Fresh directories under the system's temporary directory, for tests that keep them (the
-/// operating system's cleaning removes them); `withTemporaryDirectory` removes its own.
+/// Fresh directories under the system's temporary directory, for tests that keep them while
+/// the test process runs (a store a suite opens once); they are removed when it exits, so test
+/// runs do not pile them up in /tmp. `withTemporaryDirectory` removes its own at once.
 public enum TemporaryDirectory {
+    private static let made = Mutex<[URL]>([])
+    private static let removedAtExit: Void = { atexit { TemporaryDirectory.removeAll() } }()
+
     public static func make() throws -> URL {
+        _ = removedAtExit
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("PlatformTesting-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        made.withLock { $0.append(directory) }
         return directory
+    }
+
+    static func removeAll() {
+        for directory in made.withLock({ $0 }) {
+            try? FileManager.default.removeItem(at: directory)
+        }
     }
 }

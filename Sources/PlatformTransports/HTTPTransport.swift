@@ -127,7 +127,9 @@ package struct HTTPTransport: Service {
         let limits = HTTPConnectionLimits(headerTimeout: headerTimeout, idleTimeout: idleTimeout, table: connections, budget: budget)
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(additionalChannelHandlers: [ConnectionGauge(transport: "http")], idleTimeout: idleTimeout),
-            ws: .init(maxFrameSize: maxBodyBytes))
+            // A client that never answers the close frame holds the stop this long (Hummingbird's
+            // default is 15 s, longer than the whole stop's deadline).
+            ws: .init(maxFrameSize: maxBodyBytes, closeTimeout: Self.webSocketCloseTimeout))
         let webSocketResponder = sockets.buildResponder()
         let app = Application(
             router: router,
@@ -148,6 +150,9 @@ package struct HTTPTransport: Service {
             logger: logger)
         try await app.run()
     }
+
+    /// How long a WebSocket's close handshake may take before the connection is dropped.
+    static let webSocketCloseTimeout: Duration = .seconds(2)
 
     // MARK: - POST /rpc
 
@@ -229,6 +234,21 @@ package struct HTTPTransport: Service {
         } else {
             connection = .opened(requireLogin: requireLogin, label: label, transport: "websocket")
         }
+        // On a stop the WebSocket layer sends its close frame, but this loop would wait for the
+        // client's next frame for ever: a client that never answers held the stop. It is given
+        // the close timeout to answer (and a request in flight to finish), then it is ended.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.serve(inbound, outbound, connection) }
+            group.addTask {
+                try await gracefulShutdown()
+                try await Task.sleep(for: Self.webSocketCloseTimeout)
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ connection: ConnectionState) async throws {
         for try await message in inbound.messages(maxSize: maxBodyBytes) {
             let reply: [UInt8]?
             switch message {

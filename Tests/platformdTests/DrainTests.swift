@@ -65,6 +65,29 @@ struct DrainTests {
         }
     }
 
+    /// A WebSocket client that never answers the server's close frame holds the stop for the
+    /// close timeout (2 s), not Hummingbird's 15 s default. Before the fix this stop took over 15 s.
+    @Test func aWebSocketThatNeverAnswersTheCloseDoesNotHoldTheStop() async throws {
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--auth", "none"]) { http in
+            let port = http.port
+            let silent = try await BlockingWork.run { () throws -> RawHTTP in
+                let client = try RawHTTP(port: port, timeoutSeconds: 30)
+                try client.send(
+                    "GET /rpc HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                )
+                #expect(try client.readHead()?.status == 101)
+                return client
+            }
+            let signalled = ContinuousClock.now
+            http.server.send(signal: SIGTERM)
+            let exit = try await http.server.waitForExit()
+            let took = ContinuousClock.now - signalled
+            #expect(exit.status == 0 && !exit.signaled, "\(exit)\n\(http.server.stderrText)")
+            #expect(took < .seconds(12), "the stop took \(took) behind a silent WebSocket")
+            _ = silent
+        }
+    }
+
     @Test func sigintStopsWithoutADrain() async throws {
         try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--auth", "none", "--drain-seconds", "600"]) { http in
             http.server.send(signal: SIGINT)
