@@ -48,6 +48,7 @@ enum WebAssets {
         .progress-label { font-size: .875rem; color: var(--muted); margin: .4rem 0 0; }
         .signout { justify-content: flex-end; margin-top: 0; }
         .field { margin: 0 0 1.25rem; border: 0; padding: 0; min-width: 0; }
+        [hidden] { display: none !important; }
         .field > label:not(.option), .field > legend { display: block; font-weight: 600; margin-bottom: .4rem; padding: 0; }
         .required { color: var(--error); }
         input[type=text], input[type=email], input[type=number], input[type=date], input[type=time], input[type=search], input[type=password], select {

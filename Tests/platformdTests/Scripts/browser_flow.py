@@ -259,10 +259,10 @@ def walk(driver, tenant, label=None):
             field = driver.find_element(By.CSS_SELECTOR, f"[data-field-type='search'][data-field='{name}']")
             searched = search(driver, field, attempt) or searched
         form = driver.find_element(By.CSS_SELECTOR, "form[action^='/flow/']")
-        # Fields shown by a condition: whether the page's script hid each before and after the
-        # answers were filled in (StatLocker's club fields appear once its switch is on).
+        # Fields shown by a condition: whether each was out of sight before and after the answers
+        # were filled in (StatLocker's club fields appear once its switch is on).
         shown_by = form.find_elements(By.CSS_SELECTOR, "[data-visible-when]")
-        hidden_before = [driver.execute_script("return arguments[0].hidden;", f) for f in shown_by]
+        hidden_before = [not f.is_displayed() for f in shown_by]
         order = 0
         for field in form.find_elements(By.CSS_SELECTOR, "[data-field-type]"):
             # A multi-choice's "add your own" inputs are left empty: the options answer it.
@@ -272,7 +272,7 @@ def walk(driver, tenant, label=None):
             order += 1
         for field, before in zip(shown_by, hidden_before):
             conditional.append({"step": step, "field": field.get_attribute("data-field"), "hiddenBefore": before,
-                                "hiddenAfter": driver.execute_script("return arguments[0].hidden;", field)})
+                                "hiddenAfter": not field.is_displayed()})
         buttons = form.find_elements(By.CSS_SELECTOR, ".actions button[value=continue]") or \
             [b for b in form.find_elements(By.CSS_SELECTOR, ".actions button") if b.get_attribute("value") not in ("back", "later")]
         submit(driver, buttons[0])
