@@ -293,8 +293,10 @@ public struct FieldView: Sendable, Hashable, Codable {
         maxItems = try container.decodeIfPresent(Int.self, forKey: .maxItems)
         `default` = try container.decodeIfPresent(JSONValue.self, forKey: .default)
         value = try container.decodeIfPresent(JSONValue.self, forKey: .value).flatMap { $0.isNull ? nil : $0 }
-        visibleWhen = try container.decodeIfPresent(FieldCondition.self, forKey: .visibleWhen)
-        requiredWhen = try container.decodeIfPresent(FieldCondition.self, forKey: .requiredWhen)
+        // A form of a later version is read as none: the field is shown (the server drops what
+        // it hides), and the rest of the view still decodes.
+        visibleWhen = (try? container.decodeIfPresent(FieldCondition.self, forKey: .visibleWhen)) ?? nil
+        requiredWhen = (try? container.decodeIfPresent(FieldCondition.self, forKey: .requiredWhen)) ?? nil
         allowCustom = try container.decodeIfPresent(Bool.self, forKey: .allowCustom)
         itemFields = try container.decodeIfPresent([FieldView].self, forKey: .itemFields)
         pattern = try container.decodeIfPresent(String.self, forKey: .pattern)

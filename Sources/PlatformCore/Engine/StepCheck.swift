@@ -11,7 +11,10 @@ extension FieldValidator {
         var clean: [String: JSONValue] = [:]
         var errors: [FieldError] = []
         var partial = Set<String>()
-        var reader = ConditionReader { clean[$0] ?? values[$0] ?? context.value(of: $0) }
+        // A submit answers its own step only: a value it sends for another step's field must not
+        // decide a condition (the view decided those parts from the saved answers).
+        let own = Set(specs.map(\.id))
+        var reader = ConditionReader { own.contains($0) ? (clean[$0] ?? values[$0] ?? context.value(of: $0)) : context.value(of: $0) }
         for spec in specs {
             guard let spec = reader.apply(spec) else { continue }
             switch check(values[spec.id], against: spec) {

@@ -241,7 +241,7 @@ public struct FieldSpec: Sendable {
     ///     passes it; the default, today by the wall clock, is for views made outside a command).
     public func view(value: JSONValue?, today: CalendarDate = CalendarDate(Date())) -> FieldView {
         var view = FieldView(
-            id: id, type: type, label: label, required: required, placeholder: placeholder,
+            id: id, type: type, label: label, required: requiredWhen == nil && required, placeholder: placeholder,
             options: options.isEmpty ? nil : options.map(\.view),
             min: earliest.map { .string($0.text(on: today)) } ?? min.map(JSONValue.number),
             max: latest.map { .string($0.text(on: today)) } ?? max.map(JSONValue.number),

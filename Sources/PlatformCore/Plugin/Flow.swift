@@ -237,13 +237,18 @@ public struct Flow: Sendable {
                 }
             }
         }
-        // A condition may read any field of the flow: one on the same step or answered earlier.
+        // A condition may read any field of the flow: one on the same step or answered earlier;
+        // never a sensitive one, which is not saved, so it would read as unanswered afterwards.
+        let sensitive = Set(steps.flatMap { $0.fields(in: context) }.filter(\.sensitive).map(\.id))
         for step in steps {
             for field in step.fields(in: context) {
                 for (name, condition) in field.conditions {
                     problems += condition.problems.map { "\(step.id): field \(field.id)'s \(name) \($0)" }
                     for unknown in condition.fields where owners[unknown] == nil {
                         problems.append("\(step.id): field \(field.id)'s \(name) reads \(unknown), which is no field of the flow")
+                    }
+                    for secret in condition.fields where sensitive.contains(secret) {
+                        problems.append("\(step.id): field \(field.id)'s \(name) reads \(secret), which is sensitive and never saved")
                     }
                 }
             }

@@ -127,7 +127,7 @@ public struct OnboardingText {
     }
 
     func render(_ field: FieldView) -> [String] {
-        var facts: [String] = [t(field.required ? "required" : (field.requiredWhen == nil ? "optional" : "required when asked")), t(Self.kind(of: field))]
+        var facts: [String] = [t(field.required ? "required" : "optional"), t(Self.kind(of: field))]
         if let condition = field.visibleWhen {
             if let field = condition.field, let value = condition.equals {
                 facts.append(t("only when \(field) is \(Self.plain(value) ?? value.serialized())"))

@@ -174,9 +174,15 @@ enum WebAssets {
           var conditional = document.querySelectorAll("[data-visible-when], [data-required-when]");
           if (!conditional.length) return;
           function box(name) { return document.querySelector('[data-field="' + CSS.escape(name) + '"]'); }
+          // A field's own controls: not those of a field inside it (a list's entries).
+          function controls(field, selector) {
+            return Array.prototype.filter.call(field.querySelectorAll(selector), function (input) {
+              return input.closest("[data-field]") === field;
+            });
+          }
           function read(name) {
             var field = box(name);
-            if (!field || field.hidden) return null;
+            if (!field || field.closest("[hidden]")) return null;
             var type = field.getAttribute("data-field-type");
             if (type === "multi_choice") {
               return Array.prototype.map.call(field.querySelectorAll("input[type=checkbox]:checked"), function (input) { return input.value; });
@@ -191,7 +197,8 @@ enum WebAssets {
               return picked ? picked.value : null;
             }
             var input = field.querySelector("input:not([type=hidden]), select, textarea");
-            return input ? input.value : null;
+            // Text is compared as the server keeps it: trimmed.
+            return input ? input.value.trim() : null;
           }
           function answered(value) { return value !== null && (Array.isArray(value) ? value.length > 0 : value.trim() !== ""); }
           function same(value, expected) {
@@ -228,13 +235,20 @@ enum WebAssets {
               var visibleWhen = field.getAttribute("data-visible-when");
               var shown = !visibleWhen || holds(JSON.parse(visibleWhen), scope);
               field.hidden = !shown;
-              field.querySelectorAll("input, select, textarea").forEach(function (input) { input.disabled = !shown; });
+              // Inside a hidden field (an entry of a hidden list) it is hidden with it.
+              if (field.parentElement && field.parentElement.closest("[hidden]")) shown = false;
+              // Hidden, a field's inputs are not posted; shown again, only those this script
+              // disabled are enabled (a locked option stays disabled).
+              field.querySelectorAll("input, select, textarea").forEach(function (input) {
+                if (!shown && !input.disabled) { input.disabled = true; input.setAttribute("data-hidden-by-condition", ""); }
+                if (shown && input.hasAttribute("data-hidden-by-condition")) { input.disabled = false; input.removeAttribute("data-hidden-by-condition"); }
+              });
               var requiredWhen = field.getAttribute("data-required-when");
               if (requiredWhen) {
                 var needed = shown && holds(JSON.parse(requiredWhen), scope);
-                var mark = field.querySelector(".required");
+                var mark = controls(field, ".required")[0] || field.querySelector(".required");
                 if (mark) mark.hidden = !needed;
-                field.querySelectorAll("input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select, textarea").forEach(function (input) {
+                controls(field, "input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select, textarea").forEach(function (input) {
                   input.required = needed;
                   input.setAttribute("aria-required", needed ? "true" : "false");
                 });
