@@ -146,7 +146,8 @@ public protocol OnboardingPlugin: Sendable {
     /// - Parameters:
     ///   - profile: the user's profile as stored.
     ///   - values: each posted key that names an ``editableFields`` field, normalised by its
-    ///     checks; a key of an optional field posted as `null` (or blank) is here as `null`.
+    ///     checks; a key of an optional field posted as `null` (or blank) is here as `null`, and
+    ///     so is a field the update hides by its `visibleWhen` that had a value (it is cleared).
     ///   - context: the session-less context described above.
     /// - Returns: the records to store in place of `profile.records`.
     /// - Throws: ``ValidationFailure`` with the errors to answer with; nothing is written.
