@@ -237,14 +237,20 @@ package struct HTTPTransport: Service {
         // On a stop the WebSocket layer sends its close frame, but this loop would wait for the
         // client's next frame for ever: a client that never answers held the stop. It is given
         // the close timeout to answer (and a request in flight to finish), then it is ended.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.serve(inbound, outbound, connection) }
-            group.addTask {
-                try await gracefulShutdown()
-                try await Task.sleep(for: Self.webSocketCloseTimeout)
+        // (Not a task group beside `gracefulShutdown()`: that waiter did not always end when
+        // the client left first, and the connection, then the stop, waited on it.)
+        let serving = Task { try await self.serve(inbound, outbound, connection) }
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await serving.value
+            } onGracefulShutdown: {
+                Task {
+                    try? await Task.sleep(for: Self.webSocketCloseTimeout)
+                    serving.cancel()
+                }
             }
-            try await group.next()
-            group.cancelAll()
+        } onCancel: {
+            serving.cancel()
         }
     }
 
