@@ -216,8 +216,10 @@ public struct Flow: Sendable {
     public func definitionProblems(_ context: StepContext) -> [String] {
         var problems: [String] = []
         var owners: [String: String] = [:]
-        for step in steps {
-            for field in step.fields(in: context) {
+        // Each step's fields, asked for once (a step may build them per call).
+        let fieldsByStep = steps.map { ($0, $0.fields(in: context)) }
+        for (step, fields) in fieldsByStep {
+            for field in fields {
                 if let owner = owners[field.id] {
                     problems.append("field \(field.id) is in both \(owner) and \(step.id)")
                 }
@@ -239,9 +241,9 @@ public struct Flow: Sendable {
         }
         // A condition may read any field of the flow: one on the same step or answered earlier;
         // never a sensitive one, which is not saved, so it would read as unanswered afterwards.
-        let sensitive = Set(steps.flatMap { $0.fields(in: context) }.filter(\.sensitive).map(\.id))
-        for step in steps {
-            for field in step.fields(in: context) {
+        let sensitive = Set(fieldsByStep.flatMap(\.1).filter(\.sensitive).map(\.id))
+        for (step, fields) in fieldsByStep {
+            for field in fields {
                 for (name, condition) in field.conditions {
                     problems += condition.problems.map { "\(step.id): field \(field.id)'s \(name) \($0)" }
                     for unknown in condition.fields where owners[unknown] == nil {
