@@ -29,6 +29,9 @@ let package = Package(
             name: "PlatformBenchmarks",
             dependencies: [
                 .product(name: "PlatformCore", package: "platformd"),
+                .product(name: "PlatformStorage", package: "platformd"),
+                .product(name: "PlatformServer", package: "platformd"),
+                .product(name: "SQLiteStore", package: "platformd"),
                 .product(name: "StatLocker", package: "platformd"),
                 .product(name: "TeePals", package: "platformd"),
                 .product(name: "Logging", package: "swift-log"),

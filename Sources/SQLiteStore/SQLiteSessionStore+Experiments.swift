@@ -228,7 +228,7 @@ extension SQLiteSessionStore: ExperimentStore {
     static func fetchStop(_ db: Database, tenant: String, experiment: String, seed: String) throws -> ExperimentStop? {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT at, variant, reason, interval_json FROM experiment_stops WHERE tenant = ? AND experiment = ? AND seed = ?",
+                db.cachedStatement(sql: "SELECT at, variant, reason, interval_json FROM experiment_stops WHERE tenant = ? AND experiment = ? AND seed = ?"),
                 arguments: [tenant, experiment, seed])
         else { return nil }
         let interval = try JSONValue.parse(row[3] as String).arrayValue?.compactMap(\.doubleValue) ?? []

@@ -2,6 +2,9 @@ import Benchmark
 import Foundation
 import Logging
 import PlatformCore
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 import StatLocker
 import Synchronization
 import TeePals
@@ -175,23 +178,14 @@ let benchmarks: @Sendable () -> Void = {
     // (1) Platform.submit: the engine inside the store's write transaction, an in-memory SQLite store.
 
     Benchmark("Platform StatLocker walk: start + 11 submits, in-memory store") { (benchmark: Benchmark, platform: Platform) in
-        do {
-            for _ in benchmark.scaledIterations {
-                var view = try await platform.start(tenant: "statlocker", userId: nextID(), flow: "onboarding", user: alex)
-                for values in statLockerAnswers {
-                    let command = FlowEngine.Submit(stepId: view.step?.id ?? "", revision: view.revision, values: values)
-                    view = try await platform.submit(tenant: "statlocker", sessionId: view.sessionId, command: command)
-                }
-                precondition(view.status == .completed, "\(view.status)")
-            }
-        } catch {
-            benchmark.error("walk failed: \(error)")
-        }
+        await measureWalks(benchmark, platform)
     } setup: {
-        Platform(
-            plugins: [StatLockerPlugin()], store: try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath, logger: silent("store")),
-            clock: { fixedNow }, newID: nextID, logger: silent("platformd"), pluginLogger: silent)
+        statLockerPlatform(store: try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath, logger: silent("store")))
     }
+
+    // (1b) What an experiment adds: the hash, an enrolling start, an enrolled walk.
+
+    experimentBenchmarks()
 
     // (2) A durable store commit: SQLiteSessionStore.updateSession on a file database.
 
