@@ -146,15 +146,30 @@ extension PostgresSessionStore: ExperimentStore {
 
     public func assignment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentAssignment? {
         try await connection { connection in
-            for try await row in try await connection.query(
-                """
-                SELECT tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at FROM experiment_assignments
-                WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) AND user_id = \(userId)
-                """, logger: self.logger
-            ).decode(AssignmentRow.self) {
-                return Self.assignment(row)
-            }
-            return nil
+            try await self.fetchAssignment(connection, tenant: tenant, experiment: experiment, seed: seed, userId: userId)
+        }
+    }
+
+    func fetchAssignment(
+        _ connection: PostgresConnection, tenant: String, experiment: String, seed: String, userId: String
+    ) async throws -> ExperimentAssignment? {
+        for try await row in try await connection.query(
+            """
+            SELECT tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at FROM experiment_assignments
+            WHERE tenant = \(tenant) AND experiment = \(experiment) AND seed = \(seed) AND user_id = \(userId)
+            """, logger: logger
+        ).decode(AssignmentRow.self) {
+            return Self.assignment(row)
+        }
+        return nil
+    }
+
+    /// Both reads on one connection from the pool.
+    public func enrolment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentEnrolment {
+        try await connection { connection in
+            ExperimentEnrolment(
+                stop: try await self.fetchStop(connection, tenant: tenant, experiment: experiment, seed: seed),
+                assignment: try await self.fetchAssignment(connection, tenant: tenant, experiment: experiment, seed: seed, userId: userId))
         }
     }
 

@@ -134,12 +134,23 @@ extension SQLiteSessionStore: ExperimentStore {
     static let assignmentColumns = "tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at"
 
     public func assignment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentAssignment? {
+        try await writer.read { db in try Self.fetchAssignment(db, tenant: tenant, experiment: experiment, seed: seed, userId: userId) }
+    }
+
+    static func fetchAssignment(_ db: Database, tenant: String, experiment: String, seed: String, userId: String) throws -> ExperimentAssignment? {
+        try Row.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT \(Self.assignmentColumns) FROM experiment_assignments WHERE tenant = ? AND experiment = ? AND seed = ? AND user_id = ?"),
+            arguments: [tenant, experiment, seed, userId]
+        ).map(Self.assignment)
+    }
+
+    /// Both reads on one reader connection, one snapshot: one hop instead of two.
+    public func enrolment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentEnrolment {
         try await writer.read { db in
-            try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT \(Self.assignmentColumns) FROM experiment_assignments WHERE tenant = ? AND experiment = ? AND seed = ? AND user_id = ?"),
-                arguments: [tenant, experiment, seed, userId]
-            ).map(Self.assignment)
+            ExperimentEnrolment(
+                stop: try Self.fetchStop(db, tenant: tenant, experiment: experiment, seed: seed),
+                assignment: try Self.fetchAssignment(db, tenant: tenant, experiment: experiment, seed: seed, userId: userId))
         }
     }
 

@@ -162,4 +162,35 @@ struct ExperimentStoreTests {
     }
 
     @Test(.postgres) func theFirstStopHoldsOnPostgres() async throws { try await theFirstStopHolds(kind: .postgres) }
+
+    /// What `flow.start` reads before it enrols: the phase's stop and the person's assignment, in
+    /// one read, each only for its own phase and person.
+    @Test(arguments: StoreKind.sqlite)
+    func anEnrolmentReadsThePhasesStopAndThePersonsAssignment(kind: StoreKind) async throws {
+        let store = try await kind.open()
+        let phase = (experiment: Self.experiment.id, seed: Self.experiment.seed)
+        let view = try await Self.platform(store).start(tenant: "fixture", userId: "enrolled", flow: "quick", user: nil)
+        let before = try await store.enrolment(tenant: "fixture", experiment: phase.experiment, seed: phase.seed, userId: "enrolled")
+        #expect(before.stop == nil)
+        #expect(before.assignment?.sessionId == view.sessionId)
+        #expect(before.assignment?.variant == Self.experiment.assignment(of: "enrolled")?.id)
+
+        let stop = ExperimentStop(
+            tenant: "fixture", experiment: phase.experiment, seed: phase.seed, at: epoch, variant: "b", reason: "worse", interval: [-0.3, -0.1])
+        let report = OutboxEvent(
+            event: PlatformEvent(id: "evt_stop", type: .userErased, tenant: "fixture", userId: "", occurredAt: epoch, data: [:]), webhooks: [],
+            deliverUntil: epoch)
+        _ = try await store.recordExperimentStop(stop, report: report)
+        let after = try await store.enrolment(tenant: "fixture", experiment: phase.experiment, seed: phase.seed, userId: "enrolled")
+        #expect(after == ExperimentEnrolment(stop: stop, assignment: before.assignment))
+        let someoneElse = try await store.enrolment(tenant: "fixture", experiment: phase.experiment, seed: phase.seed, userId: "new")
+        #expect(someoneElse == ExperimentEnrolment(stop: stop, assignment: nil))
+        let nextPhase = try await store.enrolment(tenant: "fixture", experiment: phase.experiment, seed: "next", userId: "enrolled")
+        #expect(nextPhase == ExperimentEnrolment(stop: nil, assignment: nil), "a new seed is a new phase")
+        try await store.close()
+    }
+
+    @Test(.postgres) func anEnrolmentReadsThePhasesStopAndThePersonsAssignmentOnPostgres() async throws {
+        try await anEnrolmentReadsThePhasesStopAndThePersonsAssignment(kind: .postgres)
+    }
 }

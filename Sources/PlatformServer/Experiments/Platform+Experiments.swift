@@ -41,9 +41,10 @@ extension Platform {
                 return try await startOn(registered, userId: userId, flow: candidate, user: user, locale: locale)
             }
         }
-        for experiment in candidates where try await isRunning(experiment, in: registered) {
-            let stored = try await storedAssignment(of: userId, in: experiment, tenant: registered.id)
-            guard let variant = stored.flatMap({ experiment.variant($0.variant) }) ?? experiment.assignment(of: userId) else { continue }
+        for experiment in candidates where experiment.status == .running {
+            let standing = try await enrolment(of: userId, in: experiment, tenant: registered.id)
+            guard standing.stop == nil else { continue }
+            guard let variant = standing.assignment.flatMap({ experiment.variant($0.variant) }) ?? experiment.assignment(of: userId) else { continue }
             let target = StartTarget(engine: try registered.engine(variant.flow, version: variant.version), experiment: experiment, variant: variant)
             return try await startOn(registered, userId: userId, flow: variant.flow, user: user, locale: locale, enrolment: target)
         }
@@ -63,12 +64,6 @@ extension Platform {
         return flows
     }
 
-    /// Running in the tenants file and not stopped by the server for its seed.
-    func isRunning(_ experiment: Experiment, in registered: Tenant) async throws(FlowError) -> Bool {
-        guard experiment.status == .running else { return false }
-        return try await storedStop(of: experiment, tenant: registered.id) == nil
-    }
-
     /// The variant people who are not enrolled get: the control's, or the winner's once shipped.
     func directed(_ experiment: Experiment, in registered: Tenant) async throws(FlowError) -> Experiment.Variant {
         if experiment.status == .shipped, let winner = experiment.winner.flatMap(experiment.variant) { return winner }
@@ -76,9 +71,10 @@ extension Platform {
         return control
     }
 
-    func storedAssignment(of userId: String, in experiment: Experiment, tenant: String) async throws(FlowError) -> ExperimentAssignment? {
-        guard let experiments = store as? any ExperimentStore else { return nil }
-        return try await storing { try await experiments.assignment(tenant: tenant, experiment: experiment.id, seed: experiment.seed, userId: userId) }
+    /// The phase's stop and the person's stored assignment, in one read where the store can.
+    func enrolment(of userId: String, in experiment: Experiment, tenant: String) async throws(FlowError) -> ExperimentEnrolment {
+        guard let experiments = store as? any ExperimentStore else { return ExperimentEnrolment(stop: nil, assignment: nil) }
+        return try await storing { try await experiments.enrolment(tenant: tenant, experiment: experiment.id, seed: experiment.seed, userId: userId) }
     }
 
     func storedStop(of experiment: Experiment, tenant: String) async throws(FlowError) -> ExperimentStop? {

@@ -95,9 +95,33 @@ public protocol ExperimentStore: Sendable {
     /// The stop stored for this phase, if any.
     func experimentStop(tenant: String, experiment: String, seed: String) async throws -> ExperimentStop?
 
+    /// What enrolling the person in this phase depends on, read together: the server's stop and
+    /// their stored assignment (a `flow.start` of an experiment's flow asks for both).
+    func enrolment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentEnrolment
+
     /// Stores the stop unless the phase already has one, and `report` with it in the same
     /// transaction; answers the stop that holds and whether this call stored it.
     func recordExperimentStop(_ stop: ExperimentStop, report: OutboxEvent) async throws -> (stop: ExperimentStop, stored: Bool)
+}
+
+/// One person's standing in one phase: whether the server stopped it, and their assignment.
+public struct ExperimentEnrolment: Sendable, Hashable {
+    public var stop: ExperimentStop?
+    public var assignment: ExperimentAssignment?
+
+    public init(stop: ExperimentStop?, assignment: ExperimentAssignment?) {
+        self.stop = stop
+        self.assignment = assignment
+    }
+}
+
+extension ExperimentStore {
+    /// Two reads; a store that can answers both in one (a round trip or a hop to a reader fewer).
+    public func enrolment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentEnrolment {
+        ExperimentEnrolment(
+            stop: try await experimentStop(tenant: tenant, experiment: experiment, seed: seed),
+            assignment: try await assignment(tenant: tenant, experiment: experiment, seed: seed, userId: userId))
+    }
 }
 
 /// What each store's rows of one phase add up to, built from the rollup every commit of an
