@@ -68,30 +68,21 @@ func experimentBenchmarks() {
         metrics: [.wallClock, .throughput, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 5,
         maxDuration: .seconds(5), maxIterations: 5_000, teardown: removeTemporaryDirectories)
 
-    Benchmark("Platform StatLocker flow.start, file store", configuration: fileConfiguration) { (benchmark: Benchmark, platform: Platform) in
-        await measureStarts(benchmark, platform)
-    } setup: {
-        statLockerPlatform(store: try fileStore())
-    }
-
-    Benchmark("Platform StatLocker flow.start, enrolled 50/50, file store", configuration: fileConfiguration) {
-        (benchmark: Benchmark, platform: Platform) in
-        await measureStarts(benchmark, platform)
-    } setup: {
-        statLockerPlatform(experiments: [benchExperiment], store: try fileStore())
-    }
-
-    Benchmark("Platform StatLocker walk: start + 11 submits, file store", configuration: fileConfiguration) {
-        (benchmark: Benchmark, platform: Platform) in
-        await measureWalks(benchmark, platform)
-    } setup: {
-        statLockerPlatform(store: try fileStore())
-    }
-
-    Benchmark("Platform StatLocker walk, enrolled 50/50: start + 11 submits, file store", configuration: fileConfiguration) {
-        (benchmark: Benchmark, platform: Platform) in
-        await measureWalks(benchmark, platform)
-    } setup: {
-        statLockerPlatform(experiments: [benchExperiment], store: try fileStore())
+    // Each measured without an experiment and enrolled, on a file store of its own.
+    for enrolled in [false, true] {
+        let experiments = enrolled ? [benchExperiment] : []
+        let startName = enrolled ? "flow.start, enrolled 50/50" : "flow.start"
+        Benchmark("Platform StatLocker \(startName), file store", configuration: fileConfiguration) { (benchmark: Benchmark, platform: Platform) in
+            await measureStarts(benchmark, platform)
+        } setup: {
+            statLockerPlatform(experiments: experiments, store: try fileStore())
+        }
+        let walkName = enrolled ? "walk, enrolled 50/50:" : "walk:"
+        Benchmark("Platform StatLocker \(walkName) start + 11 submits, file store", configuration: fileConfiguration) {
+            (benchmark: Benchmark, platform: Platform) in
+            await measureWalks(benchmark, platform)
+        } setup: {
+            statLockerPlatform(experiments: experiments, store: try fileStore())
+        }
     }
 }
