@@ -35,7 +35,7 @@ struct WebSocketBenchTests {
 
     @Test func anIdleCountOutOfRangeIsRefused() async throws {
         try await PlatformdProcess.with(["bench", "--idle", "-1", "--seconds", "1"]) { process in
-            let exit = try await process.waitForExit(timeout: .seconds(60))
+            let exit = try await process.waitForExit(timeout: BenchCommandTests.exitGuard)
             #expect(exit.status != 0)
             #expect(process.stderrText.contains("--idle"), "\(process.stderrText)")
         }
