@@ -159,6 +159,20 @@ public final class SocketClient: @unchecked Sendable {
         }
     }
 
+    /// The next `count` bytes (fewer when the server closed the connection first); what came
+    /// after them stays buffered for the next read.
+    public func readBytes(_ count: Int) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        while bytes.count < count {
+            let chunk = try readChunk()
+            if chunk.isEmpty { break }
+            let taken = min(chunk.count, count - bytes.count)
+            bytes += chunk[..<taken]
+            if taken < chunk.count { buffer = Array(chunk[taken...]) }
+        }
+        return bytes
+    }
+
     public func readReply() throws -> JSONValue {
         guard let line = try readLine() else { throw Failure(description: "connection closed while waiting for a reply") }
         return try JSONValue.parse(line)

@@ -126,7 +126,7 @@ package struct HTTPTransport: Service {
 
         let limits = HTTPConnectionLimits(headerTimeout: headerTimeout, idleTimeout: idleTimeout, table: connections, budget: budget)
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(additionalChannelHandlers: [ConnectionGauge(transport: "http")], idleTimeout: idleTimeout),
+            http1: .init(additionalChannelHandlers: connectionHandlers(), idleTimeout: answersRPCDirectly ? nil : idleTimeout),
             // A client that never answers the close frame holds the stop this long (Hummingbird's
             // default is 15 s, longer than the whole stop's deadline).
             ws: .init(maxFrameSize: maxBodyBytes, closeTimeout: Self.webSocketCloseTimeout))
@@ -151,65 +151,33 @@ package struct HTTPTransport: Service {
         try await app.run()
     }
 
+    /// `POST /rpc` answered by `DirectRPCHandler` rather than by the router. Not when spans are
+    /// exported: each request's span comes from the router's tracing middleware.
+    var answersRPCDirectly: Bool { !tracing }
+
+    /// The handlers each HTTP connection gets after HTTP parsing, once it is known not to be a
+    /// WebSocket. With `DirectRPCHandler`, Hummingbird's own idle timeout is off: its connection
+    /// state handler, after this one, sees only the requests passed on, and would close a
+    /// connection busy with `POST /rpc` (`HTTPConnectionGuard` keeps the idle timeout).
+    func connectionHandlers() -> [any RemovableChannelHandler] {
+        guard answersRPCDirectly else { return [ConnectionGauge(transport: "http")] }
+        return [ConnectionGauge(transport: "http"), DirectRPCHandler(transport: self)]
+    }
+
     /// How long a WebSocket's close handshake may take before the connection is dropped.
     static let webSocketCloseTimeout: Duration = .seconds(2)
 
     // MARK: - POST /rpc
 
+    /// Hummingbird's route for `POST /rpc`: the in-process tests drive it, and a server that
+    /// exports spans serves it (each request its span); otherwise `DirectRPCHandler` answers
+    /// first, with the same steps.
     func rpc(_ request: Request, channel: any Channel) async throws -> Response {
-        guard Self.isJSON(request.headers[.contentType]) else {
-            return Self.json(
-                .unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
-        }
-        let label = "http"
-        // The bearer is checked before a byte of the body is read: a wrong one costs the server
-        // no buffer (its reply cannot echo the request's id, which is in the body).
-        var login: ConnectionState.Login?
-        if let bearer = Self.bearer(request.headers) {
-            switch await self.login(bearer, label: label) {
-            case .success(let given):
-                login = given
-                connections.loggedIn(channel)
-            case .failure(let error):
-                PlatformMetrics.refused(transport: "http", outcome: .unauthorized)
-                return Self.unauthorized(error.message, id: .null)
-            }
-        }
-        guard let body = try await Self.collect(request, upTo: maxBodyBytes) else {
-            return Self.json(.contentTooLarge, String(decoding: RPCServer.tooLarge(limit: maxBodyBytes, transport: "http"), as: UTF8.self))
-        }
-        // An empty body is no request at all: said, as a body that is not JSON is (a reply, not
-        // the 204 of a batch of notifications).
-        if body.readableBytesView.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
-            return Self.json(.ok, RPCErrorBody.line(code: .parseError, message: "Parse error: the body is empty; send one JSON-RPC request or a batch"))
-        }
-        // Parsed once: the login check, Accept-Language and the RPC server all read this.
-        let parsed = Result { () throws(JSONParseError) in try JSONValue.parseMessage(body.readableBytesView) }
-        let connection: ConnectionState
-        if let login {
-            connection = ConnectionState(login, label: label, transport: "http")
-        } else if requireLogin {
-            // Only what needs no login may go without a bearer (rpc.discover, auth.login).
-            if case .success(let message) = parsed, let method = Self.methodsNeedingLogin(message.value).first {
-                let known = server.methodNames.contains(method) ? method : PlatformMetrics.otherMethod
-                PlatformMetrics.refused(transport: "http", method: known, outcome: .unauthorized)
-                return Self.unauthorized(
-                    "\(method) needs a login: send Authorization: Bearer with a key's secret or a user token", id: Self.requestID(message.value))
-            }
-            connection = ConnectionState(nil, label: label, transport: "http")
-        } else {
-            connection = .trusted(label, transport: "http")
-        }
-        let reply: [UInt8]?
-        switch parsed {
-        case .failure(let error):
-            reply = server.parseFailure(error, connection: connection)
-        case .success(let message):
-            let localized = request.headers[.acceptLanguage].map { Self.locale(from: $0, into: message.value, platform: platform) } ?? message.value
-            reply = await server.replyBytes(to: localized, rawIDs: message.rawIDs, connection: connection)
-        }
-        guard let reply else { return Response(status: .noContent) }
-        return Self.json(.ok, ByteBuffer(bytes: reply))
+        if let refusal = rpcRefusal(request.headers) { return refusal.response }
+        let bearer = await rpcBearer(request.headers, channel: channel)
+        if case .refused(let refusal) = bearer { return refusal.response }
+        guard let body = try await Self.collect(request, upTo: maxBodyBytes) else { return rpcTooLarge.response }
+        return await rpcAnswer(body, headers: request.headers, login: bearer.login).response
     }
 
     func login(_ bearer: String, label: String) async -> Result<ConnectionState.Login, RPCError> {
@@ -343,10 +311,18 @@ package struct HTTPTransport: Service {
         return message.arrayValue.map { JSONValue.array($0.map(localized)) } ?? localized(message)
     }
 
+    /// Whether the media type (before any parameters, spaces around it ignored, in any case) is
+    /// `application/json`. Compared as bytes: it is read on every `POST /rpc`.
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
-        let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        return media == "application/json"
+        var media = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }[...]
+        while let first = media.first, first == 0x20 || first == 0x09 { media = media.dropFirst() }
+        while let last = media.last, last == 0x20 || last == 0x09 { media = media.dropLast() }
+        let expected = "application/json".utf8
+        return media.count == expected.count
+            && zip(media, expected).allSatisfy { given, wanted in
+                given == wanted || (0x61...0x7A).contains(wanted) && given == wanted - 0x20
+            }
     }
 
     /// The methods of a request or batch that need a login, in order.
@@ -368,10 +344,7 @@ package struct HTTPTransport: Service {
 
     /// 401 with a -32001 reply; `message` as an RPCError words it, or a reason to put after "Unauthorized: ".
     static func unauthorized(_ message: String, id: JSONValue) -> Response {
-        let worded = message.hasPrefix("Unauthorized") ? message : "Unauthorized: \(message)"
-        var response = json(.unauthorized, RPCErrorBody.line(code: .unauthorized, message: worded, id: id))
-        response.headers[.wwwAuthenticate] = "Bearer"
-        return response
+        unauthorizedReply(message, id: id).response
     }
 
     static func upgradeRequired() -> Response {

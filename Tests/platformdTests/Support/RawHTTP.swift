@@ -52,13 +52,9 @@ final class RawHTTP: @unchecked Sendable {
         return false
     }
 
-    /// Raw bytes the server sends, until `count` arrived or the connection closed.
+    /// The next `count` bytes the server sends (fewer if it closed the connection or went
+    /// quiet first); what follows them is kept for the next read (a pipelined response).
     func readBytes(_ count: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        while bytes.count < count {
-            guard let chunk = try? socket.readChunk(), !chunk.isEmpty else { break }
-            bytes += chunk
-        }
-        return bytes
+        (try? socket.readBytes(count)) ?? []
     }
 }
