@@ -152,7 +152,8 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     refuse(transport.rpcTooLarge, ended: false)
                     return false
                 }
-                exchange.body.writeBuffer(&buffer)
+                // A body in one part (the usual case) is kept as it came, not copied.
+                if exchange.body.readableBytes == 0 { exchange.body = buffer } else { exchange.body.writeBuffer(&buffer) }
                 mode = .reading(exchange)
             case .end:
                 exchange.ended = true

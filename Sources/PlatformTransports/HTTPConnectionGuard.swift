@@ -65,6 +65,10 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
     private var admitted = false
     private var headerTimer: Scheduled<Void>?
     private var idleTimer: Scheduled<Void>?
+    /// The first byte of a head that has not ended; its deadline is this plus `headerTimeout`.
+    private var headStarted: NIODeadline?
+    /// Since when the connection has had no whole request to answer (nil while it has one).
+    private var idleSince: NIODeadline?
     /// A request head has arrived and its end has not.
     private var readingRequest = false
     /// Requests whose response has not ended.
@@ -97,6 +101,7 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
             context.close(promise: nil)
             return
         }
+        idleSince = .now()
         armIdleTimer()
     }
 
@@ -119,15 +124,10 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
                 frames = nil
                 return
             }
-        } else if !readingRequest, headerTimer == nil {
+        } else if !readingRequest, headStarted == nil {
             // The first byte of a request head: the whole head must follow within the timeout.
-            let seconds = limits.headerTimeout
-            headerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: seconds) { [weak self] in
-                guard let self, let context = self.context else { return }
-                self.headerTimer = nil
-                self.limits.table.closedForTimeout(header: true, seconds: seconds.nanoseconds / 1_000_000_000)
-                context.close(promise: nil)
-            }
+            headStarted = .now()
+            armHeaderTimer()
         }
         context.fireChannelRead(data)
     }
@@ -135,22 +135,26 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
     // MARK: - told by HTTPRequestGuard, on the same event loop
 
     func headReceived() {
-        headerTimer?.cancel()
-        headerTimer = nil
+        headStarted = nil
         readingRequest = true
         outstanding += 1
-        if idleTimer == nil { armIdleTimer() }
+        if idleSince == nil {
+            idleSince = .now()
+            armIdleTimer()
+        }
     }
 
     func requestEnded() {
         readingRequest = false
-        idleTimer?.cancel()
-        idleTimer = nil
+        idleSince = nil
     }
 
     func responseEnded() {
         outstanding = max(0, outstanding - 1)
-        if outstanding == 0, !readingRequest, idleTimer == nil { armIdleTimer() }
+        if outstanding == 0, !readingRequest, idleSince == nil {
+            idleSince = .now()
+            armIdleTimer()
+        }
     }
 
     /// The connection speaks WebSocket from its next byte on.
@@ -174,19 +178,41 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
         cancelTimers()
     }
 
+    // The timers are not moved for each request: a keep-alive connection's requests would each
+    // cancel and schedule two (a few µs of a request's CPU). Each fires at the deadline it was
+    // armed for and checks the deadline now: passed, the connection closes; moved on, it is
+    // armed again for the new one; none (no head begun, a request being answered), it stops
+    // until one is set.
+
+    private func armHeaderTimer() {
+        guard headerTimer == nil, let context, let headStarted else { return }
+        let timeout = limits.headerTimeout
+        headerTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: headStarted + timeout) { [weak self] in
+            guard let self, let context = self.context else { return }
+            self.headerTimer = nil
+            guard let started = self.headStarted else { return }
+            guard NIODeadline.now() >= started + timeout else { return self.armHeaderTimer() }
+            self.limits.table.closedForTimeout(header: true, seconds: timeout.nanoseconds / 1_000_000_000)
+            context.close(promise: nil)
+        }
+    }
+
     private func armIdleTimer() {
-        guard let context else { return }
-        let seconds = limits.idleTimeout
-        idleTimer?.cancel()
-        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: seconds) { [weak self] in
+        guard idleTimer == nil, let context, let idleSince else { return }
+        let timeout = limits.idleTimeout
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: idleSince + timeout) { [weak self] in
             guard let self, let context = self.context else { return }
             self.idleTimer = nil
-            self.limits.table.closedForTimeout(header: false, seconds: seconds.nanoseconds / 1_000_000_000)
+            guard let since = self.idleSince else { return }
+            guard NIODeadline.now() >= since + timeout else { return self.armIdleTimer() }
+            self.limits.table.closedForTimeout(header: false, seconds: timeout.nanoseconds / 1_000_000_000)
             context.close(promise: nil)
         }
     }
 
     private func cancelTimers() {
+        headStarted = nil
+        idleSince = nil
         headerTimer?.cancel()
         headerTimer = nil
         idleTimer?.cancel()

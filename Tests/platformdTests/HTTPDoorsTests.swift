@@ -95,6 +95,33 @@ struct HTTPDoorsTests {
         }
     }
 
+    /// The timers are not re-armed for each request but check their deadline when they fire: a
+    /// connection that keeps sending whole requests stays open past both timeouts, each head is
+    /// timed from its own first byte, and once it goes quiet it is closed for idling.
+    @Test func aBusyConnectionOutlivesTheTimeoutsAndIsClosedOnceIdle() async throws {
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--header-timeout", "1", "--idle-timeout", "2"]) { http in
+            let port = http.port
+            let (statuses, closed) = try await Self.blocking { () throws -> ([Int?], Bool) in
+                let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                var statuses: [Int?] = []
+                let started = Date()
+                // 3.5 s of requests 0.4 s apart, each head sent in two halves 0.3 s apart.
+                while Date().timeIntervalSince(started) < 3.5 {
+                    try client.send("GET /health/live HTTP/1.1\r\n")
+                    Thread.sleep(forTimeInterval: 0.3)
+                    try client.send("Host: x\r\n\r\n")
+                    let head = try client.readHead()
+                    statuses.append(head?.status)
+                    _ = client.readBytes(Int(head?.headers["content-length"] ?? "0") ?? 0)
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+                return (statuses, client.closesWithin(seconds: 15))
+            }
+            #expect(statuses.count >= 5 && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+            #expect(closed, "the connection idling past --idle-timeout after its requests stays open")
+        }
+    }
+
     /// Connections that never send a request fill every slot: the oldest of them make room, so a
     /// new client is answered, and a connection that has logged in is kept.
     @Test func theConnectionLimitClosesTheOldestNotLoggedInToMakeRoom() async throws {
