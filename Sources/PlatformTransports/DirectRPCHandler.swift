@@ -26,7 +26,8 @@ import Synchronization
 /// been paused with requests the client sent before the signal still in the kernel). The event
 /// then goes on to Hummingbird's connection state handler, which closes the connection, at once
 /// or after a request it is answering. A client that keeps sending cannot hold the stop past
-/// `stopDeadline`.
+/// `stopDeadline`: the connection is closed then, answered or not. A client's half-close is
+/// held the same way until what it sent is answered.
 final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -69,6 +70,8 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Parts read since the last quiet check began.
     private var partsSinceCheck = 0
     private var quietCheckRunning = false
+    /// The client's half-close, held until the answers owed are sent.
+    private var inputClosedHeld = false
 
     static let quietPeriod = TimeAmount.milliseconds(50)
     static let stopDeadline = TimeAmount.seconds(10)
@@ -77,8 +80,10 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.transport = transport
     }
 
+    /// Whether this handler answers the request. One asking for an upgrade is Hummingbird's
+    /// (a first request's refused upgrade is answered there, and only there).
     static func answers(_ head: HTTPRequest) -> Bool {
-        guard head.method == .post, let path = head.path else { return false }
+        guard head.method == .post, let path = head.path, head.headerFields[.upgrade] == nil else { return false }
         return path == "/rpc" || path.hasPrefix("/rpc?")
     }
 
@@ -146,10 +151,10 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
             switch part {
             case .head:
                 // A decoder never sends a head inside a request; refused rather than trusted.
-                refuse(RPCHTTPReply.json(.badRequest, RPCErrorBody.line(code: .invalidRequest, message: "Bad Request")), ended: false)
+                refuse(RPCHTTPReply.json(.badRequest, RPCErrorBody.line(code: .invalidRequest, message: "Bad Request")), to: exchange, ended: false)
             case .body(var buffer):
                 guard exchange.body.readableBytes + buffer.readableBytes <= transport.maxBodyBytes else {
-                    refuse(transport.rpcTooLarge, ended: false)
+                    refuse(transport.rpcTooLarge, to: exchange, ended: false)
                     return false
                 }
                 // A body in one part (the usual case) is kept as it came, not copied.
@@ -170,7 +175,7 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func begin(_ head: HTTPRequest, context: ChannelHandlerContext) {
         let exchange = Exchange(head: head, body: context.channel.allocator.buffer(capacity: 0))
         if let refusal = transport.rpcRefusal(head.headerFields) {
-            refuse(refusal, ended: false)
+            refuse(refusal, to: exchange, ended: false)
             return
         }
         guard HTTPTransport.bearer(head.headerFields) != nil else {
@@ -184,7 +189,9 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let channel = context.channel
         let transport = transport
         let headers = head.headerFields
+        transport.inFlight.started()
         Task {
+            defer { transport.inFlight.ended() }
             let check = await transport.rpcBearer(headers, channel: channel)
             channel.eventLoop.execute { handler.value.bearerChecked(check) }
         }
@@ -193,11 +200,11 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func bearerChecked(_ check: BearerCheck) {
         guard case .reading(var exchange) = mode else { return }
         if case .refused(let refusal) = check {
-            refuse(refusal, ended: exchange.ended)
+            refuse(refusal, to: exchange, ended: exchange.ended)
             return
         }
         if transport.rpcLengthExceedsLimit(exchange.head.headerFields) {
-            refuse(transport.rpcTooLarge, ended: exchange.ended)
+            refuse(transport.rpcTooLarge, to: exchange, ended: exchange.ended)
             return
         }
         exchange.bearer = check
@@ -225,47 +232,58 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let head = exchange.head
         let body = exchange.body
         let login = exchange.bearer?.login
+        transport.inFlight.started()
         Task {
+            defer { transport.inFlight.ended() }
             let reply = await transport.rpcAnswer(body, headers: head.headerFields, login: login)
             eventLoop.execute { handler.value.respond(reply, to: head) }
         }
     }
 
-    /// A refusal. Sent before the body's end, it closes the connection (`HTTPRequestGuard`
-    /// adds the close), and the rest of the body is dropped here.
-    private func refuse(_ reply: RPCHTTPReply, ended: Bool) {
+    /// A refusal. Sent before the request's end, it closes the connection after it: the rest of
+    /// the body is not read to find where a next request would start. (Said here, not left to
+    /// `HTTPRequestGuard`: a request taken from `held` was decoded whole long before.)
+    private func refuse(_ reply: RPCHTTPReply, to exchange: Exchange, ended: Bool) {
         guard let context else { return }
-        if ended {
-            mode = .answering
-            respond(reply, to: nil)
-        } else {
-            mode = .discarding
-            write(reply, context: context)
-            context.flush()
-        }
+        mode = .answering
+        guard !ended else { return respond(reply, to: exchange.head) }
+        mode = .discarding
+        var closing = reply
+        closing.headers[.connection] = "close"
+        let written = context.eventLoop.makePromise(of: Void.self)
+        let channel = context.channel
+        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        write(closing, context: context, ended: written)
+        context.flush()
     }
 
     /// Writes the reply, then takes up what waited behind it.
-    private func respond(_ reply: RPCHTTPReply, to head: HTTPRequest?) {
+    private func respond(_ reply: RPCHTTPReply, to head: HTTPRequest) {
         guard let context, case .answering = mode else { return }
-        write(reply, context: context)
-        context.flush()
-        if let connection = head?.headerFields[.connection], connection.lowercased().contains("close") {
+        if let connection = head.headerFields[.connection], connection.lowercased().contains("close") {
             mode = .discarding
-            context.close(promise: nil)
+            var closing = reply
+            closing.headers[.connection] = "close"
+            let written = context.eventLoop.makePromise(of: Void.self)
+            let channel = context.channel
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            write(closing, context: context, ended: written)
+            context.flush()
             return
         }
+        write(reply, context: context)
+        context.flush()
         mode = .idle
         takeHeld(context: context)
     }
 
-    private func write(_ reply: RPCHTTPReply, context: ChannelHandlerContext) {
+    private func write(_ reply: RPCHTTPReply, context: ChannelHandlerContext, ended: EventLoopPromise<Void>? = nil) {
         var headers = reply.headers
         headers[.contentLength] = String(reply.body.readableBytes)
         headers[.date] = HTTPDate.now
         context.write(wrapOutboundOut(.head(HTTPResponse(status: reply.status, headerFields: headers))), promise: nil)
         if reply.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(reply.body)), promise: nil) }
-        context.write(wrapOutboundOut(.end(nil)), promise: nil)
+        context.write(wrapOutboundOut(.end(nil)), promise: ended)
     }
 
     /// Deals with held parts in order, as far as the mode allows.
@@ -283,18 +301,35 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // Hummingbird's channel hands what it was given to its task at the end of a read.
         if passed { context.fireChannelReadComplete() }
         readIfWanted()
+        releaseInputClosed()
         closeWhenQuiet()
     }
 
     // MARK: - the stop
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed, !isQuiet {
+            // The client sent its last byte (a half-close): Hummingbird would end the connection
+            // on it, and with it the answers still owed. It hears of it once they are sent.
+            inputClosedHeld = true
+            return
+        }
         guard event is ChannelShouldQuiesceEvent, stopAsked == nil else {
             context.fireUserInboundEventTriggered(event)
             return
         }
         stopAsked = .now()
+        // A client that keeps sending, or a request that does not end, cannot hold the stop.
+        let channel = context.channel
+        context.eventLoop.scheduleTask(in: Self.stopDeadline) { channel.close(promise: nil) }
         closeWhenQuiet()
+    }
+
+    /// Passes on what waited for the connection to be quiet: the client's half-close.
+    private func releaseInputClosed() {
+        guard inputClosedHeld, isQuiet, let context else { return }
+        inputClosedHeld = false
+        context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
     }
 
     private var isQuiet: Bool {
@@ -305,13 +340,7 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Once stopping and quiet: one more read, and if it brings nothing within `quietPeriod`, the
     /// stop goes on to Hummingbird's handler, which closes the connection.
     private func closeWhenQuiet() {
-        guard let stopAsked, !quietCheckRunning, let context else { return }
-        let overdue = NIODeadline.now() >= stopAsked + Self.stopDeadline
-        guard isQuiet || overdue else { return }
-        if overdue {
-            context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
-            return
-        }
+        guard stopAsked != nil, !quietCheckRunning, isQuiet, let context else { return }
         quietCheckRunning = true
         partsSinceCheck = 0
         readWanted = false
@@ -356,7 +385,7 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
         guard case .end = unwrapOutboundIn(data) else { return }
         passedOn = max(0, passedOn - 1)
-        if passedOn == 0, heldFrom < held.count || stopAsked != nil {
+        if passedOn == 0, heldFrom < held.count || stopAsked != nil || inputClosedHeld {
             // Taken up after this write returns, not inside it.
             context.eventLoop.assumeIsolated().execute { [weak self] in
                 guard let self, let context = self.context else { return }

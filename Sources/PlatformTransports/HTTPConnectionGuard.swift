@@ -146,7 +146,9 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
 
     func requestEnded() {
         readingRequest = false
-        idleSince = nil
+        // Its response may have ended first (an early answer): then nothing is owed from here on.
+        idleSince = outstanding == 0 ? .now() : nil
+        armIdleTimer()
     }
 
     func responseEnded() {
@@ -191,7 +193,10 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
             guard let self, let context = self.context else { return }
             self.headerTimer = nil
             guard let started = self.headStarted else { return }
-            guard NIODeadline.now() >= started + timeout else { return self.armHeaderTimer() }
+            // A head read while the server still answers an earlier request (a pipelined one,
+            // its reads paused) waits on the server, not the client: its clock starts again.
+            if self.outstanding > 0 { self.headStarted = .now() }
+            guard self.outstanding == 0, NIODeadline.now() >= started + timeout else { return self.armHeaderTimer() }
             self.limits.table.closedForTimeout(header: true, seconds: timeout.nanoseconds / 1_000_000_000)
             context.close(promise: nil)
         }

@@ -67,6 +67,9 @@ package struct HTTPTransport: Service {
     /// Whether a tracer was bootstrapped (spans are exported).
     var tracing = false
     let logger: Logger
+    /// `DirectRPCHandler`'s tasks: `run()` returns only once they have ended, so the store is
+    /// not closed under a request whose client left while it was answered.
+    let inFlight = TasksInFlight()
 
     /// The paths that answer, with the methods each takes (anything else there is 405).
     static let routes: [(path: String, methods: [HTTPRequest.Method])] = [
@@ -148,7 +151,13 @@ package struct HTTPTransport: Service {
                 logger.notice("listening on http \(shown):\(address?.port ?? port)")
             },
             logger: logger)
-        try await app.run()
+        do {
+            try await app.run()
+        } catch {
+            await inFlight.noneRunning()
+            throw error
+        }
+        await inFlight.noneRunning()
     }
 
     /// `POST /rpc` answered by `DirectRPCHandler` rather than by the router. Not when spans are

@@ -4,6 +4,7 @@ import NIOCore
 import PlatformCore
 import PlatformServer
 import PlatformStorage
+import Synchronization
 
 /// What `POST /rpc` answers. Built by the steps below, whichever path read the request:
 /// `DirectRPCHandler` on the connection's pipeline, or Hummingbird's route (the in-process tests,
@@ -120,5 +121,37 @@ extension HTTPTransport {
         var reply = RPCHTTPReply.json(.unauthorized, RPCErrorBody.line(code: .unauthorized, message: worded, id: id))
         reply.headers[.wwwAuthenticate] = "Bearer"
         return reply
+    }
+}
+
+/// Tasks started outside any task group (a channel handler's requests), counted so a stop can
+/// wait for the last of them.
+final class TasksInFlight: Sendable {
+    private let state = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+
+    func started() {
+        state.withLock { $0.count += 1 }
+    }
+
+    func ended() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.count -= 1
+            guard state.count == 0 else { return [] }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once none is running.
+    func noneRunning() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let none = state.withLock { state -> Bool in
+                guard state.count > 0 else { return true }
+                state.waiters.append(waiter)
+                return false
+            }
+            if none { waiter.resume() }
+        }
     }
 }

@@ -122,6 +122,24 @@ struct HTTPDoorsTests {
         }
     }
 
+    /// A request answered before its body ended (a route that reads none) leaves nothing owed
+    /// once the body has come: the connection is closed for idling, not kept for ever.
+    @Test func aConnectionIdleAfterAnEarlyAnswerIsClosed() async throws {
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--idle-timeout", "2"]) { http in
+            let port = http.port
+            let (status, closed) = try await Self.blocking { () throws -> (Int?, Bool) in
+                let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                try client.send("GET /health/live HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n")
+                let head = try client.readHead()
+                _ = client.readBytes(Int(head?.headers["content-length"] ?? "0") ?? 0)
+                try client.send("12345")
+                return (head?.status, client.closesWithin(seconds: 15))
+            }
+            #expect(status == 200)
+            #expect(closed, "a connection idle past --idle-timeout after an early answer stays open")
+        }
+    }
+
     /// Connections that never send a request fill every slot: the oldest of them make room, so a
     /// new client is answered, and a connection that has logged in is kept.
     @Test func theConnectionLimitClosesTheOldestNotLoggedInToMakeRoom() async throws {

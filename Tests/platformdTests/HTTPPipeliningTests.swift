@@ -55,6 +55,37 @@ struct HTTPPipeliningTests {
         }
     }
 
+    /// A `POST /rpc` refused from its head while it waited behind another request (its body read
+    /// long before) still closes the connection after its refusal, as an unread body does: it is
+    /// not left open, dropping what comes next. (Before, it stayed open and silent.)
+    @Test func aRefusedPipelinedPOSTClosesTheConnectionAfterItsAnswer() async throws {
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--auth", "none"]) { http in
+            let port = http.port
+            let refused = "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi"
+            let (answers, closed) = try await HTTPDoorsTests.blocking {
+                let client = try RawHTTP(port: port, timeoutSeconds: 10)
+                try client.send(Self.get("/health/live") + refused + Self.get("/health/live"))
+                return (try Self.responses(client, count: 3), client.closesWithin(seconds: 5))
+            }
+            #expect(answers.map(\.status) == [200, 415], "\(answers)")
+            #expect(closed, "the connection stays open after a refusal whose request it cannot trust")
+        }
+    }
+
+    /// A client that sends its requests and closes its side (a half-close) still gets every answer.
+    @Test func aHalfClosedClientGetsEveryAnswer() async throws {
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--auth", "none"]) { http in
+            let port = http.port
+            let answers = try await HTTPDoorsTests.blocking {
+                let client = try RawHTTP(port: port, timeoutSeconds: 10)
+                try client.send((1...5).map { Self.post(Self.info($0)) }.joined() + Self.get("/health/live") + Self.post(Self.info(6)))
+                client.socket.finishWriting()
+                return try Self.responses(client, count: 7)
+            }
+            #expect(answers.map(\.status) == [200, 200, 200, 200, 200, 200, 200], "\(answers)")
+        }
+    }
+
     /// A stop closes a kept-alive connection only once the requests sent on it before the signal
     /// are answered. (Hummingbird's own connection state handler sits after `DirectRPCHandler`
     /// and sees none of its requests: it alone would close the connection at once.)
