@@ -247,6 +247,23 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard let context else { return }
         mode = .answering
         guard !ended else { return respond(reply, to: exchange.head) }
+        writeThenClose(reply, context: context)
+    }
+
+    /// Writes the reply, then takes up what waited behind it.
+    private func respond(_ reply: RPCHTTPReply, to head: HTTPRequest) {
+        guard let context, case .answering = mode else { return }
+        if let connection = head.headerFields[.connection], connection.lowercased().contains("close") {
+            return writeThenClose(reply, context: context)
+        }
+        write(reply, context: context)
+        context.flush()
+        mode = .idle
+        takeHeld(context: context)
+    }
+
+    /// The last reply of the connection, saying so; nothing more is read.
+    private func writeThenClose(_ reply: RPCHTTPReply, context: ChannelHandlerContext) {
         mode = .discarding
         var closing = reply
         closing.headers[.connection] = "close"
@@ -255,26 +272,6 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         written.futureResult.whenComplete { _ in channel.close(promise: nil) }
         write(closing, context: context, ended: written)
         context.flush()
-    }
-
-    /// Writes the reply, then takes up what waited behind it.
-    private func respond(_ reply: RPCHTTPReply, to head: HTTPRequest) {
-        guard let context, case .answering = mode else { return }
-        if let connection = head.headerFields[.connection], connection.lowercased().contains("close") {
-            mode = .discarding
-            var closing = reply
-            closing.headers[.connection] = "close"
-            let written = context.eventLoop.makePromise(of: Void.self)
-            let channel = context.channel
-            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
-            write(closing, context: context, ended: written)
-            context.flush()
-            return
-        }
-        write(reply, context: context)
-        context.flush()
-        mode = .idle
-        takeHeld(context: context)
     }
 
     private func write(_ reply: RPCHTTPReply, context: ChannelHandlerContext, ended: EventLoopPromise<Void>? = nil) {

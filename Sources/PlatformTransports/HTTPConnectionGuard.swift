@@ -186,32 +186,46 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
     // armed again for the new one; none (no head begun, a request being answered), it stops
     // until one is set.
 
+    private enum TimerCheck { case stop, rearm, close }
+
     private func armHeaderTimer() {
-        guard headerTimer == nil, let context, let headStarted else { return }
-        let timeout = limits.headerTimeout
-        headerTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: headStarted + timeout) { [weak self] in
-            guard let self, let context = self.context else { return }
-            self.headerTimer = nil
-            guard let started = self.headStarted else { return }
+        guard headerTimer == nil, let headStarted else { return }
+        headerTimer = schedule(at: headStarted + limits.headerTimeout, header: true) { connection in
+            guard let started = connection.headStarted else { return .stop }
             // A head read while the server still answers an earlier request (a pipelined one,
             // its reads paused) waits on the server, not the client: its clock starts again.
-            if self.outstanding > 0 { self.headStarted = .now() }
-            guard self.outstanding == 0, NIODeadline.now() >= started + timeout else { return self.armHeaderTimer() }
-            self.limits.table.closedForTimeout(header: true, seconds: timeout.nanoseconds / 1_000_000_000)
-            context.close(promise: nil)
+            if connection.outstanding > 0 {
+                connection.headStarted = .now()
+                return .rearm
+            }
+            return NIODeadline.now() >= started + connection.limits.headerTimeout ? .close : .rearm
         }
     }
 
     private func armIdleTimer() {
-        guard idleTimer == nil, let context, let idleSince else { return }
-        let timeout = limits.idleTimeout
-        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: idleSince + timeout) { [weak self] in
+        guard idleTimer == nil, let idleSince else { return }
+        idleTimer = schedule(at: idleSince + limits.idleTimeout, header: false) { connection in
+            guard let since = connection.idleSince else { return .stop }
+            return NIODeadline.now() >= since + connection.limits.idleTimeout ? .close : .rearm
+        }
+    }
+
+    /// The header or the idle timer, for `deadline`; when it fires, `check` says what now.
+    private func schedule(at deadline: NIODeadline, header: Bool, check: @escaping (HTTPConnectionGuard) -> TimerCheck) -> Scheduled<Void>? {
+        guard let context else { return nil }
+        return context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
             guard let self, let context = self.context else { return }
-            self.idleTimer = nil
-            guard let since = self.idleSince else { return }
-            guard NIODeadline.now() >= since + timeout else { return self.armIdleTimer() }
-            self.limits.table.closedForTimeout(header: false, seconds: timeout.nanoseconds / 1_000_000_000)
-            context.close(promise: nil)
+            if header { self.headerTimer = nil } else { self.idleTimer = nil }
+            switch check(self) {
+            case .stop:
+                return
+            case .rearm:
+                if header { self.armHeaderTimer() } else { self.armIdleTimer() }
+            case .close:
+                let timeout = header ? self.limits.headerTimeout : self.limits.idleTimeout
+                self.limits.table.closedForTimeout(header: header, seconds: timeout.nanoseconds / 1_000_000_000)
+                context.close(promise: nil)
+            }
         }
     }
 
