@@ -378,11 +378,11 @@ package struct HTTPTransport: Service {
     }
 
     static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        json(status, ByteBuffer(string: text))
+        RPCHTTPReply.json(status, text).response
     }
 
     static func json(_ status: HTTPResponse.Status, _ body: ByteBuffer) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+        RPCHTTPReply.json(status, body).response
     }
 }
 
