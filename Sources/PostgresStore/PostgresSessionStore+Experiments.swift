@@ -164,12 +164,20 @@ extension PostgresSessionStore: ExperimentStore {
         return nil
     }
 
-    /// Both reads on one connection from the pool.
-    public func enrolment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentEnrolment {
+    /// Every read on one connection from the pool.
+    public func enrolment(tenant: String, userId: String, flows: [String], phase: ExperimentPhase?) async throws -> ExperimentEnrolment {
         try await connection { connection in
-            ExperimentEnrolment(
-                stop: try await self.fetchStop(connection, tenant: tenant, experiment: experiment, seed: seed),
-                assignment: try await self.fetchAssignment(connection, tenant: tenant, experiment: experiment, seed: seed, userId: userId))
+            var sessions: [SessionState] = []
+            for flow in flows {
+                if let found = try await self.fetchSession(connection, tenant: tenant, key: .user(userId: userId, flow: flow), lock: false) {
+                    sessions.append(found)
+                }
+            }
+            guard let phase else { return ExperimentEnrolment(sessions: sessions, stop: nil, assignment: nil) }
+            return ExperimentEnrolment(
+                sessions: sessions,
+                stop: try await self.fetchStop(connection, tenant: tenant, experiment: phase.experiment, seed: phase.seed),
+                assignment: try await self.fetchAssignment(connection, tenant: tenant, experiment: phase.experiment, seed: phase.seed, userId: userId))
         }
     }
 

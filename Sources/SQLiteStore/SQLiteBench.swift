@@ -110,6 +110,8 @@ extension SQLiteSessionStore {
                 try event.execute(arguments: [tenant, variant.flow, id, "arrived", variant.firstStep, time])
                 if completes { try event.execute(arguments: [tenant, variant.flow, id, "completed", nil, time + 60]) }
             }
+            // The rollup's rows were written with the events: they are counted already.
+            try db.execute(sql: "UPDATE experiment_rollup_mark SET event_id = (SELECT MAX(id) FROM events)")
         }
     }
 }

@@ -78,38 +78,63 @@ extension SQLiteSessionStore: ExperimentStore {
         }
     }
 
-    /// Moves an enrolled session's rollup by its commit's events (after its assignment, if this
-    /// commit made it, is written).
-    static func roll(_ db: Database, _ events: [FlowEvent], sessionId: String) throws {
-        for change in ExperimentRollup.changes(events) {
-            switch change {
-            case .arrived(let step):
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant)
-                        SELECT session_id, ?, tenant, experiment, seed, variant FROM experiment_assignments WHERE session_id = ?
-                        ON CONFLICT (session_id, step) DO NOTHING
-                        """
-                ).execute(arguments: [step, sessionId])
-                try db.cachedStatement(sql: "UPDATE experiment_assignments SET last_step = ? WHERE session_id = ?").execute(arguments: [
-                    step, sessionId,
-                ])
-            case .left(let step, let seconds):
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE experiment_steps SET went_on = 1, seconds = CASE WHEN ?1 IS NULL THEN seconds ELSE COALESCE(seconds, 0) + ?1 END
-                        WHERE session_id = ?2 AND step = ?3
-                        """
-                ).execute(arguments: [seconds, sessionId, step])
-            case .completed(let at):
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE experiment_assignments SET completed_at = ?1, seconds_to_complete = MAX(0, ?1 - assigned_at)
-                        WHERE session_id = ?2 AND completed_at IS NULL
-                        """
-                ).execute(arguments: [at, sessionId])
-            }
+    /// Where the rollup stands in the events: every event up to `event_id` has moved it. Events
+    /// get their ids in commit order (one writer, `AUTOINCREMENT`), so the rollup can be moved
+    /// after the commits, many of them at once, instead of inside each one (see `foldRollup`).
+    static func registerExperimentRollupMark(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v11-experiment-rollup-mark") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE experiment_rollup_mark (only INTEGER PRIMARY KEY CHECK (only = 1), event_id INTEGER NOT NULL);
+                    INSERT INTO experiment_rollup_mark (only, event_id) SELECT 1, COALESCE(MAX(id), 0) FROM events;
+                    """)
         }
+    }
+
+    /// How many events' ids one fold transaction covers, so it holds the writer for a few
+    /// milliseconds, not for the whole backlog.
+    static let foldChunk: Int64 = 2_048
+
+    static func rollupBehind(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT COALESCE((SELECT MAX(id) FROM events), 0) > (SELECT event_id FROM experiment_rollup_mark)")) ?? false
+    }
+
+    /// Moves the rollup by the enrolled sessions' events committed since the mark, at most
+    /// `chunk` ids of them, and moves the mark; true when more are left. Folding a few hundred
+    /// commands at once writes each session's rollup pages once for all of them: inside every
+    /// command's commit they were four more B-trees moved and synced a command.
+    static func foldRollup(_ db: Database, chunk: Int64 = foldChunk) throws -> Bool {
+        let mark = try Int64.fetchOne(db.cachedStatement(sql: "SELECT event_id FROM experiment_rollup_mark")) ?? 0
+        guard let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(id) FROM events")), newest > mark else { return false }
+        guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM experiment_assignments)")) == true else {
+            // Nobody is enrolled: nothing to count, however many events there are.
+            try db.cachedStatement(sql: "UPDATE experiment_rollup_mark SET event_id = ?").execute(arguments: [newest])
+            return false
+        }
+        let end = min(newest, mark + chunk)
+        // Read whole before writing: the rollup's tables are read by the same statement.
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT e.session_id, e.kind, e.step, e.seconds, e.at FROM events e
+                    WHERE e.id > ? AND e.id <= ? AND e.kind IN ('arrived', 'left', 'completed')
+                        AND EXISTS (SELECT 1 FROM experiment_assignments a WHERE a.session_id = e.session_id)
+                    ORDER BY e.id
+                    """), arguments: [mark, end])
+        var fold = RollupFold()
+        for row in rows { fold.add(sessionId: row[0], kind: row[1], step: row[2], seconds: row[3], at: row[4]) }
+        try fold.write(db)
+        try db.cachedStatement(sql: "UPDATE experiment_rollup_mark SET event_id = ?").execute(arguments: [end])
+        return end < newest
+    }
+
+    /// Folds every event committed so far into the rollup, a chunk a transaction; a read-only
+    /// store reads the rollup as the last fold left it.
+    func foldRollup() async throws {
+        // Asked on a reader first: a store with nothing to fold writes nothing.
+        guard !readOnly, try await writer.read(Self.rollupBehind) else { return }
+        while try await committer.write({ db in try Self.foldRollup(db) }) {}
     }
 
     /// The first assignment of a person in a phase wins; another host's later one is dropped.
@@ -145,12 +170,15 @@ extension SQLiteSessionStore: ExperimentStore {
         ).map(Self.assignment)
     }
 
-    /// Both reads on one reader connection, one snapshot: one hop instead of two.
-    public func enrolment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentEnrolment {
+    /// Every read on one reader connection, one snapshot: one hop instead of one a read.
+    public func enrolment(tenant: String, userId: String, flows: [String], phase: ExperimentPhase?) async throws -> ExperimentEnrolment {
         try await writer.read { db in
             ExperimentEnrolment(
-                stop: try Self.fetchStop(db, tenant: tenant, experiment: experiment, seed: seed),
-                assignment: try Self.fetchAssignment(db, tenant: tenant, experiment: experiment, seed: seed, userId: userId))
+                sessions: try flows.compactMap { flow in try Self.fetchStoredSession(db, tenant: tenant, key: .user(userId: userId, flow: flow))?.state },
+                stop: try phase.flatMap { phase in try Self.fetchStop(db, tenant: tenant, experiment: phase.experiment, seed: phase.seed) },
+                assignment: try phase.flatMap { phase in
+                    try Self.fetchAssignment(db, tenant: tenant, experiment: phase.experiment, seed: phase.seed, userId: userId)
+                })
         }
     }
 
@@ -167,7 +195,8 @@ extension SQLiteSessionStore: ExperimentStore {
     public func experimentFigures(
         tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval
     ) async throws -> [String: ExperimentArmFigures] {
-        try await writer.read { db in
+        try await foldRollup()
+        return try await writer.read { db in
             var tally = ExperimentTally(arms: arms)
             let phase: StatementArguments = [tenant, experiment, seed]
             let sessions = try Row.fetchCursor(

@@ -110,6 +110,8 @@ extension SQLiteSessionStore {
     }
 
     public func pruneEvents(tenant: String, flows: [String], before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
+        // Events leave only once the experiments' rollup has counted them.
+        try await foldRollup()
         let pruned = try await committer.write { db -> (events: Int, completionEvents: Int) in
             var events = 0
             for flow in flows {

@@ -22,6 +22,11 @@ public final class SQLiteSessionStore: SessionStore {
     let truncationPending = Mutex(false)
     /// The timer that retries a postponed truncation.
     let retrier = Mutex<Task<Void, Never>?>(nil)
+    /// Folds the enrolled sessions' events into the experiments' rollup a moment after their
+    /// commits (files only: an in-memory store folds when results are read).
+    let folder: RollupFolder?
+    /// Opened for a report: nothing is written, not even the rollup's fold.
+    let readOnly: Bool
     let logger: Logger
 
     /// `init(path:busyTimeout:logger:)` on a thread of its own: opening waits for file locks
@@ -47,6 +52,7 @@ public final class SQLiteSessionStore: SessionStore {
         path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, logger: Logger = Logger(label: "platformd.store")
     ) throws {
         self.logger = logger
+        self.readOnly = readOnly && path != Self.memoryPath
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         if readOnly, path != Self.memoryPath {
@@ -55,6 +61,7 @@ public final class SQLiteSessionStore: SessionStore {
             writer = try DatabasePool(path: path, configuration: configuration)
             committer = GroupCommitter(writer: writer)
             checkpointer = nil
+            folder = nil
             return
         }
         configuration.prepareDatabase { db in
@@ -86,9 +93,17 @@ public final class SQLiteSessionStore: SessionStore {
             let checkpointer = try WALCheckpointer(path: path, configuration: configuration)
             checkpointer.start(writes: { [weak committer] in committer?.counts.withLock { $0.transactions } }, logger: logger)
             self.checkpointer = checkpointer
+            folder = RollupFolder()
         } else {
             checkpointer = nil
+            folder = nil
         }
+        folder?.start(
+            fold: { [weak self] due in
+                guard let self else { return false }
+                if due { try await self.foldRollup() }
+                return true
+            }, logger: logger)
     }
 
     /// Opens the pool, waiting while another process holds the lock its set-up needs. Turning a
@@ -261,6 +276,7 @@ public final class SQLiteSessionStore: SessionStore {
         registerRevocationTables(&migrator)
         registerExperimentTables(&migrator)
         registerExperimentRollup(&migrator)
+        registerExperimentRollupMark(&migrator)
         return migrator
     }
 
@@ -319,6 +335,7 @@ public final class SQLiteSessionStore: SessionStore {
         let erased = try await committer.write { db in try Self.apply(db, prepared, tenant: tenant) }
         guard let erased else { return nil }
         recent.remember(prepared.written)
+        if commit.state.experiment != nil { folder?.note() }
         return (ran.result, erased)
     }
 
@@ -355,7 +372,10 @@ public final class SQLiteSessionStore: SessionStore {
             }
             return (.success(ran.result), erased, prepared.written)
         }
-        if let saved { recent.remember(saved) }
+        if let saved {
+            recent.remember(saved)
+            if saved.state.experiment != nil { folder?.note() }
+        }
         return (try outcome.get(), erased)
     }
 
@@ -368,7 +388,6 @@ public final class SQLiteSessionStore: SessionStore {
         guard try save(db, prepared) else { return nil }
         if let assignment = commit.assignment { try insert(db, assignment) }
         for event in commit.events { try insert(db, event, of: commit.state) }
-        if commit.state.experiment != nil { try roll(db, commit.events, sessionId: commit.state.id) }
         if let profile = commit.profile {
             try save(db, profile, keepingOtherRecords: true, at: commit.state.updatedAt)
         }
@@ -622,6 +641,7 @@ public final class SQLiteSessionStore: SessionStore {
             pending?.cancel()
             pending = nil
         }
+        await folder?.stop()
         await checkpointer?.stop()
         if checkpointer != nil { _ = await attemptTruncation() }
         // Closing waits for every reader connection to be returned: on a thread of its own.

@@ -163,17 +163,21 @@ struct ExperimentStoreTests {
 
     @Test(.postgres) func theFirstStopHoldsOnPostgres() async throws { try await theFirstStopHolds(kind: .postgres) }
 
-    /// What `flow.start` reads before it enrols: the phase's stop and the person's assignment, in
-    /// one read, each only for its own phase and person.
+    /// What `flow.start` reads before it enrols, in one read: the person's sessions on the
+    /// experiment's flows, the phase's stop and the person's assignment, each only for its own
+    /// phase and person.
     @Test(arguments: StoreKind.sqlite)
     func anEnrolmentReadsThePhasesStopAndThePersonsAssignment(kind: StoreKind) async throws {
         let store = try await kind.open()
-        let phase = (experiment: Self.experiment.id, seed: Self.experiment.seed)
+        let phase = ExperimentPhase(experiment: Self.experiment.id, seed: Self.experiment.seed)
+        let flows = ["quick", "planner"]
         let view = try await Self.platform(store).start(tenant: "fixture", userId: "enrolled", flow: "quick", user: nil)
-        let before = try await store.enrolment(tenant: "fixture", experiment: phase.experiment, seed: phase.seed, userId: "enrolled")
+        let before = try await store.enrolment(tenant: "fixture", userId: "enrolled", flows: flows, phase: phase)
         #expect(before.stop == nil)
         #expect(before.assignment?.sessionId == view.sessionId)
         #expect(before.assignment?.variant == Self.experiment.assignment(of: "enrolled")?.id)
+        #expect(before.sessions.map(\.id) == [view.sessionId], "the one session, on the variant's flow")
+        #expect(before.sessions.first?.flow == view.flow)
 
         let stop = ExperimentStop(
             tenant: "fixture", experiment: phase.experiment, seed: phase.seed, at: epoch, variant: "b", reason: "worse", interval: [-0.3, -0.1])
@@ -181,12 +185,15 @@ struct ExperimentStoreTests {
             event: PlatformEvent(id: "evt_stop", type: .userErased, tenant: "fixture", userId: "", occurredAt: epoch, data: [:]), webhooks: [],
             deliverUntil: epoch)
         _ = try await store.recordExperimentStop(stop, report: report)
-        let after = try await store.enrolment(tenant: "fixture", experiment: phase.experiment, seed: phase.seed, userId: "enrolled")
-        #expect(after == ExperimentEnrolment(stop: stop, assignment: before.assignment))
-        let someoneElse = try await store.enrolment(tenant: "fixture", experiment: phase.experiment, seed: phase.seed, userId: "new")
+        let after = try await store.enrolment(tenant: "fixture", userId: "enrolled", flows: flows, phase: phase)
+        #expect(after == ExperimentEnrolment(sessions: before.sessions, stop: stop, assignment: before.assignment))
+        let someoneElse = try await store.enrolment(tenant: "fixture", userId: "new", flows: flows, phase: phase)
         #expect(someoneElse == ExperimentEnrolment(stop: stop, assignment: nil))
-        let nextPhase = try await store.enrolment(tenant: "fixture", experiment: phase.experiment, seed: "next", userId: "enrolled")
-        #expect(nextPhase == ExperimentEnrolment(stop: nil, assignment: nil), "a new seed is a new phase")
+        let nextPhase = try await store.enrolment(
+            tenant: "fixture", userId: "enrolled", flows: flows, phase: ExperimentPhase(experiment: phase.experiment, seed: "next"))
+        #expect(nextPhase == ExperimentEnrolment(sessions: before.sessions, stop: nil, assignment: nil), "a new seed is a new phase")
+        let sessionsOnly = try await store.enrolment(tenant: "fixture", userId: "enrolled", flows: ["planner", "quick"], phase: nil)
+        #expect(sessionsOnly == ExperimentEnrolment(sessions: before.sessions, stop: nil, assignment: nil))
         try await store.close()
     }
 

@@ -35,16 +35,16 @@ extension Platform {
         for experiment in candidates {
             for candidate in experiment.flows where !flows.contains(candidate) { flows.append(candidate) }
         }
-        for candidate in flows {
-            let existing = try await storing { try await store.session(tenant: registered.id, key: .user(userId: userId, flow: candidate)) }
-            if let existing, existing.status != .expired {
-                return try await startOn(registered, userId: userId, flow: candidate, user: user, locale: locale)
-            }
+        let running = candidates.filter { $0.status == .running }
+        // One read for the common case: the person's sessions and the first running phase.
+        let standing = try await enrolment(of: userId, flows: flows, in: running.first, tenant: registered.id)
+        if let existing = standing.sessions.first(where: { $0.status != .expired }) {
+            return try await startOn(registered, userId: userId, flow: existing.flow, user: user, locale: locale)
         }
-        for experiment in candidates where experiment.status == .running {
-            let standing = try await enrolment(of: userId, in: experiment, tenant: registered.id)
-            guard standing.stop == nil else { continue }
-            guard let variant = standing.assignment.flatMap({ experiment.variant($0.variant) }) ?? experiment.assignment(of: userId) else { continue }
+        for (index, experiment) in running.enumerated() {
+            let phase = index == 0 ? standing : try await enrolment(of: userId, flows: [], in: experiment, tenant: registered.id)
+            guard phase.stop == nil else { continue }
+            guard let variant = phase.assignment.flatMap({ experiment.variant($0.variant) }) ?? experiment.assignment(of: userId) else { continue }
             let target = StartTarget(engine: try registered.engine(variant.flow, version: variant.version), experiment: experiment, variant: variant)
             return try await startOn(registered, userId: userId, flow: variant.flow, user: user, locale: locale, enrolment: target)
         }
@@ -71,10 +71,20 @@ extension Platform {
         return control
     }
 
-    /// The phase's stop and the person's stored assignment, in one read where the store can.
-    func enrolment(of userId: String, in experiment: Experiment, tenant: String) async throws(FlowError) -> ExperimentEnrolment {
-        guard let experiments = store as? any ExperimentStore else { return ExperimentEnrolment(stop: nil, assignment: nil) }
-        return try await storing { try await experiments.enrolment(tenant: tenant, experiment: experiment.id, seed: experiment.seed, userId: userId) }
+    /// The person's sessions on `flows`, and the phase's stop and their stored assignment in it,
+    /// in one read (a store that keeps no experiments reads the sessions only).
+    func enrolment(of userId: String, flows: [String], in experiment: Experiment?, tenant: String) async throws(FlowError) -> ExperimentEnrolment {
+        guard let experiments = store as? any ExperimentStore else {
+            var sessions: [SessionState] = []
+            for flow in flows {
+                if let found = try await storing({ try await store.session(tenant: tenant, key: .user(userId: userId, flow: flow)) }) {
+                    sessions.append(found)
+                }
+            }
+            return ExperimentEnrolment(sessions: sessions, stop: nil, assignment: nil)
+        }
+        let phase = experiment.map { ExperimentPhase(experiment: $0.id, seed: $0.seed) }
+        return try await storing { try await experiments.enrolment(tenant: tenant, userId: userId, flows: flows, phase: phase) }
     }
 
     func storedStop(of experiment: Experiment, tenant: String) async throws(FlowError) -> ExperimentStop? {

@@ -86,8 +86,9 @@ public protocol ExperimentStore: Sendable {
     func assignments(tenant: String, userId: String) async throws -> [ExperimentAssignment]
 
     /// Each arm's exposed count, completions within `window` seconds of exposure and funnel, by
-    /// variant id, over the phase's assignments (from the rollup its commits keep, whose cost does
-    /// not grow with the events).
+    /// variant id, over the phase's assignments (from the rollup its sessions' events move, whose
+    /// cost does not grow with the events: PostgreSQL moves it in each commit, SQLite a moment
+    /// after, many commits at once, and before this read).
     func experimentFigures(
         tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval
     ) async throws -> [String: ExperimentArmFigures]
@@ -95,38 +96,43 @@ public protocol ExperimentStore: Sendable {
     /// The stop stored for this phase, if any.
     func experimentStop(tenant: String, experiment: String, seed: String) async throws -> ExperimentStop?
 
-    /// What enrolling the person in this phase depends on, read together: the server's stop and
-    /// their stored assignment (a `flow.start` of an experiment's flow asks for both).
-    func enrolment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentEnrolment
+    /// Everything a `flow.start` of an experiment's flow reads before it enrols, in one read: the
+    /// person's sessions on `flows` (in that order, those found), and for `phase` the server's
+    /// stop and their stored assignment (none read for a nil phase).
+    func enrolment(tenant: String, userId: String, flows: [String], phase: ExperimentPhase?) async throws -> ExperimentEnrolment
 
     /// Stores the stop unless the phase already has one, and `report` with it in the same
     /// transaction; answers the stop that holds and whether this call stored it.
     func recordExperimentStop(_ stop: ExperimentStop, report: OutboxEvent) async throws -> (stop: ExperimentStop, stored: Bool)
 }
 
-/// One person's standing in one phase: whether the server stopped it, and their assignment.
+/// One phase (seed) of an experiment.
+public struct ExperimentPhase: Sendable, Hashable {
+    public var experiment: String
+    public var seed: String
+
+    public init(experiment: String, seed: String) {
+        self.experiment = experiment
+        self.seed = seed
+    }
+}
+
+/// One person's standing before a `flow.start` of an experiment's flow: their sessions on the
+/// experiment's flows, whether the server stopped the phase, and their assignment in it.
 public struct ExperimentEnrolment: Sendable, Hashable {
+    public var sessions: [SessionState]
     public var stop: ExperimentStop?
     public var assignment: ExperimentAssignment?
 
-    public init(stop: ExperimentStop?, assignment: ExperimentAssignment?) {
+    public init(sessions: [SessionState] = [], stop: ExperimentStop?, assignment: ExperimentAssignment?) {
+        self.sessions = sessions
         self.stop = stop
         self.assignment = assignment
     }
 }
 
-extension ExperimentStore {
-    /// Two reads; a store that can answers both in one (a round trip or a hop to a reader fewer).
-    public func enrolment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentEnrolment {
-        ExperimentEnrolment(
-            stop: try await experimentStop(tenant: tenant, experiment: experiment, seed: seed),
-            assignment: try await assignment(tenant: tenant, experiment: experiment, seed: seed, userId: userId))
-    }
-}
-
-/// What each store's rows of one phase add up to, built from the rollup every commit of an
-/// enrolled session keeps (the assignment's completion and last step, one row per step a session
-/// reached): the store reads grouped counts and the seconds, this turns them into each arm's
+/// What each store's rows of one phase add up to, built from the rollup an enrolled session's
+/// events move (the assignment's completion and last step, one row per step a session reached): the store reads grouped counts and the seconds, this turns them into each arm's
 /// figures, so SQLite and PostgreSQL count alike and the read does not grow with the events.
 public struct ExperimentTally: Sendable {
     var figures: [String: ExperimentArmFigures] = [:]
@@ -171,26 +177,4 @@ public struct ExperimentTally: Sendable {
     }
 
     public func finish() -> [String: ExperimentArmFigures] { figures }
-}
-
-/// How a commit's events move an enrolled session's rollup: each arrival adds the step (once)
-/// and makes it the last; each leaving marks it left with its seconds; a completion stamps the
-/// assignment. Shared by the stores so both keep the same rows.
-public enum ExperimentRollup {
-    public enum Change: Sendable, Hashable {
-        case arrived(step: String)
-        case left(step: String, seconds: Double?)
-        case completed(at: Double)
-    }
-
-    public static func changes(_ events: [FlowEvent]) -> [Change] {
-        events.compactMap { event in
-            switch event.kind {
-            case .arrived: event.step.map { .arrived(step: $0) }
-            case .left: event.step.map { .left(step: $0, seconds: event.seconds) }
-            case .completed: .completed(at: event.at.timeIntervalSince1970)
-            default: nil
-            }
-        }
-    }
 }

@@ -1,0 +1,89 @@
+import GRDB
+import PlatformCore
+
+/// One fold's events added up per session before anything is written: a session that made a
+/// dozen commands since the last fold costs a statement per step it touched and one for its
+/// assignment, not two or three a command. What each event does (PostgreSQL's trigger does the
+/// same in each commit): an arrival adds the step (once) and makes it the last; a leaving marks
+/// it left and adds its seconds; the first completion stamps the assignment.
+struct RollupFold {
+    struct Step {
+        var arrived = false
+        var left = false
+        /// The leavings' seconds summed; nil when none had any.
+        var seconds: Double?
+    }
+
+    struct Session {
+        var steps: [String: Step] = [:]
+        var order: [String] = []
+        var lastArrival: String?
+        var completedAt: Double?
+
+        mutating func touch(_ step: String, _ change: (inout Step) -> Void) {
+            if steps[step] == nil { order.append(step) }
+            change(&steps[step, default: Step()])
+        }
+    }
+
+    private var sessions: [String: Session] = [:]
+    private var order: [String] = []
+
+    /// An event, in commit order.
+    mutating func add(sessionId: String, kind: String, step: String?, seconds: Double?, at: Double) {
+        if sessions[sessionId] == nil { order.append(sessionId) }
+        var session = sessions[sessionId, default: Session()]
+        switch FlowEvent.Kind(rawValue: kind) {
+        case .arrived?:
+            guard let step else { break }
+            session.touch(step) { $0.arrived = true }
+            session.lastArrival = step
+        case .left?:
+            guard let step else { break }
+            session.touch(step) { touched in
+                touched.left = true
+                if let seconds { touched.seconds = (touched.seconds ?? 0) + seconds }
+            }
+        case .completed?:
+            if session.completedAt == nil { session.completedAt = at }
+        default:
+            break
+        }
+        sessions[sessionId] = session
+    }
+
+    func write(_ db: Database) throws {
+        for id in order {
+            guard let session = sessions[id] else { continue }
+            for name in session.order {
+                guard let step = session.steps[name] else { continue }
+                if step.arrived {
+                    try db.cachedStatement(
+                        sql: """
+                            INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant, went_on, seconds)
+                            SELECT session_id, ?2, tenant, experiment, seed, variant, ?3, ?4 FROM experiment_assignments WHERE session_id = ?1
+                            ON CONFLICT (session_id, step) DO UPDATE SET went_on = MAX(went_on, excluded.went_on),
+                                seconds = CASE WHEN excluded.seconds IS NULL THEN seconds ELSE COALESCE(seconds, 0) + excluded.seconds END
+                            """
+                    ).execute(arguments: [id, name, step.left, step.seconds])
+                } else {
+                    // Left a step reached before this fold: its row is there.
+                    try db.cachedStatement(
+                        sql: """
+                            UPDATE experiment_steps SET went_on = 1, seconds = CASE WHEN ?1 IS NULL THEN seconds ELSE COALESCE(seconds, 0) + ?1 END
+                            WHERE session_id = ?2 AND step = ?3
+                            """
+                    ).execute(arguments: [step.seconds, id, name])
+                }
+            }
+            guard session.lastArrival != nil || session.completedAt != nil else { continue }
+            try db.cachedStatement(
+                sql: """
+                    UPDATE experiment_assignments SET last_step = COALESCE(?1, last_step), completed_at = COALESCE(completed_at, ?2),
+                        seconds_to_complete = CASE WHEN completed_at IS NULL AND ?2 IS NOT NULL THEN MAX(0, ?2 - assigned_at) ELSE seconds_to_complete END
+                    WHERE session_id = ?3
+                    """
+            ).execute(arguments: [session.lastArrival, session.completedAt, id])
+        }
+    }
+}

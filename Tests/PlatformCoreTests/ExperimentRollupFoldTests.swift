@@ -1,0 +1,187 @@
+import Foundation
+import GRDB
+import PlatformCore
+import PlatformServer
+import PlatformStorage
+import PlatformTesting
+import Testing
+
+@testable import SQLiteStore
+
+/// SQLite moves the experiments' rollup after the commits, from the events past a mark, instead
+/// of inside every enrolled command's commit: the commit writes its session and events only,
+/// and the fold (a moment later, before results are read, before events are pruned) leaves the
+/// rollup exactly where the events say it is.
+@Suite("Experiments: the rollup folded from the events (SQLite)")
+struct ExperimentRollupFoldTests {
+    static let experiment = ExperimentEnrolmentTests.experiment(weights: (50, 50))
+
+    /// People walk part of the way, some go Back, some complete: `count` of them.
+    static func walk(_ d: FlowDriver, clock: TestClock, count: Int, prefix: String) async throws {
+        var random = SplitMix64(seed: 11)
+        for index in 0..<count {
+            var view = try await d.start("\(prefix)-\(index)", flow: "quick")
+            let stopAfter = Int.random(in: 0...8, using: &random)
+            var moves = 0
+            while view.status == .active, let step = view.step, moves < stopAfter {
+                clock.advance(seconds: Double(Int.random(in: 2...30, using: &random)))
+                if moves > 0, Int.random(in: 0..<4, using: &random) == 0, step.actions.contains(where: { $0.id == "back" }) {
+                    view = try await d.back(view)
+                } else {
+                    view = try await d.submit(view, GenericAnswers().valuesWithoutSearch(for: try JSONValue(encoding: step)["fields"]?.arrayValue ?? []))
+                }
+                moves += 1
+            }
+        }
+    }
+
+    /// The rollup as stored, in a stable order.
+    static func stored(_ db: Database) throws -> [String] {
+        let assignments = try Row.fetchAll(
+            db, sql: "SELECT session_id, last_step, completed_at, seconds_to_complete FROM experiment_assignments ORDER BY session_id")
+        let steps = try Row.fetchAll(db, sql: "SELECT session_id, step, variant, went_on, seconds FROM experiment_steps ORDER BY session_id, step")
+        return (assignments + steps).map(Self.values)
+    }
+
+    /// The rollup as the events say it should be, computed whole from them (the backfill the
+    /// rollup's migration runs).
+    static func fromTheEvents(_ db: Database) throws -> [String] {
+        let assignments = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT session_id,
+                    (SELECT step FROM events e WHERE e.session_id = a.session_id AND e.kind = 'arrived' ORDER BY e.id DESC LIMIT 1),
+                    (SELECT MIN(at) FROM events e WHERE e.session_id = a.session_id AND e.kind = 'completed') AS done,
+                    (SELECT MAX(0, MIN(at) - a.assigned_at) FROM events e WHERE e.session_id = a.session_id AND e.kind = 'completed')
+                FROM experiment_assignments a ORDER BY session_id
+                """)
+        let steps = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT a.session_id, e.step, a.variant, MAX(e.kind = 'left'), SUM(CASE WHEN e.kind = 'left' THEN e.seconds END)
+                FROM experiment_assignments a JOIN events e ON e.session_id = a.session_id
+                WHERE e.kind IN ('arrived', 'left') AND e.step IS NOT NULL
+                GROUP BY a.session_id, e.step ORDER BY a.session_id, e.step
+                """)
+        return (assignments + steps).map(Self.values)
+    }
+
+    /// A row's values only: the two reads name their columns differently.
+    static func values(_ row: Row) -> String {
+        row.databaseValues.map(\.description).joined(separator: " | ")
+    }
+
+    static func count(_ store: SQLiteSessionStore, _ sql: String) async throws -> Int {
+        try await store.writer.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
+    }
+
+    @Test func anEnrolledCommandsCommitLeavesTheRollupToTheFold() async throws {
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
+        let clock = TestClock()
+        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
+        try await Self.walk(d, clock: clock, count: 30, prefix: "c")
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_assignments") == 30)
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_steps") == 0, "the commits wrote no rollup rows")
+        #expect(try await Self.count(store, "SELECT COUNT(last_step) FROM experiment_assignments") == 0)
+
+        try await store.foldRollup()
+        let (stored, expected, mark, newest) = try await store.writer.read { db in
+            (
+                try Self.stored(db), try Self.fromTheEvents(db), try Int64.fetchOne(db, sql: "SELECT event_id FROM experiment_rollup_mark"),
+                try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM events")
+            )
+        }
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_steps") > 30)
+        #expect(stored == expected)
+        #expect(mark == newest, "the mark stands at the newest event")
+
+        // Folding again moves nothing: each event is counted once.
+        try await store.foldRollup()
+        #expect(try await store.writer.read(Self.stored) == stored)
+        try await store.close()
+    }
+
+    @Test func aFoldInManySmallChunksEndsWhereOneFoldDoes() async throws {
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
+        let clock = TestClock()
+        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
+        try await Self.walk(d, clock: clock, count: 20, prefix: "k")
+        var transactions = 0
+        while try await store.committer.write({ db in try SQLiteSessionStore.foldRollup(db, chunk: 3) }) { transactions += 1 }
+        #expect(transactions > 10, "the events took many chunks")
+        let (stored, expected) = try await store.writer.read { db in (try Self.stored(db), try Self.fromTheEvents(db)) }
+        #expect(stored == expected)
+        try await store.close()
+    }
+
+    @Test func aFileStoreFoldsAMomentAfterTheCommitsWithoutARead() async throws {
+        let path = try TemporaryDirectory.make().appendingPathComponent("fold.sqlite").path
+        let store = try await SQLiteSessionStore.open(path: path)
+        let clock = TestClock()
+        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
+        try await Self.walk(d, clock: clock, count: 12, prefix: "b")
+        let deadline = ContinuousClock.now + .seconds(20)
+        var stored: [String] = []
+        var expected: [String] = ["(not read)"]
+        while ContinuousClock.now < deadline {
+            (stored, expected) = try await store.writer.read { db in (try Self.stored(db), try Self.fromTheEvents(db)) }
+            if stored == expected { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(stored == expected, "folded by the store's own task, no result read")
+        try await store.close()
+
+        // Reopened, the rollup and its mark are where they were: nothing is counted twice.
+        let reopened = try await SQLiteSessionStore.open(path: path)
+        try await reopened.foldRollup()
+        #expect(try await reopened.writer.read(Self.stored) == stored)
+        try await reopened.close()
+    }
+
+    @Test func withNobodyEnrolledTheMarkJumpsAndNothingBehindWritesNothing() async throws {
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
+        let clock = TestClock()
+        let d = try ExperimentEnrolmentTests.driver([], store: store, clock: clock)
+        try await Self.walk(d, clock: clock, count: 5, prefix: "n")
+        let before = store.groupCommits.transactions
+        try await store.foldRollup()
+        #expect(store.groupCommits.transactions == before + 1, "one transaction moved the mark")
+        let (mark, newest) = try await store.writer.read { db in
+            (try Int64.fetchOne(db, sql: "SELECT event_id FROM experiment_rollup_mark"), try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM events"))
+        }
+        #expect(mark == newest)
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_steps") == 0)
+        try await store.foldRollup()
+        #expect(store.groupCommits.transactions == before + 1, "nothing behind: no transaction")
+        try await store.close()
+    }
+
+    @Test func eventsArePrunedOnlyOnceTheRollupCountedThem() async throws {
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
+        let clock = TestClock()
+        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
+        try await Self.walk(d, clock: clock, count: 10, prefix: "p")
+        let expected = try await store.writer.read(Self.fromTheEvents)
+        let pruned = try await store.pruneEvents(tenant: "fixture", flows: ["quick", "planner"], before: clock.now.addingTimeInterval(3600), limit: 100_000)
+        #expect(pruned.events > 0)
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM events") == 0)
+        #expect(try await store.writer.read(Self.stored) == expected)
+        try await store.close()
+    }
+
+    @Test func anErasedPersonsEventsAreNeverFolded() async throws {
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
+        let clock = TestClock()
+        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
+        try await Self.walk(d, clock: clock, count: 6, prefix: "e")
+        _ = try await d.call("user.erase", ["userId": "e-1"])
+        try await store.foldRollup()
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_assignments WHERE user_id = 'e-1'") == 0)
+        #expect(
+            try await Self.count(
+                store, "SELECT COUNT(*) FROM experiment_steps WHERE session_id NOT IN (SELECT session_id FROM experiment_assignments)") == 0)
+        let (stored, expected) = try await store.writer.read { db in (try Self.stored(db), try Self.fromTheEvents(db)) }
+        #expect(stored == expected)
+        try await store.close()
+    }
+}
