@@ -9,9 +9,14 @@ import PlatformCore
 struct RollupFold {
     struct Step {
         var arrived = false
+        /// Leavings after the step's first arrival in this fold, their seconds summed (nil when
+        /// none had any).
         var left = false
-        /// The leavings' seconds summed; nil when none had any.
         var seconds: Double?
+        /// Leavings before it: they move only a row an earlier fold made (as one event at a
+        /// time would), so the result does not depend on where a fold's chunk begins.
+        var leftBefore = false
+        var secondsBefore: Double?
     }
 
     struct Session {
@@ -41,8 +46,13 @@ struct RollupFold {
         case .left?:
             guard let step else { break }
             session.touch(step) { touched in
-                touched.left = true
-                if let seconds { touched.seconds = (touched.seconds ?? 0) + seconds }
+                if touched.arrived {
+                    touched.left = true
+                    if let seconds { touched.seconds = (touched.seconds ?? 0) + seconds }
+                } else {
+                    touched.leftBefore = true
+                    if let seconds { touched.secondsBefore = (touched.secondsBefore ?? 0) + seconds }
+                }
             }
         case .completed?:
             if session.completedAt == nil { session.completedAt = at }
@@ -57,6 +67,16 @@ struct RollupFold {
             guard let session = sessions[id] else { continue }
             for name in session.order {
                 guard let step = session.steps[name] else { continue }
+                if step.leftBefore {
+                    // Left a step reached before this fold: its row is there (or the leaving
+                    // counts for nothing, as it did when each event moved the rollup).
+                    try db.cachedStatement(
+                        sql: """
+                            UPDATE experiment_steps SET went_on = 1, seconds = CASE WHEN ?1 IS NULL THEN seconds ELSE COALESCE(seconds, 0) + ?1 END
+                            WHERE session_id = ?2 AND step = ?3
+                            """
+                    ).execute(arguments: [step.secondsBefore, id, name])
+                }
                 if step.arrived {
                     try db.cachedStatement(
                         sql: """
@@ -66,14 +86,6 @@ struct RollupFold {
                                 seconds = CASE WHEN excluded.seconds IS NULL THEN seconds ELSE COALESCE(seconds, 0) + excluded.seconds END
                             """
                     ).execute(arguments: [id, name, step.left, step.seconds])
-                } else {
-                    // Left a step reached before this fold: its row is there.
-                    try db.cachedStatement(
-                        sql: """
-                            UPDATE experiment_steps SET went_on = 1, seconds = CASE WHEN ?1 IS NULL THEN seconds ELSE COALESCE(seconds, 0) + ?1 END
-                            WHERE session_id = ?2 AND step = ?3
-                            """
-                    ).execute(arguments: [step.seconds, id, name])
                 }
             }
             guard session.lastArrival != nil || session.completedAt != nil else { continue }

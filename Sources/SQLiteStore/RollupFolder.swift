@@ -31,6 +31,8 @@ final class RollupFolder: Sendable {
                 var pauses = 0
                 while !Task.isCancelled {
                     try? await Task.sleep(for: Self.delay)
+                    // Stopping: the store's close folds what is left, outside this cancelled task.
+                    guard !Task.isCancelled else { return }
                     pauses += 1
                     let sweep = pauses % Self.sweepEvery == 0
                     let now = due.withLock { due in
@@ -43,16 +45,17 @@ final class RollupFolder: Sendable {
                         if now { failing = false }
                     } catch {
                         // Left for the next fold or the next read of results, which folds first.
-                        if !failing { logger.warning("experiment rollup fold failed, retrying after the next enrolled commit: \(error)") }
+                        if !failing { logger.warning("experiment rollup fold failed, retrying every second: \(error)") }
                         failing = true
                         due.withLock { $0 = true }
+                        try? await Task.sleep(for: .seconds(1))
                     }
                 }
             }
         }
     }
 
-    /// Ends the folds; what is left is folded by the next read of results or the next start.
+    /// Ends the folds (the store folds what is left as it closes).
     func stop() async {
         let task = loop.withLock { loop in
             defer { loop = nil }

@@ -42,6 +42,8 @@ extension SQLiteSessionStore {
     /// stored sessions.
     public func preloadCompletedSessions(count: Int, tenant: String, flow: String, at date: Date) async throws {
         try await writer.write { db in
+            // Whatever was enrolled before is counted first: the mark jumps past these rows below.
+            while try Self.foldRollup(db) {}
             let time = date.timeIntervalSince1970
             let session = try db.makeStatement(
                 sql: """
@@ -74,6 +76,8 @@ extension SQLiteSessionStore {
     ) async throws {
         precondition(!variants.isEmpty && completeEvery > 0)
         try await writer.write { db in
+            // Whatever was enrolled before is counted first: the mark jumps past these rows below.
+            while try Self.foldRollup(db) {}
             let time = date.timeIntervalSince1970
             let session = try db.makeStatement(
                 sql: """

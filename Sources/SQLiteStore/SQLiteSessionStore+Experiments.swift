@@ -195,7 +195,13 @@ extension SQLiteSessionStore: ExperimentStore {
     public func experimentFigures(
         tenant: String, experiment: String, seed: String, arms: [ExperimentArm], window: TimeInterval
     ) async throws -> [String: ExperimentArmFigures] {
-        try await foldRollup()
+        do {
+            try await foldRollup()
+        } catch {
+            // Another process holding the write lock past the busy timeout, say: the results
+            // are read as the rollup stands, a moment behind, rather than not at all.
+            logger.warning("experiment rollup not folded before reading results: \(error)")
+        }
         return try await writer.read { db in
             var tally = ExperimentTally(arms: arms)
             let phase: StatementArguments = [tenant, experiment, seed]

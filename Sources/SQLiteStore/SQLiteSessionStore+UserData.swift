@@ -110,14 +110,16 @@ extension SQLiteSessionStore {
     }
 
     public func pruneEvents(tenant: String, flows: [String], before: Date, limit: Int) async throws -> (events: Int, completionEvents: Int) {
-        // Events leave only once the experiments' rollup has counted them.
+        // Events leave only once the experiments' rollup has counted them (the delete keeps any
+        // committed since this fold).
         try await foldRollup()
         let pruned = try await committer.write { db -> (events: Int, completionEvents: Int) in
             var events = 0
             for flow in flows {
                 try db.execute(
                     sql: """
-                        DELETE FROM events WHERE id IN (SELECT id FROM events WHERE tenant = ? AND flow = ? AND at < ? LIMIT ?)
+                        DELETE FROM events WHERE id IN (SELECT id FROM events WHERE tenant = ? AND flow = ? AND at < ?
+                            AND id <= (SELECT event_id FROM experiment_rollup_mark) LIMIT ?)
                         """, arguments: [tenant, flow, before.timeIntervalSince1970, limit])
                 events += db.changesCount
             }

@@ -642,6 +642,9 @@ public final class SQLiteSessionStore: SessionStore {
             pending = nil
         }
         await folder?.stop()
+        if folder != nil {
+            do { try await foldRollup() } catch { logger.warning("experiment rollup not folded at close, folded at the next start: \(error)") }
+        }
         await checkpointer?.stop()
         if checkpointer != nil { _ = await attemptTruncation() }
         // Closing waits for every reader connection to be returned: on a thread of its own.

@@ -156,6 +156,53 @@ struct ExperimentRollupFoldTests {
         try await store.close()
     }
 
+    /// Each event moves the rollup as it did one at a time, whatever else shares its fold: a
+    /// leaving of a step with no row yet (a step renamed by a version move, then gone back to)
+    /// counts for nothing, and a completion counts once.
+    @Test(arguments: [1, 2, 3, 4, 64] as [Int64])
+    func aFoldMovesTheRollupAsEachEventDidInItsOrder(chunk: Int64) async throws {
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
+        let events: [(kind: String, step: String?, seconds: Double?, at: Double)] = [
+            ("left", "renamed", 5, 100), ("arrived", "renamed", nil, 100), ("left", "renamed", 3, 103), ("arrived", "next", nil, 103),
+            ("completed", nil, nil, 110), ("completed", nil, nil, 120),
+        ]
+        try await store.committer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)
+                    VALUES ('t', 'x', 's', 'u', 'a', 'f', 'S', 90)
+                    """)
+            for event in events {
+                try db.execute(
+                    sql: "INSERT INTO events (tenant, flow, session_id, kind, step, seconds, at) VALUES ('t', 'f', 'S', ?, ?, ?, ?)",
+                    arguments: [event.kind, event.step, event.seconds, event.at])
+            }
+        }
+        while try await store.committer.write({ db in try SQLiteSessionStore.foldRollup(db, chunk: chunk) }) {}
+        let stored = try await store.writer.read(Self.stored)
+        #expect(
+            stored == [
+                "\"S\" | \"next\" | 110.0 | 20.0", "\"S\" | \"next\" | \"a\" | 0 | NULL", "\"S\" | \"renamed\" | \"a\" | 1 | 3.0",
+            ], "chunk \(chunk)")
+        try await store.close()
+    }
+
+    @Test func aStoreClosedWithEventsUnfoldedFoldsThemAsItCloses() async throws {
+        let path = try TemporaryDirectory.make().appendingPathComponent("close.sqlite").path
+        let store = try await SQLiteSessionStore.open(path: path)
+        let clock = TestClock()
+        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
+        try await Self.walk(d, clock: clock, count: 4, prefix: "z")
+        try await store.close()
+        let reader = try await SQLiteSessionStore.open(path: path, readOnly: true)
+        let (stored, expected, behind) = try await reader.writer.read { db in
+            (try Self.stored(db), try Self.fromTheEvents(db), try SQLiteSessionStore.rollupBehind(db))
+        }
+        #expect(!behind, "the close folded every event")
+        #expect(stored == expected)
+        try await reader.close()
+    }
+
     @Test func eventsArePrunedOnlyOnceTheRollupCountedThem() async throws {
         let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         let clock = TestClock()
