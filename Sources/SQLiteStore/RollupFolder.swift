@@ -15,7 +15,7 @@ final class RollupFolder: Sendable {
     static let sweepEvery = 200
     /// True at first: what a stopped process left is folded once it starts again.
     private let due = Mutex(true)
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let loop = DetachedLoop()
 
     /// An enrolled session committed: fold after the next pause.
     func note() {
@@ -25,31 +25,29 @@ final class RollupFolder: Sendable {
     /// Calls `fold` after each pause in which something was noted, until stopped or until `fold`
     /// answers false (its store is gone without being closed); `fold(false)` only asks that.
     func start(fold: @escaping @Sendable (_ due: Bool) async throws -> Bool, logger: Logger) {
-        loop.withLock { loop in
-            loop = Task.detached { [self] in
-                var failing = false
-                var pauses = 0
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: Self.delay)
-                    // Stopping: the store's close folds what is left, outside this cancelled task.
-                    guard !Task.isCancelled else { return }
-                    pauses += 1
-                    let sweep = pauses % Self.sweepEvery == 0
-                    let now = due.withLock { due in
-                        defer { due = false }
-                        return due || sweep
-                    }
-                    do {
-                        guard try await fold(now) else { return }
-                        if failing && now { logger.info("experiment rollup folds again") }
-                        if now { failing = false }
-                    } catch {
-                        // Left for the next fold or the next read of results, which folds first.
-                        if !failing { logger.warning("experiment rollup fold failed, retrying every second: \(error)") }
-                        failing = true
-                        due.withLock { $0 = true }
-                        try? await Task.sleep(for: .seconds(1))
-                    }
+        loop.start { [self] in
+            var failing = false
+            var pauses = 0
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.delay)
+                // Stopping: the store's close folds what is left, outside this cancelled task.
+                guard !Task.isCancelled else { return }
+                pauses += 1
+                let sweep = pauses % Self.sweepEvery == 0
+                let now = due.withLock { due in
+                    defer { due = false }
+                    return due || sweep
+                }
+                do {
+                    guard try await fold(now) else { return }
+                    if failing && now { logger.info("experiment rollup folds again") }
+                    if now { failing = false }
+                } catch {
+                    // Left for the next fold or the next read of results, which folds first.
+                    if !failing { logger.warning("experiment rollup fold failed, retrying every second: \(error)") }
+                    failing = true
+                    due.withLock { $0 = true }
+                    try? await Task.sleep(for: .seconds(1))
                 }
             }
         }
@@ -57,11 +55,6 @@ final class RollupFolder: Sendable {
 
     /// Ends the folds (the store folds what is left as it closes).
     func stop() async {
-        let task = loop.withLock { loop in
-            defer { loop = nil }
-            return loop
-        }
-        task?.cancel()
-        await task?.value
+        await loop.stop()
     }
 }

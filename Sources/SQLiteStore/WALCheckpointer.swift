@@ -19,7 +19,7 @@ final class WALCheckpointer: Sendable {
     static let writerThreshold = 20_000
 
     private let connection: DatabaseQueue
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let loop = DetachedLoop()
 
     init(path: String, configuration: Configuration) throws {
         connection = try DatabaseQueue(path: path, configuration: configuration)
@@ -29,30 +29,28 @@ final class WALCheckpointer: Sendable {
     /// until `writes` answers nil (its store is gone without being closed).
     func start(writes: @escaping @Sendable () -> Int?, logger: Logger) {
         let connection = connection
-        loop.withLock { loop in
-            loop = Task.detached {
-                var checkpointed = writes()
-                var failing = false
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: Self.delay)
-                    guard let now = writes() else { return }
-                    guard now != checkpointed else { continue }
-                    do {
-                        _ = try await connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
-                        checkpointed = now
-                        if failing { logger.info("WAL checkpoints run again") }
-                        failing = false
-                    } catch  where Task.isCancelled || error is CancellationError {
-                        // Stopping (the store closes): not a failure; close() truncates the WAL.
-                        return
-                    } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
-                        // Another connection (another process on the same file) is checkpointing
-                        // or recovering the WAL: the pages get copied either way.
-                        checkpointed = now
-                    } catch {
-                        if !failing { logger.warning("WAL checkpoint failed, retrying after the next write: \(error)") }
-                        failing = true
-                    }
+        loop.start {
+            var checkpointed = writes()
+            var failing = false
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.delay)
+                guard let now = writes() else { return }
+                guard now != checkpointed else { continue }
+                do {
+                    _ = try await connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
+                    checkpointed = now
+                    if failing { logger.info("WAL checkpoints run again") }
+                    failing = false
+                } catch  where Task.isCancelled || error is CancellationError {
+                    // Stopping (the store closes): not a failure; close() truncates the WAL.
+                    return
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                    // Another connection (another process on the same file) is checkpointing
+                    // or recovering the WAL: the pages get copied either way.
+                    checkpointed = now
+                } catch {
+                    if !failing { logger.warning("WAL checkpoint failed, retrying after the next write: \(error)") }
+                    failing = true
                 }
             }
         }
@@ -71,12 +69,7 @@ final class WALCheckpointer: Sendable {
 
     /// Ends the checkpoints after writes; `truncate()` still works until `close()`.
     func stop() async {
-        let task = loop.withLock { loop in
-            defer { loop = nil }
-            return loop
-        }
-        task?.cancel()
-        await task?.value
+        await loop.stop()
     }
 
     func close() {

@@ -17,8 +17,8 @@ struct ExperimentRollupFoldTests {
     static let experiment = ExperimentEnrolmentTests.experiment(weights: (50, 50))
 
     /// People walk part of the way, some go Back, some complete: `count` of them.
-    static func walk(_ d: FlowDriver, clock: TestClock, count: Int, prefix: String) async throws {
-        var random = SplitMix64(seed: 11)
+    static func walk(_ d: FlowDriver, clock: TestClock, count: Int, prefix: String, seed: UInt64 = 11) async throws {
+        var random = SplitMix64(seed: seed)
         for index in 0..<count {
             var view = try await d.start("\(prefix)-\(index)", flow: "quick")
             let stopAfter = Int.random(in: 0...8, using: &random)
@@ -71,15 +71,24 @@ struct ExperimentRollupFoldTests {
         row.databaseValues.map(\.description).joined(separator: " | ")
     }
 
+    /// A store after `count` enrolled people walked: in memory (no folds of its own) unless a
+    /// file's `path` is given.
+    static func walked(
+        _ count: Int, prefix: String, path: String = SQLiteSessionStore.memoryPath
+    ) async throws -> (SQLiteSessionStore, FlowDriver, TestClock) {
+        let store = try await SQLiteSessionStore.open(path: path)
+        let clock = TestClock()
+        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
+        try await walk(d, clock: clock, count: count, prefix: prefix)
+        return (store, d, clock)
+    }
+
     static func count(_ store: SQLiteSessionStore, _ sql: String) async throws -> Int {
         try await store.writer.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
 
     @Test func anEnrolledCommandsCommitLeavesTheRollupToTheFold() async throws {
-        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
-        let clock = TestClock()
-        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
-        try await Self.walk(d, clock: clock, count: 30, prefix: "c")
+        let (store, _, _) = try await Self.walked(30, prefix: "c")
         #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_assignments") == 30)
         #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_steps") == 0, "the commits wrote no rollup rows")
         #expect(try await Self.count(store, "SELECT COUNT(last_step) FROM experiment_assignments") == 0)
@@ -102,10 +111,7 @@ struct ExperimentRollupFoldTests {
     }
 
     @Test func aFoldInManySmallChunksEndsWhereOneFoldDoes() async throws {
-        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
-        let clock = TestClock()
-        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
-        try await Self.walk(d, clock: clock, count: 20, prefix: "k")
+        let (store, _, _) = try await Self.walked(20, prefix: "k")
         var transactions = 0
         while try await store.committer.write({ db in try SQLiteSessionStore.foldRollup(db, chunk: 3) }) { transactions += 1 }
         #expect(transactions > 10, "the events took many chunks")
@@ -116,10 +122,7 @@ struct ExperimentRollupFoldTests {
 
     @Test func aFileStoreFoldsAMomentAfterTheCommitsWithoutARead() async throws {
         let path = try TemporaryDirectory.make().appendingPathComponent("fold.sqlite").path
-        let store = try await SQLiteSessionStore.open(path: path)
-        let clock = TestClock()
-        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
-        try await Self.walk(d, clock: clock, count: 12, prefix: "b")
+        let (store, _, _) = try await Self.walked(12, prefix: "b", path: path)
         let deadline = ContinuousClock.now + .seconds(20)
         var stored: [String] = []
         var expected: [String] = ["(not read)"]
@@ -189,10 +192,7 @@ struct ExperimentRollupFoldTests {
 
     @Test func aStoreClosedWithEventsUnfoldedFoldsThemAsItCloses() async throws {
         let path = try TemporaryDirectory.make().appendingPathComponent("close.sqlite").path
-        let store = try await SQLiteSessionStore.open(path: path)
-        let clock = TestClock()
-        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
-        try await Self.walk(d, clock: clock, count: 4, prefix: "z")
+        let (store, _, _) = try await Self.walked(4, prefix: "z", path: path)
         try await store.close()
         let reader = try await SQLiteSessionStore.open(path: path, readOnly: true)
         let (stored, expected, behind) = try await reader.writer.read { db in
@@ -204,10 +204,7 @@ struct ExperimentRollupFoldTests {
     }
 
     @Test func eventsArePrunedOnlyOnceTheRollupCountedThem() async throws {
-        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
-        let clock = TestClock()
-        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
-        try await Self.walk(d, clock: clock, count: 10, prefix: "p")
+        let (store, _, clock) = try await Self.walked(10, prefix: "p")
         let expected = try await store.writer.read(Self.fromTheEvents)
         let pruned = try await store.pruneEvents(tenant: "fixture", flows: ["quick", "planner"], before: clock.now.addingTimeInterval(3600), limit: 100_000)
         #expect(pruned.events > 0)
@@ -217,10 +214,7 @@ struct ExperimentRollupFoldTests {
     }
 
     @Test func anErasedPersonsEventsAreNeverFolded() async throws {
-        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
-        let clock = TestClock()
-        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
-        try await Self.walk(d, clock: clock, count: 6, prefix: "e")
+        let (store, d, _) = try await Self.walked(6, prefix: "e")
         _ = try await d.call("user.erase", ["userId": "e-1"])
         try await store.foldRollup()
         #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_assignments WHERE user_id = 'e-1'") == 0)

@@ -101,22 +101,7 @@ struct ExperimentStoreTests {
         let store = try await kind.open()
         let clock = TestClock()
         let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
-        var random = SplitMix64(seed: 5)
-        for index in 0..<40 {
-            var view = try await d.start("w-\(index)", flow: "quick")
-            let stopAfter = Int.random(in: 0...8, using: &random)
-            var moves = 0
-            while view.status == .active, let step = view.step, moves < stopAfter {
-                clock.advance(seconds: Double(Int.random(in: 2...30, using: &random)))
-                if moves > 0, Int.random(in: 0..<4, using: &random) == 0, step.actions.contains(where: { $0.id == "back" }) {
-                    view = try await d.back(view)
-                } else {
-                    let values = GenericAnswers().valuesWithoutSearch(for: try JSONValue(encoding: step)["fields"]?.arrayValue ?? [])
-                    view = try await d.submit(view, values)
-                }
-                moves += 1
-            }
-        }
+        try await ExperimentRollupFoldTests.walk(d, clock: clock, count: 40, prefix: "w", seed: 5)
         let results = try await d.call("analytics.experiment", ["experiment": .string(Self.experiment.id)])
         let variants = results["variants"]?.arrayValue ?? []
         #expect(variants.count == 2)
