@@ -8,7 +8,8 @@ import StatLocker
 
 // What an experiment adds to a request (issue 40's "assignment adds at most 5 µs to a
 // flow.start"): the hash alone, a flow.start with and without an experiment on the flow, and a
-// walk with and without one (an enrolled walk's commits also move the results' rollup).
+// walk with and without one (an enrolled walk's events are folded into the results' rollup
+// after its commits, by the file store's own task, which runs beside the measured walk).
 //
 // On a file store (WAL, synchronous=FULL), as the server runs: an in-memory store is a GRDB
 // DatabaseQueue, whose reads set `PRAGMA query_only` on and off, and SQLite expires every
