@@ -202,11 +202,11 @@ public final class Platform: Sendable {
     /// events the engine produced for it, once, after the commit (a body the store runs again
     /// on a conflict counts only as its last run).
     func updateSession<Result: Sendable>(
-        tenant: String, key: SessionKey,
+        tenant: String, key: SessionKey, readAsAbsent: Bool = false,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result {
         let committed = LastCommit()
-        let result = try await store.updateSession(tenant: tenant, key: key) { state in
+        let result = try await store.updateSession(tenant: tenant, key: key, readAsAbsent: readAsAbsent) { state in
             let (commit, result) = try body(state)
             committed.commit.withLock { $0 = commit }
             return (commit, result)
@@ -275,7 +275,8 @@ public final class Platform: Sendable {
     ) async throws(FlowError) -> SessionView {
         let tenant = registered.id
         let (state, engine, now, logs) = try await storing {
-            try await updateSession(tenant: tenant, key: .user(userId: userId, flow: flow)) { existing in
+            try await updateSession(tenant: tenant, key: .user(userId: userId, flow: flow), readAsAbsent: enrolment?.readAsAbsent ?? false) {
+                existing in
                 let now = self.clock()
                 // A returning user resumes on the version their session runs on (moved first when
                 // that version is no longer served); a new one starts on the newest.

@@ -303,9 +303,19 @@ public final class SQLiteSessionStore: SessionStore {
         tenant: String, key: SessionKey,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result {
+        try await updateSession(tenant: tenant, key: key, readAsAbsent: false, body)
+    }
+
+    /// A session read as absent is inserted without another read: the sessions' unique key
+    /// (tenant, user, flow) refuses the insert when one arrived meanwhile, and the update then
+    /// runs again inside the transaction on what is stored.
+    public func updateSession<Result: Sendable>(
+        tenant: String, key: SessionKey, readAsAbsent: Bool,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result {
         let outcome: (Result, erased: Bool)
         if let pool = writer as? DatabasePool,
-            let optimistic = try await updateOptimistically(pool, tenant: tenant, key: key, body)
+            let optimistic = try await updateOptimistically(pool, tenant: tenant, key: key, readAsAbsent: readAsAbsent, body)
         {
             outcome = optimistic
         } else {
@@ -319,18 +329,21 @@ public final class SQLiteSessionStore: SessionStore {
 
     /// The optimistic attempt; nil when the body must run inside the transaction instead.
     func updateOptimistically<Result: Sendable>(
-        _ pool: DatabasePool, tenant: String, key: SessionKey,
+        _ pool: DatabasePool, tenant: String, key: SessionKey, readAsAbsent: Bool,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> (Result, erased: Bool)? {
         let remembered: RecentSessions.Entry? = if case .id(let id) = key { recent.entry(tenant: tenant, id: id) } else { nil }
-        let snapshot = if let remembered { remembered } else { try await Self.snapshot(pool, tenant: tenant, key: key) }
+        // Not read now: what a refusal or a nil commit said may be about a state already gone.
+        let unread = remembered != nil || readAsAbsent
+        let snapshot: RecentSessions.Entry? =
+            if let remembered { remembered } else if unread { nil } else { try await Self.snapshot(pool, tenant: tenant, key: key) }
         let ran: (commit: SessionCommit?, result: Result)
         do {
             ran = try body(snapshot?.state)
-        } catch  where remembered != nil {
+        } catch  where unread {
             return nil
         }
-        guard let commit = ran.commit else { return remembered == nil ? (ran.result, false) : nil }
+        guard let commit = ran.commit else { return unread ? nil : (ran.result, false) }
         let prepared = try PreparedSessionCommit(commit, replacing: snapshot)
         let erased = try await committer.write { db in try Self.apply(db, prepared, tenant: tenant) }
         guard let erased else { return nil }

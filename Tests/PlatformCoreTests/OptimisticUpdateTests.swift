@@ -151,3 +151,32 @@ extension OptimisticUpdateTests {
         #expect(UInt64(hex, radix: 16) == 1_790_000_000_000)
     }
 }
+
+extension OptimisticUpdateTests {
+    /// An enrolling start read the person's sessions a moment before: the file store runs it on
+    /// nil without reading again, and when a session arrived meanwhile (another process started
+    /// the person), the sessions' unique key refuses the insert and the start runs again on it.
+    @Test(arguments: [false, true])
+    func aSessionReadAsAbsentIsStartedWithoutASecondRead(arrivedMeanwhile: Bool) async throws {
+        try await withTemporaryDirectory { directory in
+            let mine = try await openStore(directory)
+            let other = try await openStore(directory)
+            let stored = sampleState(id: "theirs")
+            let key = SessionKey.user(userId: stored.userId, flow: stored.flow)
+            if arrivedMeanwhile {
+                try await other.updateSession(tenant: "t1", key: key) { _ in (SessionCommit(state: stored, events: []), ()) }
+            }
+            let seen = Mutex<[String?]>([])
+            let started = try await mine.updateSession(tenant: "t1", key: key, readAsAbsent: true) { old -> (SessionCommit?, String) in
+                seen.withLock { $0.append(old?.id) }
+                if let old { return (nil, old.id) }
+                return (SessionCommit(state: sampleState(id: "mine"), events: []), "mine")
+            }
+            #expect(seen.withLock { $0 } == (arrivedMeanwhile ? [nil, "theirs"] : [nil]))
+            #expect(started == (arrivedMeanwhile ? "theirs" : "mine"))
+            #expect(try await other.session(tenant: "t1", key: key)?.id == started)
+            try await mine.close()
+            try await other.close()
+        }
+    }
+}

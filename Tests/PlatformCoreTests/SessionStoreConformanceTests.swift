@@ -148,6 +148,33 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         #expect(try await store.session(tenant: "t1", key: .id("s2")) == nil)
     }
 
+    @Test(.postgres) func aSessionReadAsAbsentThatArrivedMeanwhileIsKeptOnPostgres() async throws {
+        try await aSessionReadAsAbsentThatArrivedMeanwhileIsKept(kind: .postgres)
+    }
+
+    /// A start told its session was read as absent (an enrolment's read) still ends on the
+    /// stored session when one arrived meanwhile: never a second session, never an error.
+    @Test(arguments: StoreKind.sqlite)
+    func aSessionReadAsAbsentThatArrivedMeanwhileIsKept(kind: StoreKind) async throws {
+        let store = try await kind.open()
+        let key = SessionKey.user(userId: "u1", flow: "onboarding")
+        func start() async throws -> String {
+            try await store.updateSession(tenant: "t1", key: key, readAsAbsent: true) { old -> (SessionCommit?, String) in
+                if let old { return (nil, old.id) }
+                return (SessionCommit(state: sampleState(id: "new"), events: []), "new")
+            }
+        }
+        #expect(try await start() == "new")
+        try await store.updateSession(tenant: "t1", key: key) { old in
+            var moved = try #require(old)
+            moved.revision += 1
+            return (SessionCommit(state: moved, events: []), ())
+        }
+        #expect(try await start() == "new", "the stored session, not a second one")
+        #expect(try await store.session(tenant: "t1", key: key)?.revision == 4)
+        try await store.close()
+    }
+
     @Test(.postgres) func tenantsNeverSeeEachOtherOnPostgres() async throws { try await tenantsNeverSeeEachOther(kind: .postgres) }
 
     @Test(arguments: StoreKind.sqlite)

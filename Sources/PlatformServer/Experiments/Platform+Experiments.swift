@@ -9,6 +9,8 @@ extension Platform {
         let engine: FlowEngine
         let experiment: Experiment?
         let variant: Experiment.Variant?
+        /// The enrolment's read found no session of the flow: the start need not read again.
+        let readAsAbsent: Bool
 
         var membership: ExperimentMembership? {
             guard let experiment, let variant else { return nil }
@@ -45,12 +47,16 @@ extension Platform {
             let phase = index == 0 ? standing : try await enrolment(of: userId, flows: [], in: experiment, tenant: registered.id)
             guard phase.stop == nil else { continue }
             guard let variant = phase.assignment.flatMap({ experiment.variant($0.variant) }) ?? experiment.assignment(of: userId) else { continue }
-            let target = StartTarget(engine: try registered.engine(variant.flow, version: variant.version), experiment: experiment, variant: variant)
+            let target = StartTarget(
+                engine: try registered.engine(variant.flow, version: variant.version), experiment: experiment, variant: variant,
+                readAsAbsent: standing.hasNoSession(of: variant.flow))
             return try await startOn(registered, userId: userId, flow: variant.flow, user: user, locale: locale, enrolment: target)
         }
         let directing = candidates.first { $0.status == .running } ?? candidates[0]
         let given = try await directed(directing, in: registered)
-        let target = StartTarget(engine: try registered.engine(given.flow, version: given.version), experiment: nil, variant: nil)
+        let target = StartTarget(
+            engine: try registered.engine(given.flow, version: given.version), experiment: nil, variant: nil,
+            readAsAbsent: standing.hasNoSession(of: given.flow))
         return try await startOn(registered, userId: userId, flow: given.flow, user: user, locale: locale, enrolment: target)
     }
 
@@ -91,6 +97,11 @@ extension Platform {
         guard let experiments = store as? any ExperimentStore else { return nil }
         return try await storing { try await experiments.experimentStop(tenant: tenant, experiment: experiment.id, seed: experiment.seed) }
     }
+}
+
+extension ExperimentEnrolment {
+    /// No session of `flow` at all, not even an expired one the start would replace.
+    func hasNoSession(of flow: String) -> Bool { !sessions.contains { $0.flow == flow } }
 }
 
 extension Platform.Tenant {

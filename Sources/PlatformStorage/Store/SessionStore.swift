@@ -66,6 +66,14 @@ public protocol SessionStore: Sendable {
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
     ) async throws -> Result
 
+    /// `updateSession` of a session the caller has just read as absent (an experiment's enrolment
+    /// reads the person's sessions first): a store may run `body` on nil without reading again,
+    /// provided it runs it anew on the stored state when a session arrived meanwhile.
+    func updateSession<Result: Sendable>(
+        tenant: String, key: SessionKey, readAsAbsent: Bool,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result
+
     func profile(tenant: String, userId: String) async throws -> Profile?
 
     /// Like `updateSession`, for a completed user's records; `time` is when the records written
@@ -169,6 +177,14 @@ public struct StoreUnavailable: Error, Sendable, Hashable {
 extension SessionStore {
     public func unavailability(of error: any Error) -> String? {
         (error as? StoreUnavailable)?.reason
+    }
+
+    /// A store with no cheaper way reads again.
+    public func updateSession<Result: Sendable>(
+        tenant: String, key: SessionKey, readAsAbsent: Bool,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result {
+        try await updateSession(tenant: tenant, key: key, body)
     }
 
     /// A store that is always there (in memory, in a test) answers at once.
