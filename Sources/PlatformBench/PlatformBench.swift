@@ -65,6 +65,11 @@ struct PlatformBench: AsyncParsableCommand {
             "Declare an experiment on the walked flow (two variants on it, 50/50): every walk's start enrols, and analytics.experiment is timed after the load. Needs --tenant."
     )
     var experiment = false
+    @Flag(
+        help:
+            "Each connection only starts new users (one flow.start a request, no submit): what a start costs, and with --experiment what an enrolment adds to it."
+    )
+    var startsOnly = false
     @Option(help: "People exposed to that experiment to store first (in bulk; half complete), to time analytics.experiment at 1 M.")
     var preloadExposed = 0
     @Option(
@@ -195,9 +200,12 @@ struct PlatformBench: AsyncParsableCommand {
         // costs the 2-core machine little: 32 blocking client threads and full parses of every
         // reply took about as much CPU as the server itself and skewed what the server could do.
         let (tenant, flow) = (self.tenant, self.flow)
+        let startsOnly = self.startsOnly
         let plan = try await BlockingWork.run("platformd.bench.plan") {
-            try WalkPlanner(exchange: BlockingExchange(endpoint: listening[0])).plan(
+            var plan = try WalkPlanner(exchange: BlockingExchange(endpoint: listening[0])).plan(
                 tenant: tenant, flow: flow, userId: "bench-plan-\(UInt32.random(in: .min ... .max))")
+            if startsOnly { plan.startsOnly() }
+            return plan
         }
         progress("walking \(plan.tenant) users: \(plan.requestsPerWalk) requests each")
         let (walkers, readers, depth) = (connections, pipelined, self.depth)

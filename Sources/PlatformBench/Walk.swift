@@ -11,6 +11,13 @@ struct WalkPlan: Sendable {
     var answers: [String: JSONValue]
     /// Requests one walk takes to completion: its start and one submit a step.
     var requestsPerWalk: Int
+    /// `--starts-only`: each walk is its start alone.
+    var startsAlone = false
+
+    mutating func startsOnly() {
+        startsAlone = true
+        requestsPerWalk = 1
+    }
 
     func startRequest(id: Int64, userId: String) -> JSONValue {
         var params: [String: JSONValue] = ["tenant": .string(tenant), "userId": .string(userId), "user": ["firstName": "Bench"]]
@@ -68,7 +75,7 @@ struct Walk {
             session = nil
             return false
         }
-        session = reply.status == "active" || reply.status == "deferred" ? reply : nil
+        session = !plan.startsAlone && (reply.status == "active" || reply.status == "deferred") ? reply : nil
         return true
     }
 }

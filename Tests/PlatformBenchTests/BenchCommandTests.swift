@@ -88,6 +88,24 @@ struct BenchCommandTests {
         #expect((report["experimentResultsMs"]?.doubleValue ?? 0) > 0)
     }
 
+    /// `--starts-only`: every request is a new person's `flow.start` (with `--experiment`, an
+    /// enrolment), so the server's CPU a request is a start's, and every answered start exposed
+    /// one more person.
+    @Test func startsOnlyMakesEveryRequestANewPersonsStart() async throws {
+        let tenant = try await PlatformdProcess.withServer { server in
+            try await server.call("platform.info")["result"]?["tenants"]?.arrayValue?.first?["tenant"]?.stringValue ?? ""
+        }
+        let report = try await Self.report(["--tenant", tenant, "--experiment", "--starts-only", "--connections", "2", "--seconds", "2"])
+        #expect(report["failures"] == 0, "\(report.serialized())")
+        #expect(report["requestsPerWalk"] == 1)
+        let requests = try #require(report["requests"]?.intValue)
+        #expect(requests > 2)
+        // The planning walk's person and each connection's untimed first start are exposed too;
+        // a start answered as the run ended may not be counted.
+        let exposed = try #require(report["experimentExposed"]?.intValue)
+        #expect(exposed >= requests && exposed <= requests + 2 + 1 + 2, "\(report.serialized())")
+    }
+
     /// A tenant the server does not host ends the bench with one line naming it, before any load.
     @Test func anUnknownTenantIsOneClearLine() async throws {
         try await PlatformdProcess.with(["bench", "--tenant", "nosuchtenant", "--seconds", "1"]) { process in
