@@ -291,6 +291,8 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var bodyBytes = 0
     private var readingBody = false
     private var closeAfterResponse = false
+    /// The request asked for an upgrade it does not get: answered, then the connection goes.
+    private var closesAfterAnswer = false
     private var refused = false
 
     init(budget: PartialLineBudget, table: HTTPConnectionTable) {
@@ -304,12 +306,18 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
+        var data = data
         switch unwrapInboundIn(data) {
-        case .head(let head):
+        case .head(var head):
             connection?.headReceived()
             if head.version.major == 1, head.version.minor >= 1, !head.headers.contains(name: "Host") {
                 refuse("400 Bad Request")
                 return
+            }
+            if Self.dropsUpgrade(&head.headers, method: head.method) {
+                data = wrapInboundOut(.head(head))
+                // llhttp has already taken the bytes after this request for the other protocol.
+                closesAfterAnswer = true
             }
             readingBody = true
             bodyBytes = 0
@@ -344,7 +352,7 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 head.status = .unauthorized
                 head.headers.replaceOrAdd(name: "WWW-Authenticate", value: "Bearer")
             }
-            if readingBody, head.status.code >= 400 {
+            if closesAfterAnswer || (readingBody && head.status.code >= 400) {
                 // Refused before its body was read: the rest of it is not read, the connection goes.
                 closeAfterResponse = true
                 head.headers.replaceOrAdd(name: "Connection", value: "close")
@@ -373,6 +381,23 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         // A malformed head, both Content-Length and Transfer-Encoding, a bare LF: 400 and a close.
         refuse("400 Bad Request")
+    }
+
+    /// Only a GET without a body can open a WebSocket (RFC 6455 4.1). Any other request naming an
+    /// upgrade is answered as though it did not, then its connection is closed: NIO's upgrade
+    /// handler fails a request whose body follows its head and leaves the connection open and
+    /// unanswered (until the idle timeout), and closes one it finds no upgrader for; and llhttp,
+    /// having seen the upgrade asked for, parses nothing after the request. True when `headers`
+    /// changed.
+    static func dropsUpgrade(_ headers: inout HTTPHeaders, method: HTTPMethod) -> Bool {
+        guard headers.contains(name: "Upgrade") else { return false }
+        let bodiless = !headers.contains(name: "Transfer-Encoding") && headers["Content-Length"].allSatisfy { $0 == "0" }
+        guard method != .GET || !bodiless else { return false }
+        headers.remove(name: "Upgrade")
+        let kept = headers[canonicalForm: "Connection"].filter { $0.lowercased() != "upgrade" }
+        headers.remove(name: "Connection")
+        if !kept.isEmpty { headers.add(name: "Connection", value: kept.joined(separator: ", ")) }
+        return true
     }
 
     static func capacity(holding bytes: Int) -> Int {

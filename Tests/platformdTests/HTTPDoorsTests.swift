@@ -285,6 +285,38 @@ struct HTTPDoorsTests {
         }
     }
 
+    /// Only a GET without a body opens a WebSocket (RFC 6455 4.1); any other request that names an
+    /// upgrade is answered as itself, and its connection then closed (the HTTP parser reads
+    /// nothing after a request that asked for another protocol). Before, a `POST /rpc` asking for
+    /// a WebSocket with its body was left unanswered until the idle timeout, and one asking for
+    /// another protocol, or for a WebSocket without its key, was closed unanswered.
+    @Test func aRequestWithABodyThatAsksForAnUpgradeIsAnsweredAsItself() async throws {
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0"]) { http in
+            let port = http.port
+            let body = #"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#
+            let webSocket = "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            let asks = [
+                ("POST /rpc asking for a WebSocket", "POST /rpc", webSocket, 200),
+                ("POST /rpc asking for a WebSocket, no key", "POST /rpc", "Connection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n", 200),
+                ("POST /rpc asking for h2c", "POST /rpc", "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n", 200),
+                ("GET /rpc asking for a WebSocket with a body", "GET /rpc", webSocket, 426),
+            ]
+            for (what, line, upgrade, expected) in asks {
+                let (status, connection, closed) = try await Self.blocking {
+                    let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                    let request =
+                        "\(line) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\(upgrade)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                    try client.send(request)
+                    let head = try client.readHead()
+                    return (head?.status, head?.headers["connection"], client.closesWithin(seconds: 5))
+                }
+                #expect(status == expected, "\(what)")
+                #expect(connection == "close", "\(what)")
+                #expect(closed, "\(what): the connection stays open")
+            }
+        }
+    }
+
     /// A body is counted as the buffer collecting it holds: its capacity, which grows by doubling.
     @Test func aBodyCountsAsTheCapacityThatHoldsIt() {
         #expect(HTTPRequestGuard.capacity(holding: 0) == 0)
