@@ -383,8 +383,9 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         refuse("400 Bad Request")
     }
 
-    /// Only a GET without a body can open a WebSocket (RFC 6455 4.1). Any other request naming an
-    /// upgrade is answered as though it did not, then its connection is closed: NIO's upgrade
+    /// Only a GET without a body, with a key, can open a WebSocket (RFC 6455 4.1), and nothing
+    /// else is served. Any other request naming an upgrade is answered as though it did not, then
+    /// its connection is closed: NIO's upgrade
     /// handler fails a request whose body follows its head and leaves the connection open and
     /// unanswered (until the idle timeout), and closes one it finds no upgrader for; and llhttp,
     /// having seen the upgrade asked for, parses nothing after the request. True when `headers`
@@ -392,7 +393,8 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     static func dropsUpgrade(_ headers: inout HTTPHeaders, method: HTTPMethod) -> Bool {
         guard headers.contains(name: "Upgrade") else { return false }
         let bodiless = !headers.contains(name: "Transfer-Encoding") && headers["Content-Length"].allSatisfy { $0 == "0" }
-        guard method != .GET || !bodiless else { return false }
+        let webSocket = headers[canonicalForm: "Upgrade"].contains { $0.lowercased() == "websocket" } && headers.contains(name: "Sec-WebSocket-Key")
+        guard method != .GET || !bodiless || !webSocket else { return false }
         headers.remove(name: "Upgrade")
         let kept = headers[canonicalForm: "Connection"].filter { $0.lowercased() != "upgrade" }
         headers.remove(name: "Connection")

@@ -296,16 +296,23 @@ struct HTTPDoorsTests {
             let body = #"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#
             let webSocket = "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
             let asks = [
-                ("POST /rpc asking for a WebSocket", "POST /rpc", webSocket, 200),
-                ("POST /rpc asking for a WebSocket, no key", "POST /rpc", "Connection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n", 200),
-                ("POST /rpc asking for h2c", "POST /rpc", "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n", 200),
-                ("GET /rpc asking for a WebSocket with a body", "GET /rpc", webSocket, 426),
+                ("POST /rpc asking for a WebSocket", "POST /rpc", webSocket, 200, true),
+                ("POST /rpc asking for a WebSocket, no key", "POST /rpc", "Connection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n", 200, true),
+                (
+                    "POST /rpc asking for h2c", "POST /rpc", "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n", 200,
+                    true
+                ),
+                ("GET /rpc asking for a WebSocket with a body", "GET /rpc", webSocket, 426, true),
+                ("GET /health/live asking for a WebSocket, no key", "GET /health/live", "Connection: Upgrade\r\nUpgrade: websocket\r\n", 200, false),
+                ("GET /health/live asking for h2c", "GET /health/live", "Connection: Upgrade\r\nUpgrade: h2c\r\n", 200, false),
             ]
-            for (what, line, upgrade, expected) in asks {
+            for (what, line, upgrade, expected, sendsBody) in asks {
                 let (status, connection, closed) = try await Self.blocking {
                     let client = try RawHTTP(port: port, timeoutSeconds: 5)
                     let request =
-                        "\(line) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\(upgrade)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                        sendsBody
+                        ? "\(line) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\(upgrade)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                        : "\(line) HTTP/1.1\r\nHost: x\r\n\(upgrade)\r\n"
                     try client.send(request)
                     let head = try client.readHead()
                     return (head?.status, head?.headers["connection"], client.closesWithin(seconds: 5))
