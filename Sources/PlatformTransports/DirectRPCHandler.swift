@@ -80,8 +80,9 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.transport = transport
     }
 
-    /// Whether this handler answers the request. One asking for an upgrade is Hummingbird's
-    /// (a first request's refused upgrade is answered there, and only there).
+    /// Whether this handler answers the request. One asking for an upgrade is Hummingbird's: none
+    /// should arrive (`HTTPRequestGuard` takes `Upgrade` off all but a GET handshake), and the
+    /// check keeps a request from ever being answered by both.
     static func answers(_ head: HTTPRequest) -> Bool {
         guard head.method == .post, let path = head.path, head.headerFields[.upgrade] == nil else { return false }
         return path == "/rpc" || path.hasPrefix("/rpc?")

@@ -276,8 +276,10 @@ struct WebSocketFrameWalk {
 /// After the HTTP decoder, on request and response parts: refuses (400, close) a malformed head
 /// and an HTTP/1.1 request without Host, counts each body being read against the shared budget,
 /// closes a connection whose request was refused before its body was read (the body is not
-/// read to find where the next request starts), puts the security headers on every response and
-/// tells `HTTPConnectionGuard` where the connection is. It leaves the pipeline when the connection
+/// read to find where the next request starts), lets only a WebSocket handshake reach NIO's
+/// upgrade handler (any other request asking for an upgrade is answered as itself, then the
+/// connection closed), puts the security headers on every response and tells
+/// `HTTPConnectionGuard` where the connection is. It leaves the pipeline when the connection
 /// upgrades to WebSocket.
 final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
@@ -291,8 +293,15 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var bodyBytes = 0
     private var readingBody = false
     private var closeAfterResponse = false
-    /// The request asked for an upgrade it does not get: answered, then the connection goes.
-    private var closesAfterAnswer = false
+    /// Requests whose head was read, and final responses (not 1xx) whose head was written.
+    private var requestsRead = 0
+    private var responsesStarted = 0
+    /// The request (by `requestsRead`) after whose answer the connection goes: one that asked for
+    /// another protocol and did not get it, or a CONNECT, after which llhttp parses nothing more.
+    private var lastAnswered: Int?
+    /// That request has been read whole: nothing more is read from the socket (what the client
+    /// sends after it would only pile up in the decoder's buffer).
+    private var readsNoMore = false
     private var refused = false
 
     init(budget: PartialLineBudget, table: HTTPConnectionTable) {
@@ -310,14 +319,16 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(var head):
             connection?.headReceived()
+            requestsRead += 1
             if head.version.major == 1, head.version.minor >= 1, !head.headers.contains(name: "Host") {
                 refuse("400 Bad Request")
                 return
             }
-            if Self.dropsUpgrade(&head.headers, method: head.method) {
+            if Self.removeUpgrade(from: &head.headers, method: head.method) {
                 data = wrapInboundOut(.head(head))
-                // llhttp has already taken the bytes after this request for the other protocol.
-                closesAfterAnswer = true
+                lastAnswered = lastAnswered ?? requestsRead
+            } else if head.method == .CONNECT {
+                lastAnswered = lastAnswered ?? requestsRead
             }
             readingBody = true
             bodyBytes = 0
@@ -330,9 +341,15 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             readingBody = false
             if bodyBytes > 0 { budget.hold(0, on: context.channel) }
             bodyBytes = 0
+            if lastAnswered == requestsRead { readsNoMore = true }
             connection?.requestEnded()
         }
         context.fireChannelRead(data)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        guard !readsNoMore else { return }
+        context.read()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -352,8 +369,10 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 head.status = .unauthorized
                 head.headers.replaceOrAdd(name: "WWW-Authenticate", value: "Bearer")
             }
-            if closesAfterAnswer || (readingBody && head.status.code >= 400) {
-                // Refused before its body was read: the rest of it is not read, the connection goes.
+            if head.status.code >= 200 { responsesStarted += 1 }
+            if responsesStarted == lastAnswered || (readingBody && head.status.code >= 400) {
+                // The last request the parser will read, or one refused before its body was
+                // read (the rest of it is not read): the connection goes after this answer.
                 closeAfterResponse = true
                 head.headers.replaceOrAdd(name: "Connection", value: "close")
             }
@@ -383,20 +402,26 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         refuse("400 Bad Request")
     }
 
-    /// Only a GET without a body, with a key, can open a WebSocket (RFC 6455 4.1), and nothing
-    /// else is served. Any other request naming an upgrade is answered as though it did not, then
-    /// its connection is closed: NIO's upgrade
-    /// handler fails a request whose body follows its head and leaves the connection open and
-    /// unanswered (until the idle timeout), and closes one it finds no upgrader for; and llhttp,
-    /// having seen the upgrade asked for, parses nothing after the request. True when `headers`
-    /// changed.
-    static func dropsUpgrade(_ headers: inout HTTPHeaders, method: HTTPMethod) -> Bool {
+    /// Takes `Upgrade` off a request that is not a WebSocket handshake NIO will complete (RFC 6455
+    /// 4.1 and 4.2.1: a GET without a body, `Connection` naming upgrade, one key, version 13);
+    /// true when it did. Such a request is then answered as itself, and its connection closed.
+    /// Left on, NIO's upgrade handler fails a request whose body follows its head and leaves it
+    /// unanswered until the idle timeout; drops a head it refuses (a missing or second key, a
+    /// version not 13) or finds no upgrader for; and upgrades a handshake whose `Connection` does
+    /// not name upgrade while llhttp goes on parsing, so a request sent after it reached the
+    /// WebSocket decoder as a parsed head and stopped the process. llhttp parses nothing after a
+    /// request whose `Connection` names upgrade: hence the close.
+    static func removeUpgrade(from headers: inout HTTPHeaders, method: HTTPMethod) -> Bool {
         guard headers.contains(name: "Upgrade") else { return false }
-        let bodiless = !headers.contains(name: "Transfer-Encoding") && headers["Content-Length"].allSatisfy { $0 == "0" }
-        let webSocket = headers[canonicalForm: "Upgrade"].contains { $0.lowercased() == "websocket" } && headers.contains(name: "Sec-WebSocket-Key")
-        guard method != .GET || !bodiless || !webSocket else { return false }
+        let connection = headers[canonicalForm: "Connection"]
+        let handshake =
+            method == .GET && !headers.contains(name: "Transfer-Encoding") && headers["Content-Length"].allSatisfy { $0 == "0" }
+            && headers[canonicalForm: "Upgrade"].contains { $0.lowercased() == "websocket" }
+            && connection.contains { $0.lowercased() == "upgrade" }
+            && headers["Sec-WebSocket-Key"].count == 1 && headers["Sec-WebSocket-Version"] == ["13"]
+        guard !handshake else { return false }
         headers.remove(name: "Upgrade")
-        let kept = headers[canonicalForm: "Connection"].filter { $0.lowercased() != "upgrade" }
+        let kept = connection.filter { $0.lowercased() != "upgrade" }
         headers.remove(name: "Connection")
         if !kept.isEmpty { headers.add(name: "Connection", value: kept.joined(separator: ", ")) }
         return true

@@ -305,6 +305,9 @@ struct HTTPDoorsTests {
                 ("GET /rpc asking for a WebSocket with a body", "GET /rpc", webSocket, 426, true),
                 ("GET /health/live asking for a WebSocket, no key", "GET /health/live", "Connection: Upgrade\r\nUpgrade: websocket\r\n", 200, false),
                 ("GET /health/live asking for h2c", "GET /health/live", "Connection: Upgrade\r\nUpgrade: h2c\r\n", 200, false),
+                ("GET /rpc, WebSocket version 12", "GET /rpc", webSocket.replacingOccurrences(of: "Version: 13", with: "Version: 12"), 426, false),
+                ("GET /rpc, two WebSocket keys", "GET /rpc", webSocket + "Sec-WebSocket-Key: AQIDBAUGBwgJCgsMDQ4PEA==\r\n", 426, false),
+                ("CONNECT", "CONNECT x:443", "", 404, false),
             ]
             for (what, line, upgrade, expected, sendsBody) in asks {
                 let (status, connection, closed) = try await Self.blocking {
@@ -321,6 +324,50 @@ struct HTTPDoorsTests {
                 #expect(connection == "close", "\(what)")
                 #expect(closed, "\(what): the connection stays open")
             }
+        }
+    }
+
+    /// A WebSocket handshake whose `Connection` does not name upgrade, with a request sent right
+    /// behind it: the HTTP parser read on past the handshake, NIO upgraded anyway, and the
+    /// request behind it reached the WebSocket decoder as a parsed head, which stopped the whole
+    /// process (no login needed). Now it is answered as a GET of /rpc (426) and the connection
+    /// closed, and the server goes on serving. And a request asking for an upgrade behind an
+    /// ordinary one on the same connection: both are answered, and the close comes after the
+    /// second.
+    @Test func aHandshakeWithoutConnectionUpgradeAndPipelinedAsksAreAnsweredInOrder() async throws {
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0"]) { http in
+            let port = http.port
+            let (handshake, stillServing) = try await Self.blocking {
+                let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                try client.send(
+                    "GET /rpc HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                        + "Sec-WebSocket-Version: 13\r\n\r\nGET /health/live HTTP/1.1\r\nHost: x\r\n\r\n")
+                let head = try client.readHead()
+                _ = client.closesWithin(seconds: 5)
+                let next = try RawHTTP(port: port, timeoutSeconds: 5)
+                try next.send("GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n")
+                return (head?.status, try next.readHead()?.status)
+            }
+            #expect(handshake == 426)
+            #expect(stillServing == 200, "the server still answers")
+
+            let body = #"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#
+            let post = { @Sendable (upgrade: String) in
+                "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\(upgrade)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            }
+            let (first, second, closed) = try await Self.blocking {
+                let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                try client.send(post("") + post("Connection: Upgrade\r\nUpgrade: h2c\r\n"))
+                let first = try client.readHead()
+                _ = client.readBytes(Int(first?.headers["content-length"] ?? "") ?? 0)
+                let second = try client.readHead()
+                return (first, second, client.closesWithin(seconds: 5))
+            }
+            #expect(first?.status == 200)
+            #expect(first?.headers["connection"] != "close", "the first answer keeps the connection")
+            #expect(second?.status == 200, "the second request is answered")
+            #expect(second?.headers["connection"] == "close")
+            #expect(closed)
         }
     }
 
