@@ -94,10 +94,11 @@ extension SQLiteSessionStore: ExperimentStore {
     /// How many events' ids one fold covers when results, a prune or the close wait for it:
     /// few batches for a large backlog, each holding the writer a few milliseconds.
     static let foldChunk: Int64 = 2_048
-    /// The store's own fold a moment after the commits takes less a batch: its work joins a
-    /// group commit whose requests wait for it. At 16 enrolled connections the p99 was 10.5 ms
-    /// with 2,048 ids a batch and 7.6-8.1 ms with 128, at the same CPU a request (32 ids: more
-    /// CPU, the batches' own cost).
+    /// The store's own fold a moment after the commits takes fewer ids a batch, since its work
+    /// joins a group commit whose requests wait for it: at 16 enrolled connections the p99 was
+    /// 10.5 ms with 2,048 ids a batch and 7.6-8.1 ms with 128, at the same CPU a request (with 32,
+    /// more CPU: the batches' own cost). Past `foldChunk` behind, it takes `foldChunk`, so that
+    /// writers filling whole batches cannot leave it ever further behind.
     static let backgroundFoldChunk: Int64 = 128
 
     static func rollupBehind(_ db: Database) throws -> Bool {
@@ -109,7 +110,7 @@ extension SQLiteSessionStore: ExperimentStore {
     /// `chunk` ids of them, and moves the mark; true when more are left. Folding a few hundred
     /// commands at once writes each session's rollup pages once for all of them: inside every
     /// command's commit they were four more B-trees moved and synced a command.
-    static func foldRollup(_ db: Database, chunk: Int64 = foldChunk) throws -> Bool {
+    static func foldRollup(_ db: Database, chunk: Int64 = foldChunk, catchingUpPast behind: Int64 = foldChunk) throws -> Bool {
         let mark = try Int64.fetchOne(db.cachedStatement(sql: "SELECT event_id FROM experiment_rollup_mark")) ?? 0
         guard let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(id) FROM events")), newest > mark else { return false }
         guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM experiment_assignments)")) == true else {
@@ -117,7 +118,7 @@ extension SQLiteSessionStore: ExperimentStore {
             try db.cachedStatement(sql: "UPDATE experiment_rollup_mark SET event_id = ?").execute(arguments: [newest])
             return false
         }
-        let end = min(newest, mark + chunk)
+        let end = min(newest, mark + (newest - mark > behind ? max(chunk, behind) : chunk))
         // Read whole before writing: the rollup's tables are read by the same statement.
         let rows = try Row.fetchAll(
             db.cachedStatement(
@@ -139,7 +140,8 @@ extension SQLiteSessionStore: ExperimentStore {
     func foldRollup(chunk: Int64 = foldChunk) async throws {
         // Asked on a reader first: a store with nothing to fold writes nothing.
         guard !readOnly, try await writer.read(Self.rollupBehind) else { return }
-        while try await committer.write({ db in try Self.foldRollup(db, chunk: chunk) }) {}
+        // A stopping folder leaves the rest to the close's own fold, in bigger chunks.
+        while !Task.isCancelled, try await committer.write({ db in try Self.foldRollup(db, chunk: chunk) }) {}
     }
 
     /// The first assignment of a person in a phase wins; another host's later one is dropped.

@@ -120,6 +120,38 @@ struct ExperimentRollupFoldTests {
         try await store.close()
     }
 
+    /// Small chunks keep each batch short, but a fold far behind takes big ones until it has
+    /// caught up: writers filling whole batches must not leave it ever further behind.
+    @Test func aFoldFarBehindCatchesUpInBigChunksThenTakesSmallOnes() async throws {
+        let (store, _, _) = try await Self.walked(20, prefix: "c")
+        let mark = { try await store.writer.read { db in try Int64.fetchOne(db, sql: "SELECT event_id FROM experiment_rollup_mark") ?? 0 } }
+        let (start, newest) = try await store.writer.read { db in
+            (try Int64.fetchOne(db, sql: "SELECT event_id FROM experiment_rollup_mark") ?? 0, try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM events") ?? 0)
+        }
+        #expect(newest - start > 100, "\(newest - start) events behind")
+        var steps: [Int64] = []
+        var last = start
+        var more = true
+        while more {
+            more = try await store.committer.write { db in try SQLiteSessionStore.foldRollup(db, chunk: 3, catchingUpPast: 100) }
+            let now = try await mark()
+            steps.append(now - last)
+            last = now
+        }
+        // More than 100 behind: 100 at once; then 3 at a time.
+        var planned: [Int64] = []
+        var left = newest - start
+        while left > 0 {
+            planned.append(left > 100 ? 100 : min(3, left))
+            left -= planned.last ?? left
+        }
+        #expect(steps == planned)
+        #expect(steps.first == 100 && steps.contains(3))
+        let (stored, expected) = try await store.writer.read { db in (try Self.stored(db), try Self.fromTheEvents(db)) }
+        #expect(stored == expected)
+        try await store.close()
+    }
+
     @Test func aFileStoreFoldsAMomentAfterTheCommitsWithoutARead() async throws {
         let path = try TemporaryDirectory.make().appendingPathComponent("fold.sqlite").path
         let (store, _, _) = try await Self.walked(12, prefix: "b", path: path)
