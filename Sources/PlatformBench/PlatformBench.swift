@@ -204,7 +204,7 @@ struct PlatformBench: AsyncParsableCommand {
         let plan = try await BlockingWork.run("platformd.bench.plan") {
             var plan = try WalkPlanner(exchange: BlockingExchange(endpoint: listening[0])).plan(
                 tenant: tenant, flow: flow, userId: "bench-plan-\(UInt32.random(in: .min ... .max))")
-            if startsOnly { plan.startsOnly() }
+            if startsOnly { plan.startOnly() }
             return plan
         }
         progress("walking \(plan.tenant) users: \(plan.requestsPerWalk) requests each")

@@ -12,10 +12,10 @@ struct WalkPlan: Sendable {
     /// Requests one walk takes to completion: its start and one submit a step.
     var requestsPerWalk: Int
     /// `--starts-only`: each walk is its start alone.
-    var startsAlone = false
+    var startsOnly = false
 
-    mutating func startsOnly() {
-        startsAlone = true
+    mutating func startOnly() {
+        startsOnly = true
         requestsPerWalk = 1
     }
 
@@ -75,7 +75,7 @@ struct Walk {
             session = nil
             return false
         }
-        session = !plan.startsAlone && (reply.status == "active" || reply.status == "deferred") ? reply : nil
+        session = !plan.startsOnly && (reply.status == "active" || reply.status == "deferred") ? reply : nil
         return true
     }
 }

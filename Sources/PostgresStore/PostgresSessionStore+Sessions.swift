@@ -20,6 +20,28 @@ extension PostgresSessionStore {
         if let result = try await updateOptimistically(tenant: tenant, key: key, body) {
             return result
         }
+        return try await updateLockedAfterRace(tenant: tenant, key: key, body)
+    }
+
+    /// A session read as absent by user and flow is started without another read: its insert
+    /// does nothing when another host's start came first, and an enrolment (which this path does
+    /// not write) goes straight to the locked transaction, without the unlocked read between.
+    public func updateSession<Result: Sendable>(
+        tenant: String, key: SessionKey, readAsAbsent: Bool,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result {
+        guard readAsAbsent, case .user = key else { return try await updateSession(tenant: tenant, key: key, body) }
+        if let result = try await startOptimistically(tenant: tenant, key: key, body) {
+            return result
+        }
+        return try await updateLockedAfterRace(tenant: tenant, key: key, body)
+    }
+
+    /// The locked path, once more when a start raced another host's.
+    func updateLockedAfterRace<Result: Sendable>(
+        tenant: String, key: SessionKey,
+        _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
+    ) async throws -> Result {
         do {
             return try await updateLocked(tenant: tenant, key: key, body)
         } catch is StartRaced {

@@ -286,15 +286,6 @@ public final class SQLiteSessionStore: SessionStore {
         try await writer.read { db in try Self.fetchStoredSession(db, tenant: tenant, key: key)?.state }
     }
 
-    /// Optimistic on a file database: the body runs outside the one writer, on the state this
-    /// process last committed for the session (`recent`) or else on a snapshot read, and group
-    /// commit's serial transaction holds only the check that the row's write count is unchanged
-    /// and the writes, their JSON encoded beforehand. When another write changed the session in
-    /// between, or the body ran on a remembered state and did not commit (an error, a replay:
-    /// answers a client sees must come from the stored row), the body runs again inside the
-    /// transaction on the latest state; so a body may run twice, its first result dropped. An
-    /// in-memory database has one connection for reads and writes, so there the body always runs
-    /// inside the transaction.
     public func ping() async throws {
         _ = try await writer.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) }
     }
@@ -306,9 +297,16 @@ public final class SQLiteSessionStore: SessionStore {
         try await updateSession(tenant: tenant, key: key, readAsAbsent: false, body)
     }
 
-    /// A session read as absent is inserted without another read: the sessions' unique key
-    /// (tenant, user, flow) refuses the insert when one arrived meanwhile, and the update then
-    /// runs again inside the transaction on what is stored.
+    /// Optimistic on a file database: the body runs outside the one writer, on the state this
+    /// process last committed for the session (`recent`), on nothing when the caller has just
+    /// read the session (by user and flow) as absent, or else on a snapshot read; group commit's
+    /// serial transaction holds only the check that the row's write count is unchanged (for a
+    /// new session, the unique key of tenant, user and flow) and the writes, their JSON encoded
+    /// beforehand. When another write changed the session in between, or the body ran on a state
+    /// not read now and did not commit (an error, a replay: answers a client sees must come from
+    /// the stored row), the body runs again inside the transaction on the latest state; so a body
+    /// may run twice, its first result dropped. An in-memory database has one connection for
+    /// reads and writes, so there the body always runs inside the transaction.
     public func updateSession<Result: Sendable>(
         tenant: String, key: SessionKey, readAsAbsent: Bool,
         _ body: @escaping @Sendable (SessionState?) throws -> (SessionCommit?, Result)
@@ -334,7 +332,8 @@ public final class SQLiteSessionStore: SessionStore {
     ) async throws -> (Result, erased: Bool)? {
         let remembered: RecentSessions.Entry? = if case .id(let id) = key { recent.entry(tenant: tenant, id: id) } else { nil }
         // Not read now: what a refusal or a nil commit said may be about a state already gone.
-        let unread = remembered != nil || readAsAbsent
+        let unread: Bool
+        if case .user = key { unread = remembered != nil || readAsAbsent } else { unread = remembered != nil }
         let snapshot: RecentSessions.Entry? =
             if let remembered { remembered } else if unread { nil } else { try await Self.snapshot(pool, tenant: tenant, key: key) }
         let ran: (commit: SessionCommit?, result: Result)
