@@ -137,11 +137,13 @@ extension SQLiteSessionStore: ExperimentStore {
 
     /// Folds every event committed so far into the rollup, a chunk a transaction; a read-only
     /// store reads the rollup as the last fold left it.
-    func foldRollup(chunk: Int64 = foldChunk) async throws {
+    /// `stoppable`: the store's own folder, which a stop ends at once; results, prunes and the
+    /// close fold everything, even from a cancelled task (a stopping server's close).
+    func foldRollup(chunk: Int64 = foldChunk, stoppable: Bool = false) async throws {
         // Asked on a reader first: a store with nothing to fold writes nothing.
         guard !readOnly, try await writer.read(Self.rollupBehind) else { return }
         // A stopping folder leaves the rest to the close's own fold, in bigger chunks.
-        while !Task.isCancelled, try await committer.write({ db in try Self.foldRollup(db, chunk: chunk) }) {}
+        while !(stoppable && Task.isCancelled), try await committer.write({ db in try Self.foldRollup(db, chunk: chunk) }) {}
     }
 
     /// The first assignment of a person in a phase wins; another host's later one is dropped.

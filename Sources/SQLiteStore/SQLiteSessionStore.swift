@@ -101,7 +101,7 @@ public final class SQLiteSessionStore: SessionStore {
         folder?.start(
             fold: { [weak self] due in
                 guard let self else { return false }
-                if due { try await self.foldRollup(chunk: Self.backgroundFoldChunk) }
+                if due { try await self.foldRollup(chunk: Self.backgroundFoldChunk, stoppable: true) }
                 return true
             }, logger: logger)
     }
