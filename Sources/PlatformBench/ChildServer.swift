@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PlatformProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -69,18 +70,31 @@ enum BenchTransport: String, ExpressibleByArgument, CaseIterable, Sendable {
     case unix, http, websocket
 }
 
-/// Where the bench's server listens, and how its messages are framed there.
-enum BenchEndpoint: Sendable {
-    case unix(String)
-    case http(port: Int)
-    /// `GET /rpc` upgraded: one text frame a message.
-    case websocket(port: Int)
+/// Where the bench's server listens, how its messages are framed there, and the key's secret its
+/// connections log in with (`--login`), if any.
+struct BenchEndpoint: Sendable {
+    enum Place: Sendable {
+        case unix(String)
+        case http(port: Int)
+        /// `GET /rpc` upgraded: one text frame a message.
+        case websocket(port: Int)
+    }
+
+    let place: Place
+    /// With `--login`: sent as `Authorization: Bearer` on every HTTP request and on a WebSocket's
+    /// handshake, and as `auth.login` first on a socket connection, as an app's backend would.
+    var bearer: String?
+
+    static func unix(_ path: String, bearer: String? = nil) -> BenchEndpoint { BenchEndpoint(place: .unix(path), bearer: bearer) }
+    static func http(port: Int, bearer: String? = nil) -> BenchEndpoint { BenchEndpoint(place: .http(port: port), bearer: bearer) }
+    static func websocket(port: Int, bearer: String? = nil) -> BenchEndpoint { BenchEndpoint(place: .websocket(port: port), bearer: bearer) }
 
     enum Framing: Sendable {
         /// One JSON-RPC message per line.
         case lines
-        /// One POST /rpc per message on a keep-alive connection, its reply the response's body.
-        case http
+        /// One POST /rpc per message on a keep-alive connection, its reply the response's body;
+        /// each request carries the bearer, if any.
+        case http(bearer: String?)
         /// One WebSocket text frame per message.
         case websocket
 
@@ -89,9 +103,11 @@ enum BenchEndpoint: Sendable {
             switch self {
             case .lines:
                 return json.last == 0x0A ? json : json + [0x0A]
-            case .http:
+            case .http(let bearer):
                 let body = json.last == 0x0A ? json.dropLast() : json[...]
-                let head = "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+                let authorization = bearer.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+                let head =
+                    "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\n\(authorization)Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
                 return Array(head.utf8) + body
             case .websocket:
                 return WebSocketFraming.frame(json.last == 0x0A ? json.dropLast() : json[...])
@@ -160,38 +176,61 @@ enum BenchEndpoint: Sendable {
     }
 
     var framing: Framing {
-        switch self {
+        switch place {
         case .unix: .lines
-        case .http: .http
+        case .http: .http(bearer: bearer)
         case .websocket: .websocket
         }
     }
 
+    /// Logins are required when the connections log in (so a request without one would be
+    /// refused, not served as admin), else not asked for.
     var serveArguments: [String] {
-        switch self {
-        case .unix(let path): ["--unix", path]
-        case .http(let port), .websocket(let port): ["--http", "127.0.0.1:\(port)", "--auth", "none"]
+        let auth = ["--auth", bearer == nil ? "none" : "required"]
+        switch place {
+        case .unix(let path): return ["--unix", path] + auth
+        case .http(let port), .websocket(let port): return ["--http", "127.0.0.1:\(port)"] + auth
         }
     }
 
     func connect() throws -> Int32 {
-        switch self {
-        case .unix(let path): return try LoadDriver.connect(path)
+        let descriptor: Int32
+        switch place {
+        case .unix(let path): descriptor = try LoadDriver.connect(path)
         case .http(let port): return try Self.connectTCP(port: port)
-        case .websocket(let port):
-            let descriptor = try Self.connectTCP(port: port)
-            do {
-                try WebSocketFraming.handshake(on: descriptor, port: port)
-            } catch {
-                close(descriptor)
-                throw error
+        case .websocket(let port): descriptor = try Self.connectTCP(port: port)
+        }
+        do {
+            switch place {
+            case .unix: if let bearer { try Self.logIn(on: descriptor, secret: bearer) }
+            case .http: break
+            case .websocket(let port): try WebSocketFraming.handshake(on: descriptor, port: port, bearer: bearer)
             }
-            return descriptor
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        return descriptor
+    }
+
+    /// `auth.login` as a socket connection's first line; throws unless it succeeds.
+    static func logIn(on descriptor: Int32, secret: String) throws {
+        let login: JSONValue = ["jsonrpc": "2.0", "id": 0, "method": "auth.login", "params": ["key": .string(secret)]]
+        try LoadDriver.send(login.serializedBytes() + [0x0A], on: descriptor)
+        // Byte by byte, so nothing after the reply's line is read into a buffer thrown away here.
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while byte != 0x0A {
+            guard recv(descriptor, &byte, 1, 0) == 1, line.count < 65_536 else { throw BenchFailure("auth.login got no answer (errno \(errno))") }
+            line.append(byte)
+        }
+        guard (try? JSONValue.parse(String(decoding: line, as: UTF8.self)))?["result"]?["principal"] != nil else {
+            throw BenchFailure("auth.login was refused: \(String(decoding: line.prefix(200), as: UTF8.self))")
         }
     }
 
     func isListening() -> Bool {
-        switch self {
+        switch place {
         case .unix(let path):
             // The file exists from bind on, a moment before the server listens: connect to know.
             guard FileManager.default.fileExists(atPath: path), let descriptor = try? LoadDriver.connect(path) else { return false }

@@ -70,6 +70,11 @@ struct PlatformBench: AsyncParsableCommand {
             "Each connection only starts new users (one flow.start a request, no submit): what a start costs, and with --experiment what an enrolment adds to it."
     )
     var startsOnly = false
+    @Flag(
+        help:
+            "Serve with --auth required and log every connection in with a key of --tenant (made with platformd keys create): a bearer on each HTTP request and on a WebSocket's handshake, auth.login first on a socket, as an app's backend does. Needs --tenant."
+    )
+    var login = false
     @Option(help: "People exposed to that experiment to store first (in bulk; half complete), to time analytics.experiment at 1 M.")
     var preloadExposed = 0
     @Option(
@@ -92,6 +97,7 @@ struct PlatformBench: AsyncParsableCommand {
         if hosts > 1 && db == nil { throw ValidationError("--hosts needs --db postgres://… (one SQLite file has one host)") }
         if preload > 0 && db != nil { throw ValidationError("--preload is for the SQLite store") }
         if preload > 0 && tenant == nil { throw ValidationError("--preload needs --tenant: the sessions are stored before the server starts") }
+        if login && tenant == nil { throw ValidationError("--login needs --tenant: the key is made for it") }
         if experiment && (tenant == nil || db != nil) { throw ValidationError("--experiment needs --tenant, on the SQLite store") }
         if preloadExposed < 0 || (preloadExposed > 0 && !experiment) { throw ValidationError("--preload-exposed needs --experiment") }
     }
@@ -166,12 +172,25 @@ struct PlatformBench: AsyncParsableCommand {
             }
         }
 
+        var bearer: String?
+        if login, let tenant {
+            progress("making a key of \(tenant) for the connections to log in with")
+            if postgres == nil {
+                // `keys create` opens only a database that exists (serve makes it).
+                try await SQLiteSessionStore.open(path: database).close()
+            }
+            let arguments = ["keys", "create", "--tenant", tenant, "--db", database, "--log-level", "warning"] + tenantsFile
+            let executable = try serverExecutable()
+            let secret = try await BlockingWork.run { try Self.run(executable, arguments) }
+            bearer = secret.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
         var endpoints: [BenchEndpoint] = []
         for host in 0..<hosts {
             switch transport {
-            case .unix: endpoints.append(.unix(base.appendingPathComponent("bench\(host).sock").path))
-            case .http: endpoints.append(.http(port: try BenchEndpoint.freePort()))
-            case .websocket: endpoints.append(.websocket(port: try BenchEndpoint.freePort()))
+            case .unix: endpoints.append(.unix(base.appendingPathComponent("bench\(host).sock").path, bearer: bearer))
+            case .http: endpoints.append(.http(port: try BenchEndpoint.freePort(), bearer: bearer))
+            case .websocket: endpoints.append(.websocket(port: try BenchEndpoint.freePort(), bearer: bearer))
             }
         }
         // Room for every connection the run opens (the default cap is 1,024).
@@ -259,7 +278,7 @@ struct PlatformBench: AsyncParsableCommand {
             return latencies[min(latencies.count - 1, Int((Double(latencies.count) * fraction).rounded(.down)))] * 1000
         }
         var result: [(String, JSONValue)] = [
-            ("transport", .string(transport.rawValue)), ("tenant", .string(plan.tenant)),
+            ("transport", .string(transport.rawValue)), ("tenant", .string(plan.tenant)), ("login", .bool(login)),
             ("requestsPerWalk", .int(Int64(plan.requestsPerWalk))),
             ("connections", .int(Int64(connections))), ("seconds", .double(seconds.rounded(to: 2))),
             ("preloadedSessions", .int(Int64(preload))), ("requests", .int(Int64(requests))),

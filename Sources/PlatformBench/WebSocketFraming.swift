@@ -8,10 +8,11 @@
 /// HTTP framing is: the driver's CPU comes out of the 2-core machine the server is measured on.
 enum WebSocketFraming {
     /// Upgrades a connected socket; throws unless the server answers 101.
-    static func handshake(on descriptor: Int32, port: Int) throws {
+    static func handshake(on descriptor: Int32, port: Int, bearer: String? = nil) throws {
         // Any 16 bytes in base64 serve as the key: the bench does not check the accept hash.
+        let authorization = bearer.map { "Authorization: Bearer \($0)\r\n" } ?? ""
         let request =
-            "GET /rpc HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "GET /rpc HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(authorization)Upgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: cGxhdGZvcm1kLWJlbmNoLWtleQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         // A server that never answers fails the bench instead of holding its thread (after as
         // long as its start may take on a loaded machine: two minutes).

@@ -106,3 +106,29 @@ struct WebSocketBenchTests {
         #expect(WebSocketFraming.message(in: frame, from: 0) == nil)
     }
 }
+
+/// `--login`: the server requires logins and every connection logs in with a key of the tenant,
+/// as an app's backend does (a bearer on each HTTP request and on a WebSocket's handshake,
+/// `auth.login` first on a socket). Every walk is served: a request without the login would have
+/// been refused with -32001 and counted as a failure.
+@Suite("platformd bench --login")
+struct LoginBenchTests {
+    @Test(arguments: ["unix", "http", "websocket"])
+    func everyConnectionLogsInWithAKeyAndIsServed(transport: String) async throws {
+        let tenant = try await PlatformdProcess.withServer { server in
+            try await server.call("platform.info")["result"]?["tenants"]?.arrayValue?.first?["tenant"]?.stringValue ?? ""
+        }
+        let report = try await BenchCommandTests.report(["--tenant", tenant, "--login", "--transport", transport, "--connections", "2", "--seconds", "2"])
+        #expect(report["login"] == true)
+        #expect(report["failures"] == 0, "\(report.serialized())")
+        #expect((report["requests"]?.intValue ?? 0) > 2, "\(report.serialized())")
+    }
+
+    @Test func loginWithoutATenantIsRefusedBeforeAnyLoad() async throws {
+        try await PlatformdProcess.with(["bench", "--login", "--seconds", "1"]) { process in
+            let exit = try await process.waitForExit(timeout: BenchCommandTests.exitGuard)
+            #expect(exit.status != 0)
+            #expect(process.stderrText.contains("--login needs --tenant"), "\(process.stderrText)")
+        }
+    }
+}
