@@ -65,12 +65,20 @@ extension SQLiteSessionStore: CredentialStore {
     }
 
     public func revokeKey(id: String, at date: Date) async throws -> Bool {
-        try await writer.write { db in
+        let revoked = try await writer.write { db in
             try db.execute(
                 sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                 arguments: [date.timeIntervalSince1970, id])
             return db.changesCount == 1
         }
+        credentialsChanges.advance()
+        return revoked
+    }
+
+    /// Every change that can end a key, token or sign-in advances it after its commit (a revoke
+    /// of a key, of tokens, a sign-out); expiry is checked against the clock, not here.
+    public func credentialsVersion() -> UInt64? {
+        credentialsChanges.seesEveryChange ? credentialsChanges.value : nil
     }
 
     public func useKey(secretHash: String, at date: Date) async throws -> StoredKey? {
@@ -124,7 +132,7 @@ extension SQLiteSessionStore: CredentialStore {
     }
 
     public func revokeTokens(tenant: String, secretHash: String?, userId: String?, at date: Date) async throws -> Int {
-        try await writer.write { db in
+        let revoked = try await writer.write { db in
             try db.execute(
                 sql: """
                     UPDATE user_tokens SET revoked_at = ? WHERE tenant = ? AND revoked_at IS NULL
@@ -133,6 +141,8 @@ extension SQLiteSessionStore: CredentialStore {
                 arguments: [date.timeIntervalSince1970, tenant, secretHash, secretHash, userId, userId, date.timeIntervalSince1970])
             return db.changesCount
         }
+        credentialsChanges.advance()
+        return revoked
     }
 
     public func useStartLink(secretHash: String, at date: Date) async throws -> Bool {
@@ -173,6 +183,7 @@ extension SQLiteSessionStore: CredentialStore {
                 sql: "UPDATE web_signins SET revoked_at = ? WHERE secret_hash = ? AND revoked_at IS NULL",
                 arguments: [date.timeIntervalSince1970, secretHash])
         }
+        credentialsChanges.advance()
     }
 
     static func key(from row: Row) -> StoredKey {

@@ -28,6 +28,8 @@ public final class SQLiteSessionStore: SessionStore {
     /// Opened for a report: nothing is written, not even the rollup's fold.
     let readOnly: Bool
     let logger: Logger
+    /// Moved after a change that can end a credential, by any process on the file.
+    let credentialsChanges: CredentialsVersion
 
     /// `init(path:busyTimeout:logger:)` on a thread of its own: opening waits for file locks
     /// (another process creating the same file) and runs the migrations synchronously, which an
@@ -53,6 +55,8 @@ public final class SQLiteSessionStore: SessionStore {
     ) throws {
         self.logger = logger
         self.readOnly = readOnly && path != Self.memoryPath
+        credentialsChanges =
+            path == Self.memoryPath || readOnly ? CredentialsVersion(seesEveryChange: path == Self.memoryPath) : .beside(path, logger: logger)
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         if readOnly, path != Self.memoryPath {

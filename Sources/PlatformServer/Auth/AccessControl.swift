@@ -12,6 +12,8 @@ public struct AccessControl: Sendable {
     let credentials: Credentials?
     let limiter: RateLimiter
     let bearers = BearerLogins()
+    /// Keys and tokens checked since the store's credentials last changed: not read again.
+    let confirmed = ConfirmedCredentials()
     let logger: Logger
     /// Refused logins and requests log one line per 5 s with a count: a client trying secrets
     /// must not flood the log.
@@ -88,13 +90,18 @@ public struct AccessControl: Sendable {
     }
 
     /// A key revoked, or a token revoked, expired or dead with its key, since the login stops
-    /// working from the next request on, on every host (each request asks the store).
+    /// working from the next request on, on every host. The store is asked unless the check
+    /// already passed since its credentials last changed (`ConfirmedCredentials`; on SQLite,
+    /// whose processes share that version; PostgreSQL's hosts are asked on every request).
     func stillValid(_ login: ConnectionState.Login, connection: ConnectionState, method: String) async throws(RPCError) {
         if let expires = login.expiresAt, expires <= platform.clock() {
             connection.login = nil
             throw refuse(connection, method, "the user token has expired: log in again")
         }
-        if let hash = login.tokenHash, let credentials {
+        guard let credentials else { return }
+        // Read before the store is: a change committed after this moves the version past it.
+        let version = credentials.version()
+        if let hash = login.tokenHash, !confirmed.holds("token " + hash, at: version) {
             let found: Result<StoredToken, Credentials.Refusal>
             do {
                 found = try await credentials.token(hash: hash)
@@ -105,8 +112,9 @@ public struct AccessControl: Sendable {
                 connection.login = nil
                 throw refuse(connection, method, "the user token was revoked or has expired: log in again", why: refusal.reason)
             }
+            confirmed.confirm("token " + hash, at: version)
         }
-        if let keyID = login.keyID, let credentials {
+        if let keyID = login.keyID, !confirmed.holds("key " + keyID, at: version) {
             let active: Bool
             do {
                 active = try await credentials.isActive(keyID: keyID)
@@ -117,6 +125,7 @@ public struct AccessControl: Sendable {
                 connection.login = nil
                 throw refuse(connection, method, "the key was revoked")
             }
+            confirmed.confirm("key " + keyID, at: version)
         }
     }
 

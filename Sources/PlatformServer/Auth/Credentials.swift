@@ -94,6 +94,9 @@ public struct Credentials: Sendable {
         try await store.isKeyActive(id: keyID)
     }
 
+    /// The store's credentials version (`CredentialStore.credentialsVersion()`).
+    public func version() -> UInt64? { store.credentialsVersion() }
+
     public func keys() async throws -> [StoredKey] { try await store.keys() }
     public func revoke(keyID: String) async throws -> Bool { try await store.revokeKey(id: keyID, at: clock()) }
 

@@ -78,4 +78,13 @@ public protocol CredentialStore: Sendable {
     /// The sign-in, with `revoked` true when it ended or its key was revoked.
     func signIn(secretHash: String) async throws -> StoredSignIn?
     func endSignIn(secretHash: String, at: Date) async throws
+    /// A number that moves after every committed change that can end a key, a token or a
+    /// sign-in, made by any process on this database, so that a check confirmed at one value
+    /// need not be read again while it stands. Nil when the store has no such number shared by
+    /// everyone who writes to it (PostgreSQL's hosts share no memory): every check reads.
+    func credentialsVersion() -> UInt64?
+}
+
+extension CredentialStore {
+    public func credentialsVersion() -> UInt64? { nil }
 }
