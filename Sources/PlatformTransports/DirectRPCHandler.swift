@@ -11,8 +11,9 @@ import Synchronization
 /// task cost a `POST /rpc` ~120 µs of CPU more than the same request on the socket (Docs/performance.md).
 ///
 /// Every other request passes through to Hummingbird untouched. The checks are the route's own
-/// steps (`RPCOverHTTP.swift`): the media type and the bearer from the head, before a byte of the
-/// body is held; the body bounded by `--max-line-bytes`; the guards before this handler (the
+/// steps (`RPCOverHTTP.swift`): the media type and the bearer from the head, before more of the
+/// body than the read that brought the head is held (a request read whole in that read is checked
+/// and answered in one task); the body bounded by `--max-line-bytes`; the guards before this handler (the
 /// timers, the connection limit, the shared body budget, Host, the security headers, the close
 /// after a refusal whose body was not read) see these requests as they see any other.
 ///
@@ -40,6 +41,8 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var body: ByteBuffer
         var bearer: BearerCheck?
         var ended = false
+        /// Its bearer is being checked on its own (the request had not ended when it began).
+        var checking = false
     }
 
     private enum Mode {
@@ -184,18 +187,51 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
             bearerChecked(.absent)
             return
         }
-        // Reading pauses until the bearer is known: a wrong one is answered before its body is held.
+        // Checked once what this read brought is dealt with (`checkBearerIfDue`); reading
+        // pauses until then, so a wrong bearer is answered before more of its body is held.
         mode = .reading(exchange)
+    }
+
+    /// Starts the bearer's check of the request being read, at the end of a read. A request
+    /// that has ended by then (the usual case: a head and a small body in one read) is checked
+    /// and answered in one task, one hop from the event loop and back; one whose body is still
+    /// to come is checked first, on its own, and reading waits for the answer.
+    private func checkBearerIfDue() {
+        guard case .reading(var exchange) = mode, exchange.bearer == nil, !exchange.checking, let context else { return }
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let channel = context.channel
         let transport = transport
-        let headers = head.headerFields
+        let head = exchange.head
         transport.inFlight.started()
+        guard exchange.ended else {
+            exchange.checking = true
+            mode = .reading(exchange)
+            Task {
+                defer { transport.inFlight.ended() }
+                let check = await transport.rpcBearer(head.headerFields, channel: channel)
+                channel.eventLoop.execute { handler.value.bearerChecked(check) }
+            }
+            return
+        }
+        mode = .answering
+        let body = exchange.body
         Task {
             defer { transport.inFlight.ended() }
-            let check = await transport.rpcBearer(headers, channel: channel)
-            channel.eventLoop.execute { handler.value.bearerChecked(check) }
+            let reply: RPCHTTPReply
+            switch await transport.rpcBearer(head.headerFields, channel: channel) {
+            case .refused(let refusal): reply = refusal
+            case let check:
+                reply =
+                    transport.rpcLengthExceedsLimit(head.headerFields)
+                    ? transport.rpcTooLarge : await transport.rpcAnswer(body, headers: head.headerFields, login: check.login)
+            }
+            channel.eventLoop.execute { handler.value.respond(reply, to: head) }
         }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        checkBearerIfDue()
+        context.fireChannelReadComplete()
     }
 
     private func bearerChecked(_ check: BearerCheck) {
@@ -293,6 +329,7 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         // Hummingbird's channel hands what it was given to its task at the end of a read.
         if passed { context.fireChannelReadComplete() }
+        checkBearerIfDue()
         readIfWanted()
         releaseInputClosed()
         closeWhenQuiet()

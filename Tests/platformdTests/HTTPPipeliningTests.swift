@@ -112,3 +112,39 @@ struct HTTPPipeliningTests {
         }
     }
 }
+
+extension HTTPPipeliningTests {
+    /// With logins required, each `POST /rpc` read whole in one read is checked and answered in
+    /// one task: pipelined requests with bearers are answered in the order sent, each as its own
+    /// bearer says (a wrong one 401 without closing the connection, since its body was read
+    /// whole; the next still answered); a head whose body comes later is checked before it.
+    @Test func pipelinedRequestsWithBearersAreEachAnsweredAsTheirBearerSays() async throws {
+        try await HTTPTests.withKeys { http, admin, _ in
+            let port = http.port
+            let sent = [
+                Self.post(Self.info(1), headers: "Authorization: Bearer \(admin)\r\n"),
+                Self.post(Self.info(2), headers: "Authorization: Bearer pdk_wrong\r\n"),
+                Self.post(Self.info(3)),
+                Self.post(Self.info(4), headers: "Authorization: Bearer \(admin)\r\n"),
+            ]
+            let (answers, late) = try await HTTPDoorsTests.blocking {
+                let client = try RawHTTP(port: port, timeoutSeconds: 10)
+                try client.send(sent.joined())
+                let answers = try Self.responses(client, count: sent.count)
+                // A head alone, its body a moment later: the bearer is checked while it waits.
+                let body = Self.info(5)
+                try client.send(
+                    "POST /rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(admin)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+                )
+                Thread.sleep(forTimeInterval: 0.2)
+                try client.send(body)
+                return (answers, try Self.responses(client, count: 1))
+            }
+            #expect(answers.map(\.status) == [200, 401, 401, 200], "\(answers)")
+            guard answers.count == sent.count, late.count == 1 else { return }
+            #expect(answers[0].body.contains(#""id":1"#) && answers[3].body.contains(#""id":4"#), "\(answers)")
+            #expect(answers[1].body.contains("-32001") && answers[2].body.contains("-32001"), "\(answers)")
+            #expect(late[0].status == 200 && late[0].body.contains(#""id":5"#), "\(late)")
+        }
+    }
+}
