@@ -11,6 +11,13 @@ import Testing
         text.count == 64 && text.allSatisfy { "0123456789abcdef".contains($0) }
     }
 
+    @Test func hexIsTwoLowercaseDigitsAByteInOrder() {
+        #expect(Hex.string([0x00, 0x09, 0x0A, 0x0F, 0x10, 0xA5, 0xFF]) == "00090a0f10a5ff")
+        #expect(Hex.string([UInt8]()) == "")
+        // A sequence that does not know its length is written whole too.
+        #expect(Hex.string(sequence(first: UInt8(0xAB)) { $0 < 0xAD ? $0 + 1 : nil }) == "abacad")
+    }
+
     @Test func equalSubmitsHaveEqualDigests() {
         // Other key order and 30.0 for 30: the same JSON value.
         let same = FlowEngine.Submit(stepId: "basics", revision: 1, values: ["age": 30.0, "name": "Alex"])
