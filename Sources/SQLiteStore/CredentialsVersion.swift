@@ -45,9 +45,14 @@ final class CredentialsVersion: @unchecked Sendable {
     /// this process's own (said in the log) when the file cannot be made or mapped.
     static func beside(_ databasePath: String, logger: Logger) -> CredentialsVersion {
         let path = databasePath + "-credentials"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Made as SQLite makes `-wal` and `-shm`: with the database's permissions and, by root,
+        // for the database's owner, so whoever may revoke in the database may move the counter.
+        var database = stat()
+        let known = stat(databasePath, &database) == 0
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, known ? database.st_mode & 0o666 : 0o600)
         guard descriptor >= 0 else { return unshared(path, errno, logger) }
         defer { close(descriptor) }
+        if known, geteuid() == 0 { _ = fchown(descriptor, database.st_uid, database.st_gid) }
         var status = stat()
         // Grown, never shrunk: another process may have counted already (growing keeps its bytes).
         guard fstat(descriptor, &status) == 0, status.st_size >= length || ftruncate(descriptor, off_t(length)) == 0 else {
@@ -60,7 +65,11 @@ final class CredentialsVersion: @unchecked Sendable {
 
     private static func unshared(_ path: String, _ error: Int32, _ logger: Logger) -> CredentialsVersion {
         logger.warning(
-            "cannot map \(path) (errno \(error)): every request of a logged-in connection reads its key or token from the database")
+            """
+            cannot map \(path) (\(String(cString: strerror(error)))): a server in this process reads a logged-in \
+            request's key or token from the database every time, and a revocation made by this process is not \
+            announced to servers running on the database
+            """)
         return CredentialsVersion(seesEveryChange: false)
     }
 

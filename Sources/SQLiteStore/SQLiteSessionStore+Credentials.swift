@@ -72,7 +72,17 @@ extension SQLiteSessionStore: CredentialStore {
             return db.changesCount == 1
         }
         credentialsChanges.advance()
+        if revoked { warnIfServersMayNotSee("the key \(id) is revoked") }
         return revoked
+    }
+
+    /// A revocation made through a counter other processes do not share: a server running on
+    /// the file keeps what it confirmed until its counter moves or it restarts. Said, not hidden.
+    func warnIfServersMayNotSee(_ what: String) {
+        guard !credentialsChanges.seesEveryChange else { return }
+        logger.error(
+            "\(what) in the database, but a server running on it may accept it until it restarts: this process could not map the credentials file beside the database (see the warning above)"
+        )
     }
 
     /// Every change that can end a key, token or sign-in advances it after its commit (a revoke
@@ -142,6 +152,7 @@ extension SQLiteSessionStore: CredentialStore {
             return db.changesCount
         }
         credentialsChanges.advance()
+        if revoked > 0 { warnIfServersMayNotSee("\(revoked) user tokens are revoked") }
         return revoked
     }
 

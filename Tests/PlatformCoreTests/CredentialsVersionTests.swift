@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PlatformCore
 import PlatformServer
 import PlatformStorage
@@ -63,11 +64,19 @@ struct CredentialsVersionTests {
             #expect(readOnly.credentialsVersion() == nil)
             try await readOnly.close()
 
-            // Nor is a process that cannot map the file (here a directory stands in its place).
+            // Nor is a process that cannot map the file (here a directory stands in its place):
+            // it says so when it opens, and again, as an error, when it revokes.
             let blocked = directory.appendingPathComponent("blocked.sqlite").path
             try FileManager.default.createDirectory(atPath: blocked + "-credentials", withIntermediateDirectories: false)
-            let unmapped = try await SQLiteSessionStore.open(path: blocked)
+            let lines = Mutex<[LoggedLine]>([])
+            let logger = Logger(label: "test") { label in RecordingLogHandler(label: label) { line in lines.withLock { $0.append(line) } } }
+            let unmapped = try await SQLiteSessionStore.open(path: blocked, logger: logger)
             #expect(unmapped.credentialsVersion() == nil)
+            let (key, _) = try await Credentials(store: unmapped).createKey(tenant: "t1", name: "backend")
+            #expect(try await Credentials(store: unmapped).revoke(keyID: key.id))
+            let said = lines.withLock { $0 }
+            #expect(said.contains { $0.level == .warning && $0.message.contains("blocked.sqlite-credentials") }, "\(said.map(\.message))")
+            #expect(said.contains { $0.level == .error && $0.message.contains("may accept it until it restarts") }, "\(said.map(\.message))")
             try await unmapped.close()
         }
     }
