@@ -65,24 +65,17 @@ extension SQLiteSessionStore: CredentialStore {
     }
 
     public func revokeKey(id: String, at date: Date) async throws -> Bool {
+        guard credentialsChanges.seesEveryChange else { throw RevocationNotAnnounced(path: credentialsChanges.path) }
         let revoked = try await writer.write { db in
             try db.execute(
                 sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                 arguments: [date.timeIntervalSince1970, id])
             return db.changesCount == 1
         }
+        // Even when nothing changed: a revocation whose process was killed between its commit
+        // and this is announced by running it again.
         credentialsChanges.advance()
-        if revoked { warnIfServersMayNotSee("the key \(id) is revoked") }
         return revoked
-    }
-
-    /// A revocation made through a counter other processes do not share: a server running on
-    /// the file keeps what it confirmed until its counter moves or it restarts. Said, not hidden.
-    func warnIfServersMayNotSee(_ what: String) {
-        guard !credentialsChanges.seesEveryChange else { return }
-        logger.error(
-            "\(what) in the database, but a server running on it may accept it until it restarts: this process could not map the credentials file beside the database (see the warning above)"
-        )
     }
 
     /// Every change that can end a key, token or sign-in advances it after its commit (a revoke
@@ -142,6 +135,7 @@ extension SQLiteSessionStore: CredentialStore {
     }
 
     public func revokeTokens(tenant: String, secretHash: String?, userId: String?, at date: Date) async throws -> Int {
+        guard credentialsChanges.seesEveryChange else { throw RevocationNotAnnounced(path: credentialsChanges.path) }
         let revoked = try await writer.write { db in
             try db.execute(
                 sql: """
@@ -152,7 +146,6 @@ extension SQLiteSessionStore: CredentialStore {
             return db.changesCount
         }
         credentialsChanges.advance()
-        if revoked > 0 { warnIfServersMayNotSee("\(revoked) user tokens are revoked") }
         return revoked
     }
 

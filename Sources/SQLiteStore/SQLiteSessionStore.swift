@@ -55,8 +55,6 @@ public final class SQLiteSessionStore: SessionStore {
     ) throws {
         self.logger = logger
         self.readOnly = readOnly && path != Self.memoryPath
-        credentialsChanges =
-            path == Self.memoryPath || readOnly ? CredentialsVersion(seesEveryChange: path == Self.memoryPath) : .beside(path, logger: logger)
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         if readOnly, path != Self.memoryPath {
@@ -66,6 +64,7 @@ public final class SQLiteSessionStore: SessionStore {
             committer = GroupCommitter(writer: writer)
             checkpointer = nil
             folder = nil
+            credentialsChanges = CredentialsVersion(seesEveryChange: false, path: path)
             return
         }
         configuration.prepareDatabase { db in
@@ -79,6 +78,7 @@ public final class SQLiteSessionStore: SessionStore {
         configuration.busyMode = .timeout(busyTimeout)
         if path == Self.memoryPath {
             writer = try DatabaseQueue(configuration: configuration)
+            credentialsChanges = CredentialsVersion(seesEveryChange: true)
         } else {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -89,6 +89,7 @@ public final class SQLiteSessionStore: SessionStore {
                 try db.execute(sql: "PRAGMA synchronous = FULL")
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerThreshold)")
             }
+            credentialsChanges = .beside(path, logger: logger)
         }
         try Self.migrate(writer)
         let committer = GroupCommitter(writer: writer)

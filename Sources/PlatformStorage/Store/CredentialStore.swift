@@ -78,10 +78,12 @@ public protocol CredentialStore: Sendable {
     /// The sign-in, with `revoked` true when it ended or its key was revoked.
     func signIn(secretHash: String) async throws -> StoredSignIn?
     func endSignIn(secretHash: String, at: Date) async throws
-    /// A number that moves after every committed change that can end a key, a token or a
-    /// sign-in, made by any process on this database, so that a check confirmed at one value
-    /// need not be read again while it stands. Nil when the store has no such number shared by
-    /// everyone who writes to it (PostgreSQL's hosts share no memory): every check reads.
+    /// A number that moves after every committed revocation of a key or of tokens, and every
+    /// sign-out, made through this store by any process on this database (a process that could
+    /// not share the number refuses to revoke), so that a check confirmed at one value need not
+    /// be read again while it stands. A change made around the store (SQL by hand) does not
+    /// move it. Nil when the store has no such number shared by everyone who revokes through it
+    /// (PostgreSQL's hosts share no memory): every check reads.
     func credentialsVersion() -> UInt64?
 }
 
