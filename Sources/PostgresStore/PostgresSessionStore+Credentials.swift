@@ -90,10 +90,16 @@ extension PostgresSessionStore {
     }
 
     public func isKeyActive(id: String) async throws -> Bool {
-        try await connection { connection in
-            return try await connection.query(
-                "SELECT 1 FROM api_keys WHERE id = \(id) AND revoked_at IS NULL", logger: self.logger
-            ).collect().count == 1
+        try await keyChecks.isActive(id) { ids in
+            try await self.connection { connection in
+                var active = Set<String>()
+                for try await found in try await connection.query(
+                    "SELECT id FROM api_keys WHERE id = ANY(\(ids)) AND revoked_at IS NULL", logger: self.logger
+                ).decode(String.self) {
+                    active.insert(found)
+                }
+                return active
+            }
         }
     }
 

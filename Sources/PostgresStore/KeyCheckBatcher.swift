@@ -1,0 +1,76 @@
+import Synchronization
+
+/// The checks of keys' activity (one on every request of a key-logged connection, which is how a
+/// key revoked on any host is refused from its next request on) that arrive while one read runs
+/// go together in the next read: one round trip answers many requests, and a backend's requests,
+/// all carrying its one key, share one row. Alone, each check was a pooled connection and a round
+/// trip of its own: ~150 µs of a host's CPU a request (Docs/performance.md).
+///
+/// A check joins only a read not yet sent. One already sent may have been answered from before a
+/// revocation committed after it left, which a check arriving after that commit must see.
+///
+/// The read runs in a task of its own, not in any caller's: one request cancelled does not fail
+/// the others' checks. Every caller is answered once its read has returned, or with its error.
+final class KeyCheckBatcher: Sendable {
+    private struct Pending: Sendable {
+        let id: String
+        let continuation: CheckedContinuation<Bool, any Error>
+    }
+
+    private let state = Mutex<(pending: [Pending], reading: Bool)>(([], false))
+    /// Reads sent and the checks they answered, for tests.
+    let counts = Mutex<(reads: Int, checks: Int)>((0, 0))
+
+    /// Reads which of `ids` (distinct) are active.
+    typealias Read = @Sendable ([String]) async throws -> Set<String>
+
+    /// Whether the key `id` is active, as a read sent after this call began found it.
+    func isActive(_ id: String, read: @escaping Read) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            let startReading = state.withLock { state in
+                state.pending.append(Pending(id: id, continuation: continuation))
+                guard !state.reading else { return false }
+                state.reading = true
+                return true
+            }
+            if startReading { Task { await self.drain(read) } }
+        }
+    }
+
+    private func drain(_ read: Read) async {
+        while let batch = nextBatch() {
+            let ids = Array(Set(batch.map(\.id)))
+            let outcome = await Result(catching: { try await read(ids) })
+            counts.withLock {
+                $0.reads += 1
+                $0.checks += batch.count
+            }
+            for pending in batch {
+                pending.continuation.resume(with: outcome.map { $0.contains(pending.id) })
+            }
+        }
+    }
+
+    /// Every check waiting now; nil (and reading over) when none waits.
+    private func nextBatch() -> [Pending]? {
+        state.withLock { state in
+            guard !state.pending.isEmpty else {
+                state.reading = false
+                return nil
+            }
+            defer { state.pending = [] }
+            return state.pending
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The outcome of an async throwing body.
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}
