@@ -90,17 +90,17 @@ extension PostgresSessionStore {
     }
 
     public func isKeyActive(id: String) async throws -> Bool {
-        try await keyChecks.isActive(id) { ids in
+        try await keyChecks.check(id) { ids in
             try await self.connection { connection in
-                var active = Set<String>()
+                var active: [String: Void] = [:]
                 for try await found in try await connection.query(
                     "SELECT id FROM api_keys WHERE id = ANY(\(ids)) AND revoked_at IS NULL", logger: self.logger
                 ).decode(String.self) {
-                    active.insert(found)
+                    active[found] = ()
                 }
                 return active
             }
-        }
+        } != nil
     }
 
     public func insertToken(_ token: StoredToken, secretHash: String, createdAt: Date) async throws {
@@ -120,17 +120,21 @@ extension PostgresSessionStore {
     }
 
     public func token(secretHash: String) async throws -> StoredToken? {
-        try await connection { connection in
-            for try await (tenant, userId, expires, keyID, revoked) in try await connection.query(
-                """
-                SELECT t.tenant, t.user_id, t.expires_at, t.key_id,
-                       t.revoked_at IS NOT NULL OR (t.key_id IS NOT NULL AND (k.id IS NULL OR k.revoked_at IS NOT NULL))
-                FROM user_tokens t LEFT JOIN api_keys k ON k.id = t.key_id WHERE t.secret_hash = \(secretHash)
-                """, logger: self.logger
-            ).decode((String, String, Double, String?, Bool).self) {
-                return StoredToken(tenant: tenant, userId: userId, expiresAt: Date(timeIntervalSince1970: expires), keyID: keyID, revoked: revoked)
+        try await tokenChecks.check(secretHash) { hashes in
+            try await self.connection { connection in
+                var found: [String: StoredToken] = [:]
+                for try await (hash, tenant, userId, expires, keyID, revoked) in try await connection.query(
+                    """
+                    SELECT t.secret_hash, t.tenant, t.user_id, t.expires_at, t.key_id,
+                           t.revoked_at IS NOT NULL OR (t.key_id IS NOT NULL AND (k.id IS NULL OR k.revoked_at IS NOT NULL))
+                    FROM user_tokens t LEFT JOIN api_keys k ON k.id = t.key_id WHERE t.secret_hash = ANY(\(hashes))
+                    """, logger: self.logger
+                ).decode((String, String, String, Double, String?, Bool).self) {
+                    found[hash] = StoredToken(
+                        tenant: tenant, userId: userId, expiresAt: Date(timeIntervalSince1970: expires), keyID: keyID, revoked: revoked)
+                }
+                return found
             }
-            return nil
         }
     }
 

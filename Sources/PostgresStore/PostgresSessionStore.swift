@@ -88,8 +88,9 @@ public final class PostgresSessionStore: SessionStore, CredentialStore, Delivery
     /// connections one lane gave 2,800-3,200 requests/s, two 2,500-2,900 and four 2,500-2,600
     /// (bigger batches cost less per write than statements in parallel).
     let batcher: OptimisticWriteBatcher
-    /// The keys' checks of concurrent requests, one read at a time.
-    let keyChecks = KeyCheckBatcher()
+    /// The checks of concurrent requests' keys and tokens, one read of each at a time.
+    let keyChecks = CredentialCheckBatcher<Void>()
+    let tokenChecks = CredentialCheckBatcher<StoredToken>()
     /// A store call still waiting for a pooled connection this long asks whether the server can
     /// be reached at all (a direct connection, at most `probeTimeout`): when it is refused, it is
     /// answered -32008 at once instead of at the operation timeout, so a request is refused within

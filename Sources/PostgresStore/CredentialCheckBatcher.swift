@@ -1,31 +1,32 @@
 import Synchronization
 
-/// The checks of keys' activity (one on every request of a key-logged connection, which is how a
-/// key revoked on any host is refused from its next request on) that arrive while one read runs
-/// go together in the next read: one round trip answers many requests, and a backend's requests,
-/// all carrying its one key, share one row. Alone, each check was a pooled connection and a round
-/// trip of its own: ~150 µs of a host's CPU a request (Docs/performance.md).
+/// The checks of credentials (one on every request of a logged-in connection: a key's activity, a
+/// token's row, which is how what was revoked on any host is refused from its next request on)
+/// that arrive while one read runs go together in the next read: one round trip answers many
+/// requests, and a backend's requests, all carrying its one key, share one row. Alone, each
+/// check was a pooled connection and a round trip of its own: ~150 µs of a host's CPU a request
+/// (Docs/performance.md).
 ///
 /// A check joins only a read not yet sent. One already sent may have been answered from before a
 /// revocation committed after it left, which a check arriving after that commit must see.
 ///
 /// The read runs in a task of its own, not in any caller's: one request cancelled does not fail
 /// the others' checks. Every caller is answered once its read has returned, or with its error.
-final class KeyCheckBatcher: Sendable {
+final class CredentialCheckBatcher<Found: Sendable>: Sendable {
     private struct Pending: Sendable {
         let id: String
-        let continuation: CheckedContinuation<Bool, any Error>
+        let continuation: CheckedContinuation<Found?, any Error>
     }
 
     private let state = Mutex<(pending: [Pending], reading: Bool)>(([], false))
     /// Reads sent and the checks they answered, for tests.
     let counts = Mutex<(reads: Int, checks: Int)>((0, 0))
 
-    /// Reads which of `ids` (distinct) are active.
-    typealias Read = @Sendable ([String]) async throws -> Set<String>
+    /// Reads what there is of `ids` (distinct); an id not in the answer was not found.
+    typealias Read = @Sendable ([String]) async throws -> [String: Found]
 
-    /// Whether the key `id` is active, as a read sent after this call began found it.
-    func isActive(_ id: String, read: @escaping Read) async throws -> Bool {
+    /// What a read sent after this call began found of `id`.
+    func check(_ id: String, read: @escaping Read) async throws -> Found? {
         try await withCheckedThrowingContinuation { continuation in
             let startReading = state.withLock { state in
                 state.pending.append(Pending(id: id, continuation: continuation))
@@ -46,7 +47,7 @@ final class KeyCheckBatcher: Sendable {
                 $0.checks += batch.count
             }
             for pending in batch {
-                pending.continuation.resume(with: outcome.map { $0.contains(pending.id) })
+                pending.continuation.resume(with: outcome.map { $0[pending.id] })
             }
         }
     }
