@@ -11,7 +11,9 @@ import Synchronization
 /// revocation committed after it left, which a check arriving after that commit must see.
 ///
 /// The read runs in a task of its own, not in any caller's: one request cancelled does not fail
-/// the others' checks. Every caller is answered once its read has returned, or with its error.
+/// the others' checks (nor is its own check stopped). Every caller is answered once its read has
+/// returned, or with its error; a read is bounded by the store's operation timeout, so a check
+/// that arrives just after a hung read was sent waits for that one, then for its own.
 final class CredentialCheckBatcher<Found: Sendable>: Sendable {
     private struct Pending: Sendable {
         let id: String
@@ -25,7 +27,11 @@ final class CredentialCheckBatcher<Found: Sendable>: Sendable {
     /// Reads what there is of `ids` (distinct); an id not in the answer was not found.
     typealias Read = @Sendable ([String]) async throws -> [String: Found]
 
-    /// What a read sent after this call began found of `id`.
+    /// Checks waiting for a read not yet sent, for tests.
+    var waiting: Int { state.withLock { $0.pending.count } }
+
+    /// What a read sent after this call began found of `id`. The `read` of the caller that
+    /// starts reading serves the checks that join it: every caller passes the same one.
     func check(_ id: String, read: @escaping Read) async throws -> Found? {
         try await withCheckedThrowingContinuation { continuation in
             let startReading = state.withLock { state in
@@ -39,13 +45,17 @@ final class CredentialCheckBatcher<Found: Sendable>: Sendable {
     }
 
     private func drain(_ read: Read) async {
-        while let batch = nextBatch() {
+        var next = nextBatch()
+        while let batch = next {
             let ids = Array(Set(batch.map(\.id)))
             let outcome = await Result(catching: { try await read(ids) })
             counts.withLock {
                 $0.reads += 1
                 $0.checks += batch.count
             }
+            // Taken, or the reading over, before these are answered: a check made after an
+            // answer then joins the next read, or starts one with its own `read`.
+            next = nextBatch()
             for pending in batch {
                 pending.continuation.resume(with: outcome.map { $0[pending.id] })
             }
