@@ -198,34 +198,18 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// to come is checked first, on its own, and reading waits for the answer.
     private func checkBearerIfDue() {
         guard case .reading(var exchange) = mode, exchange.bearer == nil, !exchange.checking, let context else { return }
+        guard !exchange.ended else { return answer(exchange) }
+        exchange.checking = true
+        mode = .reading(exchange)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let channel = context.channel
         let transport = transport
-        let head = exchange.head
+        let headers = exchange.head.headerFields
         transport.inFlight.started()
-        guard exchange.ended else {
-            exchange.checking = true
-            mode = .reading(exchange)
-            Task {
-                defer { transport.inFlight.ended() }
-                let check = await transport.rpcBearer(head.headerFields, channel: channel)
-                channel.eventLoop.execute { handler.value.bearerChecked(check) }
-            }
-            return
-        }
-        mode = .answering
-        let body = exchange.body
         Task {
             defer { transport.inFlight.ended() }
-            let reply: RPCHTTPReply
-            switch await transport.rpcBearer(head.headerFields, channel: channel) {
-            case .refused(let refusal): reply = refusal
-            case let check:
-                reply =
-                    transport.rpcLengthExceedsLimit(head.headerFields)
-                    ? transport.rpcTooLarge : await transport.rpcAnswer(body, headers: head.headerFields, login: check.login)
-            }
-            channel.eventLoop.execute { handler.value.respond(reply, to: head) }
+            let check = await transport.rpcBearer(headers, channel: channel)
+            channel.eventLoop.execute { handler.value.bearerChecked(check) }
         }
     }
 
@@ -253,22 +237,34 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Answers a request read whole; one whose bearer is still unchecked has it checked first,
+    /// in the same task.
     private func answer(_ exchange: Exchange) {
         guard let context else { return }
         mode = .answering
         // (A body shorter than its Content-Length never gets here: the decoder ends a request
         // only at its length, and a connection closed first is dropped with what it sent.)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let eventLoop = context.eventLoop
+        let channel = context.channel
         let transport = transport
         let head = exchange.head
         let body = exchange.body
-        let login = exchange.bearer?.login
+        let checked = exchange.bearer
         transport.inFlight.started()
         Task {
             defer { transport.inFlight.ended() }
-            let reply = await transport.rpcAnswer(body, headers: head.headerFields, login: login)
-            eventLoop.execute { handler.value.respond(reply, to: head) }
+            // A bearer checked here is refused, or a body too large said, as `bearerChecked` would.
+            let check: BearerCheck
+            if let checked { check = checked } else { check = await transport.rpcBearer(head.headerFields, channel: channel) }
+            let reply: RPCHTTPReply
+            if case .refused(let refusal) = check {
+                reply = refusal
+            } else if checked == nil, transport.rpcLengthExceedsLimit(head.headerFields) {
+                reply = transport.rpcTooLarge
+            } else {
+                reply = await transport.rpcAnswer(body, headers: head.headerFields, login: check.login)
+            }
+            channel.eventLoop.execute { handler.value.respond(reply, to: head) }
         }
     }
 

@@ -337,8 +337,9 @@ public final class SQLiteSessionStore: SessionStore {
     ) async throws -> (Result, erased: Bool)? {
         let remembered: RecentSessions.Entry? = if case .id(let id) = key { recent.entry(tenant: tenant, id: id) } else { nil }
         // Not read now: what a refusal or a nil commit said may be about a state already gone.
-        let unread: Bool
-        if case .user = key { unread = remembered != nil || readAsAbsent } else { unread = remembered != nil }
+        // The hint is for a session by user and flow; an id names one that exists.
+        let absent = if case .user = key { readAsAbsent } else { false }
+        let unread = remembered != nil || absent
         let snapshot: RecentSessions.Entry? =
             if let remembered { remembered } else if unread { nil } else { try await Self.snapshot(pool, tenant: tenant, key: key) }
         let ran: (commit: SessionCommit?, result: Result)
