@@ -1,12 +1,14 @@
 import Foundation
+import GRDB
 import Logging
 import PlatformCore
-import PlatformServer
 import PlatformStorage
 import PlatformTesting
 import SQLiteStore
 import Synchronization
 import Testing
+
+@testable import PlatformServer
 
 /// The credentials version of a SQLite file (`DB-credentials`, shared by every process that
 /// opens it): it moves after a revocation by any of them, and only then; a process that cannot
@@ -155,6 +157,40 @@ struct CredentialsVersionTests {
             let refused = await IDBytesTests.call(rpc, "flow.start", ["tenant": "fixture", "userId": "u9"], as: connection)
             #expect(refused["error"]?["code"] == -32001, "\(refused)")
             #expect(counted.keyReads.load(ordering: .relaxed) == 2)
+            try await store.close()
+        }
+    }
+}
+
+extension CredentialsVersionTests {
+    /// A key revoked by SQL by hand moves no counter: the connection's confirmation of it lasts
+    /// at most its lifetime, then the key is read again and refused.
+    @Test func aKeyRevokedByHandIsRefusedOnceItsConfirmationEnds() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("server.sqlite").path
+            let store = try await SQLiteSessionStore.open(path: path)
+            let counted = CountedCredentialStore(store)
+            let (key, secret) = try await Credentials(store: store).createKey(tenant: "fixture", name: "backend")
+            let (platform, _) = IDBytesTests.server(store)
+            let rpc = platform.rpcServer(credentials: Credentials(store: counted))
+            let connection = ConnectionState(nil, label: "test", transport: "test")
+            let login = await IDBytesTests.call(rpc, "auth.login", ["key": .string(secret)], as: connection)
+            #expect(login["result"] != nil, "\(login)")
+            let confirmed = await IDBytesTests.call(rpc, "flow.start", ["tenant": "fixture", "userId": "u0"], as: connection)
+            #expect(confirmed["result"] != nil, "\(confirmed)")
+            let before = counted.keyReads.load(ordering: .relaxed)
+
+            let byHand = try DatabaseQueue(path: path)
+            try await byHand.write { db in
+                try db.execute(sql: "UPDATE api_keys SET revoked_at = 0 WHERE id = ?", arguments: [key.id])
+            }
+            try byHand.close()
+            #expect(store.credentialsVersion() != nil, "the counter is in use, and did not move")
+
+            try await Task.sleep(for: ConfirmedCredentials.defaultLifetime + .milliseconds(100))
+            let refused = await IDBytesTests.call(rpc, "flow.start", ["tenant": "fixture", "userId": "u1"], as: connection)
+            #expect(refused["error"]?["code"] == -32001, "\(refused)")
+            #expect(counted.keyReads.load(ordering: .relaxed) == before + 1, "read again once its confirmation ended")
             try await store.close()
         }
     }

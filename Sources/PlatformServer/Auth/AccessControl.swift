@@ -98,7 +98,7 @@ public struct AccessControl: Sendable {
             connection.login = nil
             throw refuse(connection, method, "the user token has expired: log in again")
         }
-        guard let credentials else { return }
+        guard let credentials, login.tokenHash != nil || login.keyID != nil else { return }
         // Read before the store is: a change committed after this moves the version past it.
         let version = credentials.version()
         if let hash = login.tokenHash, !confirmed.holds("token " + hash, at: version) {
