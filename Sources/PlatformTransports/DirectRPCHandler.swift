@@ -19,8 +19,8 @@ import Synchronization
 ///
 /// Responses leave a connection in the order its requests came (HTTP/1.1 pipelining): while this
 /// handler answers a request, or Hummingbird has not finished the requests passed to it before a
-/// `POST /rpc`, what arrives next is held and reading paused, so what is held is at most what one
-/// read had decoded.
+/// `POST /rpc`, what arrives next is held and reading paused once something is held, so what is
+/// held is at most what one read had decoded.
 ///
 /// At a stop (Hummingbird's quiesce event) the connection closes once it is quiet: every request
 /// read has been answered, and one more read found nothing within `quietPeriod` (reading may have
@@ -384,12 +384,15 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: - reads and Hummingbird's responses
 
+    /// Reading goes on while a request is answered and nothing is held: a keep-alive client
+    /// sends its next request after the reply, so pausing would only turn the socket's read
+    /// interest off and on again (two `epoll_ctl`s a request). What a read brings meanwhile is
+    /// held, and then reading pauses.
     private var readingPaused: Bool {
         if heldFrom < held.count { return true }
         switch mode {
-        case .answering: return true
+        case .answering, .idle, .passing, .discarding: return false
         case .reading(let exchange): return exchange.ended || exchange.bearer == nil
-        case .idle, .passing, .discarding: return false
         }
     }
 
