@@ -23,8 +23,8 @@ public struct UserDetails: Sendable, Hashable, Codable {
     /// The contract's display-name rule: first word of `firstName`, else `displayName`,
     /// else the email's local part, else the plugin's default.
     public func personalName(default fallback: String) -> String {
-        if let first = firstName?.split(whereSeparator: \.isWhitespace).first {
-            return String(first)
+        if let first = firstName.flatMap(Self.firstWord) {
+            return first
         }
         if let display = displayName?.trimmingWhitespace, !display.isEmpty {
             return display
@@ -35,6 +35,13 @@ public struct UserDetails: Sendable, Hashable, Codable {
             return String(local)
         }
         return fallback
+    }
+
+    /// The first word of `text`, without splitting all of it (a name is read on every request).
+    static func firstWord(_ text: String) -> String? {
+        guard let start = text.firstIndex(where: { !$0.isWhitespace }) else { return nil }
+        let end = text[start...].firstIndex(where: \.isWhitespace) ?? text.endIndex
+        return String(text[start..<end])
     }
 
     /// Fields given in `update` replace ours; absent ones are kept.

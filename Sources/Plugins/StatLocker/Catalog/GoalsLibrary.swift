@@ -19,7 +19,9 @@ struct GoalTemplate: Sendable, Hashable {
     static let metricTypes: Set<String> = ["count", "rate", "percent", "max"]
 
     /// The goal card's second line: "Target: 200 saves", "Target: 60%", "Target: ≤8.0 goals against per game".
-    var targetLine: String {
+    var targetLine: String { Self.targetLine(metricType: metricType, target: target, unit: unit) }
+
+    static func targetLine(metricType: String, target: Double, unit: String) -> String {
         switch metricType {
         case "percent": "Target: \(Int((target * 100).rounded()))%"
         case "max": "Target: ≤\(String(format: "%.1f", target)) \(unit)"
@@ -28,9 +30,9 @@ struct GoalTemplate: Sendable, Hashable {
         }
     }
 
-    var option: FieldOption {
-        FieldOption(value: id, label: title, detail: targetLine)
-    }
+    /// The goal as a choice of the `seasonGoals` field, made once at load: the season-goals step
+    /// offers a player's goals on several calls a request, and `targetLine` formats a number.
+    let option: FieldOption
 
     init(
         id: String, sport: String, gender: String, position: String, level: String, title: String,
@@ -46,6 +48,7 @@ struct GoalTemplate: Sendable, Hashable {
         self.target = target
         self.unit = unit
         self.trackingKey = trackingKey
+        option = FieldOption(value: id, label: title, detail: Self.targetLine(metricType: metricType, target: target, unit: unit))
     }
 
     init?(json: JSONValue) {
@@ -70,6 +73,15 @@ struct GoalsLibrary: Sendable {
 
     let goals: [GoalTemplate]
     private let byId: [String: GoalTemplate]
+    /// The goals of each sport, gender, position and level, in the library's order.
+    private let byPlayer: [PlayerKey: [GoalTemplate]]
+
+    private struct PlayerKey: Hashable {
+        let sport: String
+        let gender: String
+        let position: String
+        let level: String
+    }
 
     init(goals: [GoalTemplate]) throws(LoadError) {
         var byId: [String: GoalTemplate] = [:]
@@ -80,6 +92,7 @@ struct GoalsLibrary: Sendable {
         }
         self.goals = goals
         self.byId = byId
+        byPlayer = Dictionary(grouping: goals) { PlayerKey(sport: $0.sport, gender: $0.gender, position: $0.position, level: $0.level) }
     }
 
     init(json: JSONValue) throws(LoadError) {
@@ -115,7 +128,7 @@ struct GoalsLibrary: Sendable {
     /// The goals offered for one player, in library order; empty while any part is unknown.
     func goals(sport: String?, gender: String?, position: String?, level: String?) -> [GoalTemplate] {
         guard let sport, let gender, let position, let level else { return [] }
-        return goals.filter { $0.sport == sport && $0.gender == gender && $0.position == position && $0.level == level }
+        return byPlayer[PlayerKey(sport: sport, gender: gender, position: position, level: level)] ?? []
     }
 }
 
