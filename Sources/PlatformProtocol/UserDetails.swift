@@ -56,7 +56,21 @@ public struct UserDetails: Sendable, Hashable, Codable {
 }
 
 extension StringProtocol {
+    /// The text without the whitespace and newlines at its ends: what Foundation's
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` gives (its set is Unicode's White_Space
+    /// property and U+200B, every scalar compared), without its bridging, on paths every
+    /// request takes.
     public var trimmingWhitespace: String {
-        String(self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let scalars = String(self).unicodeScalars
+        guard let first = scalars.firstIndex(where: { !Self.isWhitespace($0) }),
+            let last = scalars.lastIndex(where: { !Self.isWhitespace($0) })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+
+    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        // ASCII first: a tab, a line feed to a carriage return, or a space.
+        if scalar.isASCII { return scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value) }
+        return scalar.properties.isWhitespace || scalar.value == 0x200B
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 public enum LocaleTag {
     /// The tag in canonical case (`_` read as `-`), or nil when it is not a language tag.
     public static func normalized(_ raw: String) -> String? {
-        let parts = raw.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false)
+        // Split by hand, not through Foundation's `replacingOccurrences`: every view asks.
+        let parts = raw.split(omittingEmptySubsequences: false) { $0 == "-" || $0 == "_" }
         guard let language = parts.first, (2...8).contains(language.count), language.allSatisfy(\.isASCIILetter),
             parts.count <= 8
         else { return nil }

@@ -200,7 +200,7 @@ public struct FieldValidator: Sendable {
         case .none:
             return text
         case .trimmed:
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.trimmingWhitespace
         case .collapsedSpaces:
             return text.precomposedStringWithCanonicalMapping
                 .split(whereSeparator: { $0.isWhitespace })

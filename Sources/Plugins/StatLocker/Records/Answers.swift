@@ -35,7 +35,7 @@ struct Answers {
     /// "Alex Morgan" from the account details, else the personalised name (the display-name rule).
     var fullName: String {
         let parts = [context.user.firstName, context.user.lastName]
-            .compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .compactMap { $0?.trimmingWhitespace }
             .filter { !$0.isEmpty }
         return parts.isEmpty ? context.displayName : parts.joined(separator: " ")
     }
