@@ -13,7 +13,7 @@ enum WebSocketFraming {
         let authorization = bearer.map { "Authorization: Bearer \($0)\r\n" } ?? ""
         let request =
             "GET /rpc HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(authorization)Upgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: cGxhdGZvcm1kLWJlbmNoLWtleQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            + "Sec-WebSocket-Key: cGxhdGZvcm1kLWJlbmNoIQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         // A server that never answers fails the bench instead of holding its thread (after as
         // long as its start may take on a loaded machine: two minutes).
         var limit = timeval(tv_sec: 120, tv_usec: 0)

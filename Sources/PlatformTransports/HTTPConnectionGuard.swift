@@ -1,3 +1,4 @@
+import Foundation
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
@@ -403,7 +404,8 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Takes `Upgrade` off a request that is not a WebSocket handshake NIO will complete (RFC 6455
-    /// 4.1 and 4.2.1: a GET without a body, `Connection` naming upgrade, one key, version 13);
+    /// 4.1 and 4.2.1: a GET without a body, `Connection` naming upgrade, one key of 16 bytes in
+    /// base64, version 13);
     /// true when it did. Such a request is then answered as itself, and its connection closed.
     /// Left on, NIO's upgrade handler fails a request whose body follows its head and leaves it
     /// unanswered until the idle timeout; drops a head it refuses (a missing or second key, a
@@ -418,13 +420,20 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             method == .GET && !headers.contains(name: "Transfer-Encoding") && headers["Content-Length"].allSatisfy { $0 == "0" }
             && headers[canonicalForm: "Upgrade"].contains { $0.lowercased() == "websocket" }
             && connection.contains { $0.lowercased() == "upgrade" }
-            && headers["Sec-WebSocket-Key"].count == 1 && headers["Sec-WebSocket-Version"] == ["13"]
+            && headers["Sec-WebSocket-Key"].count == 1 && isWebSocketKey(headers["Sec-WebSocket-Key"][0])
+            && headers["Sec-WebSocket-Version"] == ["13"]
         guard !handshake else { return false }
         headers.remove(name: "Upgrade")
         let kept = connection.filter { $0.lowercased() != "upgrade" }
         headers.remove(name: "Connection")
         if !kept.isEmpty { headers.add(name: "Connection", value: kept.joined(separator: ", ")) }
         return true
+    }
+
+    /// RFC 6455 4.1: the key is 16 bytes in base64. NIO's upgrader takes any text, and
+    /// answered `Sec-WebSocket-Key: x` with a 101.
+    static func isWebSocketKey(_ key: String) -> Bool {
+        key.utf8.count == 24 && Data(base64Encoded: key)?.count == 16
     }
 
     static func capacity(holding bytes: Int) -> Int {

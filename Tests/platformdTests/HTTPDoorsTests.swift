@@ -307,6 +307,14 @@ struct HTTPDoorsTests {
                 ("GET /health/live asking for h2c", "GET /health/live", "Connection: Upgrade\r\nUpgrade: h2c\r\n", 200, false),
                 ("GET /rpc, WebSocket version 12", "GET /rpc", webSocket.replacingOccurrences(of: "Version: 13", with: "Version: 12"), 426, false),
                 ("GET /rpc, two WebSocket keys", "GET /rpc", webSocket + "Sec-WebSocket-Key: AQIDBAUGBwgJCgsMDQ4PEA==\r\n", 426, false),
+                (
+                    "GET /rpc, a WebSocket key not of 16 bytes", "GET /rpc", webSocket.replacingOccurrences(of: "dGhlIHNhbXBsZSBub25jZQ==", with: "bad"), 426,
+                    false
+                ),
+                (
+                    "GET /rpc, a WebSocket key of 15 bytes", "GET /rpc",
+                    webSocket.replacingOccurrences(of: "dGhlIHNhbXBsZSBub25jZQ==", with: "dGhlIHNhbXBsZSBub25jZQ"), 426, false
+                ),
                 ("CONNECT", "CONNECT x:443", "", 404, false),
             ]
             for (what, line, upgrade, expected, sendsBody) in asks {
