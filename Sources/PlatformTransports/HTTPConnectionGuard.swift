@@ -298,7 +298,8 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestsRead = 0
     private var responsesStarted = 0
     /// The request (by `requestsRead`) after whose answer the connection goes: one that asked for
-    /// another protocol and did not get it, or a CONNECT, after which llhttp parses nothing more.
+    /// another protocol and did not get it, a CONNECT, or one that asked for the close, after
+    /// which llhttp parses nothing more.
     private var lastAnswered: Int?
     /// That request has been read whole: nothing more is read from the socket (what the client
     /// sends after it would only pile up in the decoder's buffer).
@@ -328,7 +329,9 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if Self.removeUpgrade(from: &head.headers, method: head.method) {
                 data = wrapInboundOut(.head(head))
                 lastAnswered = lastAnswered ?? requestsRead
-            } else if head.method == .CONNECT {
+            } else if head.method == .CONNECT || !head.isKeepAlive {
+                // After `Connection: close` (or an HTTP/1.0 request without keep-alive) llhttp
+                // parses nothing more: what follows is an error, not a request (RFC 9112 9.6).
                 lastAnswered = lastAnswered ?? requestsRead
             }
             readingBody = true
@@ -399,6 +402,10 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
+        // Bytes after a request that asked for the close: that request is answered and the
+        // connection closed after it; what came after is not read (RFC 9112 9.6), not a 400
+        // sent in place of the answer.
+        if let parse = error as? HTTPParserError, parse == .closedConnection, readsNoMore { return }
         // A malformed head, both Content-Length and Transfer-Encoding, a bare LF: 400 and a close.
         refuse("400 Bad Request")
     }

@@ -335,6 +335,36 @@ struct HTTPDoorsTests {
         }
     }
 
+    /// A request that asks for the close, with another sent behind it (RFC 9112 9.6: the server
+    /// answers the first and reads nothing more). llhttp refuses the bytes after the close, and
+    /// that error was answered 400 in place of the first request's answer, which was lost.
+    @Test func aRequestThatAsksForTheCloseIsAnsweredAndWhatFollowsItIsNot() async throws {
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0"]) { http in
+            let port = http.port
+            let body = #"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#
+            for (what, first) in [
+                (
+                    "POST /rpc",
+                    "POST /rpc HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                ),
+                ("GET /health/live", "GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+                ("HTTP/1.0 POST /rpc", "POST /rpc HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"),
+            ] {
+                let (head, rest, closed) = try await Self.blocking {
+                    let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                    try client.send(first + "GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n")
+                    let head = try client.readHead()
+                    _ = client.readBytes(Int(head?.headers["content-length"] ?? "") ?? 0)
+                    return (head, try client.readHead(), client.closesWithin(seconds: 5))
+                }
+                #expect(head?.status == 200, "\(what): the request that asked for the close is answered")
+                #expect(head?.headers["connection"] == "close", "\(what)")
+                #expect(rest == nil, "\(what): nothing is answered after it")
+                #expect(closed, "\(what): the connection is closed")
+            }
+        }
+    }
+
     /// A WebSocket handshake whose `Connection` does not name upgrade, with a request sent right
     /// behind it: the HTTP parser read on past the handshake, NIO upgraded anyway, and the
     /// request behind it reached the WebSocket decoder as a parsed head, which stopped the whole
