@@ -19,7 +19,12 @@ import Testing
             .serialized()
     }
 
-    func analyzer(_ server: StubHTTPServer, timeout: Duration = .seconds(5)) -> OpenAICompatibleGoalAnalyzer {
+    /// The stub answers at once: a wait this long only guards against a hang. A test that reads
+    /// the answer must not fall back because a full test run's opening kept it waiting (a 5 s
+    /// bound did, and its log said "timed out" where a 503 was expected).
+    static let stormProof: Duration = .seconds(240)
+
+    func analyzer(_ server: StubHTTPServer, timeout: Duration = stormProof) -> OpenAICompatibleGoalAnalyzer {
         OpenAICompatibleGoalAnalyzer(configuration: .init(baseURL: server.baseURL, model: "stub-model", apiKey: "test-key", requestTimeout: timeout))
     }
 
@@ -98,7 +103,7 @@ import Testing
         }
         defer { server.close() }
         let logs = LogRecorder()
-        let d = try driver(AirFitPlugin(analyzer: analyzer(server), logger: logs.logger))
+        let d = try driver(AirFitPlugin(analyzer: analyzer(server), analysisTimeout: Self.stormProof, logger: logs.logger))
         _ = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": "describe_own", "aspirationText": .string(Self.text)]])
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
         #expect(goal?["structured"] == ["goal_type": "strength", "primary_metric": "one_rep_max", "target": ["value": 225, "unit": "lb"]])
@@ -110,7 +115,7 @@ import Testing
         let server = try StubHTTPServer { _ in .json(status: 503, body: "{}") }
         defer { server.close() }
         let logs = LogRecorder()
-        let d = try driver(AirFitPlugin(analyzer: analyzer(server), logger: logs.logger))
+        let d = try driver(AirFitPlugin(analyzer: analyzer(server), analysisTimeout: Self.stormProof, logger: logs.logger))
         _ = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": "describe_own", "aspirationText": .string(Self.text)]])
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
         #expect(goal?["structured"] == AnalyzerFallback.offline)

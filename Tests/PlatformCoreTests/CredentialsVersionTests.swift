@@ -2,13 +2,12 @@ import Foundation
 import GRDB
 import Logging
 import PlatformCore
+import PlatformServer
 import PlatformStorage
 import PlatformTesting
 import SQLiteStore
 import Synchronization
 import Testing
-
-@testable import PlatformServer
 
 /// The credentials version of a SQLite file (`DB-credentials`, shared by every process that
 /// opens it): it moves after a revocation by any of them, and only then; a process that cannot
@@ -139,7 +138,8 @@ struct CredentialsVersionTests {
             let counted = CountedCredentialStore(store)
             let (key, secret) = try await Credentials(store: store).createKey(tenant: "fixture", name: "backend")
             let (platform, _) = IDBytesTests.server(store)
-            let rpc = platform.rpcServer(credentials: Credentials(store: counted))
+            // A lifetime no test run outlasts: this test counts reads, not time.
+            let rpc = platform.rpcServer(credentials: Credentials(store: counted), confirmationLifetime: .seconds(3_600))
             let connection = ConnectionState(nil, label: "test", transport: "test")
             let login = await IDBytesTests.call(rpc, "auth.login", ["key": .string(secret)], as: connection)
             #expect(login["result"] != nil, "\(login)")
@@ -172,7 +172,8 @@ extension CredentialsVersionTests {
             let counted = CountedCredentialStore(store)
             let (key, secret) = try await Credentials(store: store).createKey(tenant: "fixture", name: "backend")
             let (platform, _) = IDBytesTests.server(store)
-            let rpc = platform.rpcServer(credentials: Credentials(store: counted))
+            let lifetime = Duration.milliseconds(200)
+            let rpc = platform.rpcServer(credentials: Credentials(store: counted), confirmationLifetime: lifetime)
             let connection = ConnectionState(nil, label: "test", transport: "test")
             let login = await IDBytesTests.call(rpc, "auth.login", ["key": .string(secret)], as: connection)
             #expect(login["result"] != nil, "\(login)")
@@ -187,7 +188,7 @@ extension CredentialsVersionTests {
             try byHand.close()
             #expect(store.credentialsVersion() != nil, "the counter is in use, and did not move")
 
-            try await Task.sleep(for: ConfirmedCredentials.defaultLifetime + .milliseconds(100))
+            try await Task.sleep(for: lifetime + .milliseconds(100))
             let refused = await IDBytesTests.call(rpc, "flow.start", ["tenant": "fixture", "userId": "u1"], as: connection)
             #expect(refused["error"]?["code"] == -32001, "\(refused)")
             #expect(counted.keyReads.load(ordering: .relaxed) == before + 1, "read again once its confirmation ended")

@@ -12,17 +12,22 @@ public struct AccessControl: Sendable {
     let credentials: Credentials?
     let limiter: RateLimiter
     let bearers = BearerLogins()
-    /// Keys and tokens checked since the store's credentials last changed: not read again.
-    let confirmed = ConfirmedCredentials()
+    /// Keys and tokens checked since the store's credentials last changed: not read again
+    /// within `confirmationLifetime`.
+    let confirmed: ConfirmedCredentials
+    /// How long a passed check of a key or token is trusted while no revocation is announced:
+    /// the bound on seeing one that is not (Docs/operations.md).
+    public static let confirmationLifetime: Duration = .seconds(1)
     let logger: Logger
     /// Refused logins and requests log one line per 5 s with a count: a client trying secrets
     /// must not flood the log.
     let refusals = LogThrottle(interval: .seconds(5))
     let rateRefusals = LogThrottle(interval: .seconds(5))
 
-    public init(platform: Platform, credentials: Credentials?, logger: Logger) {
+    public init(platform: Platform, credentials: Credentials?, confirmationLifetime: Duration = Self.confirmationLifetime, logger: Logger) {
         self.platform = platform
         self.credentials = credentials
+        confirmed = ConfirmedCredentials(lifetime: confirmationLifetime)
         self.limiter = RateLimiter(
             limits: Dictionary(
                 platform.hosted.compactMap { tenant in tenant.limits.map { (tenant.id, $0) } },

@@ -22,10 +22,7 @@ final class ConfirmedCredentials: Sendable {
     private let now: @Sendable () -> ContinuousClock.Instant
     /// Beyond this many, the set starts again: a bound on memory, not a cache policy worth more.
     static let limit = 10_000
-    /// How long a confirmation is trusted while the version stands.
-    static let defaultLifetime: Duration = .seconds(1)
-
-    init(lifetime: Duration = defaultLifetime, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    init(lifetime: Duration = AccessControl.confirmationLifetime, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.lifetime = lifetime
         self.now = now
         state = Mutex(State(since: now()))

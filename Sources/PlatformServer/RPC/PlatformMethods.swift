@@ -124,8 +124,8 @@ extension Platform {
 
     /// The method table behind access control: logins, user tokens, the principals' rules and
     /// the tenants' rate limits. Without a credential store (`nil`), logins are refused.
-    public func rpcServer(credentials: Credentials?) -> RPCServer {
-        let access = AccessControl(platform: self, credentials: credentials, logger: logger)
+    public func rpcServer(credentials: Credentials?, confirmationLifetime: Duration = AccessControl.confirmationLifetime) -> RPCServer {
+        let access = AccessControl(platform: self, credentials: credentials, confirmationLifetime: confirmationLifetime, logger: logger)
         var table = entries
         for (method, answer) in [
             answer(.login, withConnection: { (p: LoginParams, connection) in try await access.login(p, connection: connection) }),
