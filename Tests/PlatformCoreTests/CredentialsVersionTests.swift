@@ -134,15 +134,8 @@ struct CredentialsVersionTests {
     @Test func aLoggedInKeyIsReadAgainOnlyAfterACredentialChanges() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("server.sqlite").path
-            let store = try await SQLiteSessionStore.open(path: path)
-            let counted = CountedCredentialStore(store)
-            let (key, secret) = try await Credentials(store: store).createKey(tenant: "fixture", name: "backend")
-            let (platform, _) = IDBytesTests.server(store)
             // A lifetime no test run outlasts: this test counts reads, not time.
-            let rpc = platform.rpcServer(credentials: Credentials(store: counted), confirmationLifetime: .seconds(3_600))
-            let connection = ConnectionState(nil, label: "test", transport: "test")
-            let login = await IDBytesTests.call(rpc, "auth.login", ["key": .string(secret)], as: connection)
-            #expect(login["result"] != nil, "\(login)")
+            let (store, counted, key, rpc, connection) = try await Self.loggedIn(path: path, confirmationLifetime: .seconds(3_600))
 
             for index in 0..<5 {
                 let reply = await IDBytesTests.call(rpc, "flow.start", ["tenant": "fixture", "userId": .string("u\(index)")], as: connection)
@@ -163,20 +156,29 @@ struct CredentialsVersionTests {
 }
 
 extension CredentialsVersionTests {
+    /// A server on a new file at `path` whose credential checks are counted, and a connection
+    /// logged in with a key of the fixture tenant.
+    static func loggedIn(
+        path: String, confirmationLifetime: Duration
+    ) async throws -> (SQLiteSessionStore, CountedCredentialStore, StoredKey, RPCServer, ConnectionState) {
+        let store = try await SQLiteSessionStore.open(path: path)
+        let counted = CountedCredentialStore(store)
+        let (key, secret) = try await Credentials(store: store).createKey(tenant: "fixture", name: "backend")
+        let (platform, _) = IDBytesTests.server(store)
+        let rpc = platform.rpcServer(credentials: Credentials(store: counted), confirmationLifetime: confirmationLifetime)
+        let connection = ConnectionState(nil, label: "test", transport: "test")
+        let login = await IDBytesTests.call(rpc, "auth.login", ["key": .string(secret)], as: connection)
+        #expect(login["result"] != nil, "\(login)")
+        return (store, counted, key, rpc, connection)
+    }
+
     /// A key revoked by SQL by hand moves no counter: the connection's confirmation of it lasts
     /// at most its lifetime, then the key is read again and refused.
     @Test func aKeyRevokedByHandIsRefusedOnceItsConfirmationEnds() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("server.sqlite").path
-            let store = try await SQLiteSessionStore.open(path: path)
-            let counted = CountedCredentialStore(store)
-            let (key, secret) = try await Credentials(store: store).createKey(tenant: "fixture", name: "backend")
-            let (platform, _) = IDBytesTests.server(store)
             let lifetime = Duration.milliseconds(200)
-            let rpc = platform.rpcServer(credentials: Credentials(store: counted), confirmationLifetime: lifetime)
-            let connection = ConnectionState(nil, label: "test", transport: "test")
-            let login = await IDBytesTests.call(rpc, "auth.login", ["key": .string(secret)], as: connection)
-            #expect(login["result"] != nil, "\(login)")
+            let (store, counted, key, rpc, connection) = try await Self.loggedIn(path: path, confirmationLifetime: lifetime)
             let confirmed = await IDBytesTests.call(rpc, "flow.start", ["tenant": "fixture", "userId": "u0"], as: connection)
             #expect(confirmed["result"] != nil, "\(confirmed)")
             let before = counted.keyReads.load(ordering: .relaxed)
