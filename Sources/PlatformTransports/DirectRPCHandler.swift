@@ -233,8 +233,17 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if exchange.ended {
             answer(exchange)
         } else {
+            continueIfExpected(exchange.head)
             readIfWanted()
         }
+    }
+
+    /// RFC 9110 10.1.1: a client that sent `Expect: 100-continue` waits for a 100 before it sends
+    /// the body (curl a second, then sends it anyway). Sent once the head's checks passed: a
+    /// request refused by its head gets its final answer instead, and its body is never sent.
+    private func continueIfExpected(_ head: HTTPRequest) {
+        guard let context, let expect = head.headerFields[.expect], expect.lowercased() == "100-continue" else { return }
+        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
     }
 
     /// Answers a request read whole; one whose bearer is still unchecked has it checked first,

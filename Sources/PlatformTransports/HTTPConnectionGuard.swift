@@ -326,6 +326,11 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 refuse("400 Bad Request")
                 return
             }
+            if head.version.major == 1, head.version.minor == 0, head.headers.contains(name: "Expect") {
+                // RFC 9110 10.1.1: an HTTP/1.0 request's 100-continue is ignored (no 100 is sent).
+                head.headers.remove(name: "Expect")
+                data = wrapInboundOut(.head(head))
+            }
             if Self.removeUpgrade(from: &head.headers, method: head.method) {
                 data = wrapInboundOut(.head(head))
                 lastAnswered = lastAnswered ?? requestsRead

@@ -258,6 +258,48 @@ struct HTTPDoorsTests {
         }
     }
 
+    /// `Expect: 100-continue` (RFC 9110 10.1.1): the client waits for a 100 before it sends the
+    /// body. None was sent, so curl waited a second on every such request. A request its head
+    /// refuses (a wrong bearer, a body too large) gets its final answer instead, and no 100; an
+    /// HTTP/1.0 request's expectation is ignored.
+    @Test func aRequestThatExpectsContinueGetsItOrItsRefusal() async throws {
+        try await HTTPTests.withKeys(["--max-line-bytes", "4096"]) { http, admin, _ in
+            let port = http.port
+            let body = #"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#
+            let head = { @Sendable (bearer: String, length: Int) in
+                "POST /rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(bearer)\r\nContent-Type: application/json\r\n"
+                    + "Expect: 100-continue\r\nContent-Length: \(length)\r\n\r\n"
+            }
+            let (interim, final) = try await Self.blocking {
+                let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                try client.send(head(admin, body.utf8.count))
+                let interim = try client.readHead()
+                try client.send(body)
+                return (interim?.status, try client.readHead()?.status)
+            }
+            #expect(interim == 100, "the 100 came before the body was sent")
+            #expect(final == 200)
+
+            for (what, bearer, length, expected) in [("a wrong bearer", "pdk_wrong", body.utf8.count, 401), ("a body too large", admin, 8192, 413)] {
+                let status = try await Self.blocking {
+                    let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                    try client.send(head(bearer, length))
+                    return try client.readHead()?.status
+                }
+                #expect(status == expected, "\(what): its answer, not a 100")
+            }
+
+            let old = try await Self.blocking {
+                let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                try client.send(
+                    "POST /rpc HTTP/1.0\r\nAuthorization: Bearer \(admin)\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+                        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                return try client.readHead()?.status
+            }
+            #expect(old == 200, "HTTP/1.0: no 100 before the answer")
+        }
+    }
+
     @Test func aWebSocketUpgradeWithAWrongBearerIs401AndAnUnmaskedFrameCloses() async throws {
         try await HTTPTests.withKeys { http, admin, _ in
             let port = http.port
