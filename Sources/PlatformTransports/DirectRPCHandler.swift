@@ -141,7 +141,10 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return true
         case .idle:
             guard case .head(let head) = part, Self.answers(head) else {
-                if case .head = part {
+                if case .head(let head) = part {
+                    // Nothing of Hummingbird's is owed before it (`passedOn` is 0), so a 100 sent
+                    // here comes before its answer; behind another, the client waits its own time.
+                    if passedOn == 0, Self.hasContent(head) { continueIfExpected(head) }
                     passedOn += 1
                     mode = .passing
                 }
@@ -239,8 +242,14 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// RFC 9110 10.1.1: a client that sent `Expect: 100-continue` waits for a 100 before it sends
-    /// the body (curl a second, then sends it anyway). Sent once the head's checks passed: a
-    /// request refused by its head gets its final answer instead, and its body is never sent.
+    /// the body (curl a second, then sends it anyway). A `POST /rpc` gets it once the head's
+    /// checks passed: one refused by its head gets its final answer instead, and its body is
+    /// never sent. A request for Hummingbird's routes gets it as it is passed on (the route reads
+    /// the body, bounded as any other, before it answers).
+    private static func hasContent(_ head: HTTPRequest) -> Bool {
+        head.headerFields[.transferEncoding] != nil || (head.headerFields[.contentLength].flatMap(Int.init) ?? 0) > 0
+    }
+
     private func continueIfExpected(_ head: HTTPRequest) {
         guard let context, let expect = head.headerFields[.expect], expect.lowercased() == "100-continue" else { return }
         context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)

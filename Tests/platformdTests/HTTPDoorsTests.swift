@@ -261,7 +261,7 @@ struct HTTPDoorsTests {
     /// `Expect: 100-continue` (RFC 9110 10.1.1): the client waits for a 100 before it sends the
     /// body. None was sent, so curl waited a second on every such request. A request its head
     /// refuses (a wrong bearer, a body too large) gets its final answer instead, and no 100; an
-    /// HTTP/1.0 request's expectation is ignored.
+    /// HTTP/1.0 request's expectation is ignored; another route's request gets its 100 too.
     @Test func aRequestThatExpectsContinueGetsItOrItsRefusal() async throws {
         try await HTTPTests.withKeys(["--max-line-bytes", "4096"]) { http, admin, _ in
             let port = http.port
@@ -297,6 +297,20 @@ struct HTTPDoorsTests {
                 return try client.readHead()?.status
             }
             #expect(old == 200, "HTTP/1.0: no 100 before the answer")
+
+            // Another route's request (MCP's, without its token): the 100 as it is passed on,
+            // then the route's own answer.
+            let (mcpInterim, mcpFinal) = try await Self.blocking {
+                let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                try client.send(
+                    "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                        + "Expect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+                let interim = try client.readHead()
+                try client.send(body)
+                return (interim?.status, try client.readHead()?.status)
+            }
+            #expect(mcpInterim == 100)
+            #expect(mcpFinal == 401)
         }
     }
 
