@@ -270,13 +270,17 @@ struct HTTPDoorsTests {
                 "POST /rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(bearer)\r\nContent-Type: application/json\r\n"
                     + "Expect: 100-continue\r\nContent-Length: \(length)\r\n\r\n"
             }
-            let (interim, final) = try await Self.blocking {
-                let client = try RawHTTP(port: port, timeoutSeconds: 5)
-                try client.send(head(admin, body.utf8.count))
-                let interim = try client.readHead()
-                try client.send(body)
-                return (interim?.status, try client.readHead()?.status)
+            // The head alone, then the body once an answer came: the first status and the next.
+            let continued = { @Sendable (head: String) in
+                try await Self.blocking {
+                    let client = try RawHTTP(port: port, timeoutSeconds: 5)
+                    try client.send(head)
+                    let interim = try client.readHead()
+                    try client.send(body)
+                    return (interim?.status, try client.readHead()?.status)
+                }
             }
+            let (interim, final) = try await continued(head(admin, body.utf8.count))
             #expect(interim == 100, "the 100 came before the body was sent")
             #expect(final == 200)
 
@@ -300,15 +304,9 @@ struct HTTPDoorsTests {
 
             // Another route's request (MCP's, without its token): the 100 as it is passed on,
             // then the route's own answer.
-            let (mcpInterim, mcpFinal) = try await Self.blocking {
-                let client = try RawHTTP(port: port, timeoutSeconds: 5)
-                try client.send(
-                    "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-                        + "Expect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
-                let interim = try client.readHead()
-                try client.send(body)
-                return (interim?.status, try client.readHead()?.status)
-            }
+            let (mcpInterim, mcpFinal) = try await continued(
+                "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                    + "Expect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
             #expect(mcpInterim == 100)
             #expect(mcpFinal == 401)
         }
