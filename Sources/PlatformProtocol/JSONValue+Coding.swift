@@ -72,13 +72,17 @@ extension Encoder {
 
 /// The contract's timestamps: ISO 8601 in UTC, whole seconds.
 public enum Timestamp {
+    /// Made once: a style and its time zone made for every date were a tenth of a completion's
+    /// record encoding.
+    private static let style = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!)
+
     /// The date written as the contract writes it (`2026-03-01T09:30:00Z`).
     public static func string(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+        style.format(date)
     }
 
     /// The date a contract timestamp names, or nil when the text is not one.
     public static func date(_ text: String) -> Date? {
-        try? Date(text, strategy: Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+        try? Date(text, strategy: style)
     }
 }

@@ -39,9 +39,20 @@ public struct UserDetails: Sendable, Hashable, Codable {
 
     /// The first word of `text`, without splitting all of it (a name is read on every request).
     static func firstWord(_ text: String) -> String? {
+        // ASCII (most names) by bytes: there a Character is whitespace exactly when its byte is
+        // 9-13 or 32, and reading Character by Character was ~1 % of a request's CPU.
+        if let ascii = text.utf8.withContiguousStorageIfAvailable(asciiFirstWord), ascii.isASCII { return ascii.word }
         guard let start = text.firstIndex(where: { !$0.isWhitespace }) else { return nil }
         let end = text[start...].firstIndex(where: \.isWhitespace) ?? text.endIndex
         return String(text[start..<end])
+    }
+
+    private static func asciiFirstWord(_ bytes: UnsafeBufferPointer<UInt8>) -> (isASCII: Bool, word: String?) {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 32 || (9...13).contains(byte) }
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return (false, nil) }
+        guard let start = bytes.firstIndex(where: { !isSpace($0) }) else { return (true, nil) }
+        let end = bytes[start...].firstIndex(where: isSpace) ?? bytes.count
+        return (true, String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
     }
 
     /// Fields given in `update` replace ours; absent ones are kept.

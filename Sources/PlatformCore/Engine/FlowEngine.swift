@@ -5,7 +5,11 @@ import Foundation
 /// state, the events and the plugin's log lines, or the error to reply with. No I/O, no clock, no
 /// randomness: time and the id generator come with the command, and log lines are returned for
 /// the caller to write once the transition is committed.
-public struct FlowEngine: Sendable {
+///
+/// A class, though immutable: the platform hands an engine around with every command (placement,
+/// the tenant's table, the submit's closure), and as a struct each copy retained its flow's,
+/// plugin's and copy book's references one by one.
+public final class FlowEngine: Sendable {
     public let plugin: any OnboardingPlugin
     public let flow: Flow
     let validator: FieldValidator

@@ -72,6 +72,8 @@ struct SeasonGoalRules: Sendable {
     /// Errors the field's own checks leave to us: custom goals' keys, and a custom goal that
     /// repeats a library goal picked alongside it. `items` passed the field's checks.
     func errors(in items: [JSONValue]) -> [FieldError] {
+        // Only custom goals have anything to check: the picks' titles are normalised for them alone.
+        guard items.contains(where: { $0.objectValue != nil }) else { return [] }
         let pickedTitles = Set(items.compactMap { $0.stringValue.flatMap(library.goal)?.title }.map(CustomGoal.titleKey))
         for item in items {
             guard let object = item.objectValue else { continue }
