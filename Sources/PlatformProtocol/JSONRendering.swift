@@ -37,22 +37,22 @@ extension JSONWritable {
 extension JSONWriter {
     /// Writes the members of one object, in the order they are given: callers give them sorted
     /// by key (UTF-8 byte order), as `serialized()` writes them.
-    struct Members {
+    package struct Members {
         var first = true
     }
 
     /// Opens an object; `close` ends it.
-    mutating func open() -> Members {
+    package mutating func open() -> Members {
         output.append(UInt8(ascii: "{"))
         return Members()
     }
 
-    mutating func close(_ members: Members) {
+    package mutating func close(_ members: Members) {
         output.append(UInt8(ascii: "}"))
     }
 
     /// The key of the next member (a literal key: plain ASCII, nothing to escape).
-    mutating func key(_ key: StaticString, _ members: inout Members) {
+    package mutating func key(_ key: StaticString, _ members: inout Members) {
         if !members.first { output.append(UInt8(ascii: ",")) }
         members.first = false
         output.append(UInt8(ascii: "\""))
@@ -62,14 +62,14 @@ extension JSONWriter {
     }
 
     /// The key of the next member, escaped as any string.
-    mutating func key(_ key: String, _ members: inout Members) {
+    package mutating func key(_ key: String, _ members: inout Members) {
         if !members.first { output.append(UInt8(ascii: ",")) }
         members.first = false
         writeString(key)
         output.append(UInt8(ascii: ":"))
     }
 
-    mutating func member(_ key: StaticString, _ value: String, _ members: inout Members) {
+    package mutating func member(_ key: StaticString, _ value: String, _ members: inout Members) {
         self.key(key, &members)
         writeString(value)
     }
@@ -84,12 +84,12 @@ extension JSONWriter {
         append(value ? "true" : "false")
     }
 
-    mutating func member(_ key: StaticString, _ value: Int, _ members: inout Members) {
+    package mutating func member(_ key: StaticString, _ value: Int, _ members: inout Members) {
         self.key(key, &members)
         append(String(value))
     }
 
-    mutating func member(_ key: StaticString, _ value: Int?, _ members: inout Members) {
+    package mutating func member(_ key: StaticString, _ value: Int?, _ members: inout Members) {
         guard let value else { return }
         member(key, value, &members)
     }
@@ -138,7 +138,7 @@ extension JSONWriter {
         output.append(UInt8(ascii: "]"))
     }
 
-    mutating func writeArray(_ values: [String]) {
+    package mutating func writeArray(_ values: [String]) {
         output.append(UInt8(ascii: "["))
         for (offset, value) in values.enumerated() {
             if offset > 0 { output.append(UInt8(ascii: ",")) }

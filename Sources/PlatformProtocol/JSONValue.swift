@@ -245,14 +245,14 @@ extension JSONValue {
 
 /// Writes JSON text (the rules of `serialized()`). Also the back end of `JSONRenderable`, which
 /// writes wire types without building a `JSONValue` first.
-struct JSONWriter {
-    var output: [UInt8] = []
+package struct JSONWriter {
+    package var output: [UInt8] = []
 
-    init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         output.reserveCapacity(capacity)
     }
 
-    mutating func write(_ value: JSONValue) {
+    package mutating func write(_ value: JSONValue) {
         switch value {
         case .null:
             append("null")
@@ -293,7 +293,7 @@ struct JSONWriter {
         output.append(contentsOf: text.utf8)
     }
 
-    mutating func writeString(_ string: String) {
+    package mutating func writeString(_ string: String) {
         var string = string
         output.append(UInt8(ascii: "\""))
         string.withUTF8 { bytes in
