@@ -87,7 +87,7 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// should arrive (`HTTPRequestGuard` takes `Upgrade` off all but a GET handshake), and the
     /// check keeps a request from ever being answered by both.
     static func answers(_ head: HTTPRequest) -> Bool {
-        guard head.method == .post, let path = head.path, head.headerFields[.upgrade] == nil else { return false }
+        guard head.method == .post, let path = head.path, head.headerFields.value(of: .upgrade) == nil else { return false }
         return path == "/rpc" || path.hasPrefix("/rpc?")
     }
 
@@ -247,11 +247,11 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// never sent. A request for Hummingbird's routes gets it as it is passed on (the route reads
     /// the body, bounded as any other, before it answers).
     private static func hasContent(_ head: HTTPRequest) -> Bool {
-        head.headerFields[.transferEncoding] != nil || (head.headerFields[.contentLength].flatMap(Int.init) ?? 0) > 0
+        head.headerFields.value(of: .transferEncoding) != nil || (head.headerFields.value(of: .contentLength).flatMap(Int.init) ?? 0) > 0
     }
 
     private func continueIfExpected(_ head: HTTPRequest) {
-        guard let context, let expect = head.headerFields[.expect], expect.lowercased() == "100-continue" else { return }
+        guard let context, let expect = head.headerFields.value(of: .expect), expect.lowercased() == "100-continue" else { return }
         context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
     }
 
@@ -299,7 +299,7 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes the reply, then takes up what waited behind it.
     private func respond(_ reply: RPCHTTPReply, to head: HTTPRequest) {
         guard let context, case .answering = mode else { return }
-        if let connection = head.headerFields[.connection], connection.lowercased().contains("close") {
+        if let connection = head.headerFields.value(of: .connection), connection.lowercased().contains("close") {
             return writeThenClose(reply, context: context)
         }
         write(reply, context: context)

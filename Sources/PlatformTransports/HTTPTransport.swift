@@ -292,7 +292,7 @@ package struct HTTPTransport: Service {
     }
 
     static func bearer(_ headers: HTTPFields) -> String? {
-        headers[.authorization].flatMap(bearer(authorization:))
+        headers.value(of: .authorization).flatMap(bearer(authorization:))
     }
 
     /// The secret of `Bearer SECRET` (the scheme in any case, spaces before it, spaces and tabs

@@ -47,7 +47,7 @@ enum BearerCheck: Sendable {
 extension HTTPTransport {
     /// The refusal its head alone decides, before the bearer: a body that is not JSON.
     func rpcRefusal(_ headers: HTTPFields) -> RPCHTTPReply? {
-        guard Self.isJSON(headers[.contentType]) else {
+        guard Self.isJSON(headers.value(of: .contentType)) else {
             return .json(
                 .unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
         }
@@ -61,7 +61,7 @@ extension HTTPTransport {
 
     /// Whether the head's Content-Length already says the body is too large.
     func rpcLengthExceedsLimit(_ headers: HTTPFields) -> Bool {
-        headers[.contentLength].flatMap(Int.init).map { $0 > maxBodyBytes } ?? false
+        headers.value(of: .contentLength).flatMap(Int.init).map { $0 > maxBodyBytes } ?? false
     }
 
     /// The bearer's login. A wrong one is refused here, so it costs the server no buffer for its
@@ -108,7 +108,7 @@ extension HTTPTransport {
         case .failure(let error):
             reply = server.parseFailure(error, connection: connection)
         case .success(let message):
-            let localized = headers[.acceptLanguage].map { Self.locale(from: $0, into: message.value, platform: platform) } ?? message.value
+            let localized = headers.value(of: .acceptLanguage).map { Self.locale(from: $0, into: message.value, platform: platform) } ?? message.value
             reply = await server.replyBytes(to: localized, rawIDs: message.rawIDs, connection: connection)
         }
         guard let reply else { return .noContent }
@@ -153,5 +153,19 @@ final class TasksInFlight: Sendable {
             }
             if none { waiter.resume() }
         }
+    }
+}
+
+extension HTTPFields {
+    /// The field's value as `self[name]` gives it (the values of several fields of the name
+    /// joined by ", "; not for Cookie, joined by "; "), read in one pass. The subscript scans
+    /// twice and joins through a generic lazy sequence even for one value: the five reads of a
+    /// `POST /rpc` cost ~1.5 % of its CPU.
+    func value(of name: HTTPField.Name) -> String? {
+        var found: String?
+        for field in self where field.name == name {
+            found = found.map { $0 + ", " + field.value } ?? field.value
+        }
+        return found
     }
 }
