@@ -241,15 +241,16 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Whether a body follows the head (a 100 is owed only for one).
+    private static func hasContent(_ head: HTTPRequest) -> Bool {
+        head.headerFields.value(of: .transferEncoding) != nil || (head.headerFields.value(of: .contentLength).flatMap(Int.init) ?? 0) > 0
+    }
+
     /// RFC 9110 10.1.1: a client that sent `Expect: 100-continue` waits for a 100 before it sends
     /// the body (curl a second, then sends it anyway). A `POST /rpc` gets it once the head's
     /// checks passed: one refused by its head gets its final answer instead, and its body is
     /// never sent. A request for Hummingbird's routes gets it as it is passed on (the route reads
     /// the body, bounded as any other, before it answers).
-    private static func hasContent(_ head: HTTPRequest) -> Bool {
-        head.headerFields.value(of: .transferEncoding) != nil || (head.headerFields.value(of: .contentLength).flatMap(Int.init) ?? 0) > 0
-    }
-
     private func continueIfExpected(_ head: HTTPRequest) {
         guard let context, let expect = head.headerFields.value(of: .expect), expect.lowercased() == "100-continue" else { return }
         context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
