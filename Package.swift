@@ -282,6 +282,8 @@ let package = Package(
                     "PlatformClient", "PlatformClientTesting", "PlatformProtocol",
                 ]
                     + (name == "TeePals" ? ["TeePalsGazetteer"] : [])
+                    // AirFit's analyzer through the HTTP client the server hands it (ServerOutboundHTTP).
+                    + (name == "AirFit" ? ["PlatformTransports"] : [])
                     // The plugin's walks against the real binary (PlatformTesting's PlatformdProcess) need it built.
                     + ["platformd"],
                 exclude: pluginTestsWithScripts.contains(name) ? ["Scripts"] : []

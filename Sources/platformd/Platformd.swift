@@ -190,7 +190,8 @@ struct TenantOptions: ParsableArguments {
             }
             guard tenants.hasSuffix(".yaml") || tenants.hasSuffix(".yml") else {
                 return try TenantsConfiguration.parse(
-                    Array(data), file: tenants, registrations: RegisteredPlugins.registrations, environment: environment)
+                    Array(data), file: tenants, registrations: RegisteredPlugins.registrations, environment: environment,
+                    outbound: ServerOutboundHTTP())
             }
             let document: JSONValue
             do throws(YAMLDocument.Problem) {
@@ -199,7 +200,8 @@ struct TenantOptions: ParsableArguments {
                 throw ConfigurationError(file: tenants, tenant: nil, key: nil, reason: error.description)
             }
             return try TenantsConfiguration.parse(
-                document, file: tenants, registrations: RegisteredPlugins.registrations, environment: environment)
+                document, file: tenants, registrations: RegisteredPlugins.registrations, environment: environment,
+                outbound: ServerOutboundHTTP())
         } catch {
             FileHandle.standardError.write(Data("platformd: \(error)\n".utf8))
             Foundation.exit(78)

@@ -4,6 +4,7 @@ import Foundation
 import PlatformCore
 import PlatformServer
 import PlatformStorage
+import PlatformTransports
 import StatLocker
 import TeePals
 
@@ -17,8 +18,9 @@ enum RegisteredPlugins {
         AFLFantasyPlugin.registration,
     ]
 
-    /// The default tenants: one per plugin, default settings (version 1's set-up).
+    /// The default tenants: one per plugin, default settings (version 1's set-up), handed the
+    /// server's HTTP client for what a plugin sends outside.
     static var defaultTenants: [HostedTenant] {
-        TenantsConfiguration.defaults(registrations, environment: ProcessInfo.processInfo.environment)
+        TenantsConfiguration.defaults(registrations, environment: ProcessInfo.processInfo.environment, outbound: ServerOutboundHTTP())
     }
 }

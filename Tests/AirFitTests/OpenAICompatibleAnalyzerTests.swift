@@ -3,6 +3,7 @@ import PlatformCore
 import PlatformServer
 import PlatformStorage
 import PlatformTesting
+import PlatformTransports
 import SQLiteStore
 import Testing
 
@@ -24,8 +25,11 @@ import Testing
     /// bound did, and its log said "timed out" where a 503 was expected).
     static let stormProof: Duration = .seconds(240)
 
+    /// The analyzer as `platformd` makes it: sending through the server's client.
     func analyzer(_ server: StubHTTPServer, timeout: Duration = stormProof) -> OpenAICompatibleGoalAnalyzer {
-        OpenAICompatibleGoalAnalyzer(configuration: .init(baseURL: server.baseURL, model: "stub-model", apiKey: "test-key", requestTimeout: timeout))
+        OpenAICompatibleGoalAnalyzer(
+            configuration: .init(baseURL: server.baseURL, model: "stub-model", apiKey: "test-key", requestTimeout: timeout),
+            outbound: ServerOutboundHTTP())
     }
 
     @Test func sendsAChatCompletionAndReadsTheGoal() async throws {
@@ -91,7 +95,7 @@ import Testing
         let server = try StubHTTPServer { _ in .hang }
         let url = server.baseURL
         server.close()
-        let closed = OpenAICompatibleGoalAnalyzer(configuration: .init(baseURL: url, model: "m", requestTimeout: .seconds(5)))
+        let closed = OpenAICompatibleGoalAnalyzer(configuration: .init(baseURL: url, model: "m", requestTimeout: .seconds(5)), outbound: ServerOutboundHTTP())
         await #expect(throws: GoalAnalysisError.self) {
             _ = try await closed.analyze(GoalAnalysisRequest(text: Self.text, referenceDate: Self.reference))
         }
@@ -159,9 +163,10 @@ import Testing
         #expect(remote.configuration.requestTimeout == .seconds(12))
         #expect(setup.timeout == .seconds(12))
         #expect(setup.problem == nil)
-        let request = remote.urlRequest(for: GoalAnalysisRequest(text: "x", referenceDate: Date(timeIntervalSince1970: 0)))
-        #expect(request.timeoutInterval == 12)
-        #expect(request.httpMethod == "POST")
+        #expect(remote.requestHeaders.map(\.name) == ["Content-Type", "Authorization"])
+        #expect(remote.requestHeaders.last?.value == "Bearer k-123")
+        // No client handed in: Foundation's, as before.
+        #expect(remote.outbound is FoundationOutboundHTTP)
     }
 
     @Test func misconfigurationKeepsTheOfflineAnalyzerAndSaysWhy() {

@@ -7,6 +7,8 @@ import PlatformTesting
 final class StubHTTPServer: Sendable {
     enum Reply: Sendable {
         case json(status: Int, body: String)
+        /// Any status, headers and body.
+        case raw(status: Int, headers: [(String, String)], body: [UInt8])
         /// Keeps the connection open without answering, like a stalled upstream.
         case hang
     }
@@ -23,6 +25,7 @@ final class StubHTTPServer: Sendable {
             switch respond(Request(head: request.head, body: String(decoding: request.body, as: UTF8.self))) {
             case .json(let status, let body):
                 .answer(status: status, reason: "Stub", headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+            case .raw(let status, let headers, let body): .answer(status: status, reason: "Stub", headers: headers, body: body)
             case .hang: .hang
             }
         }

@@ -84,10 +84,23 @@ public struct TenantSettings: Sendable, Hashable {
     public var values: [String: JSONValue]
     /// The process environment, for settings that name a variable holding a secret.
     public var environment: [String: String]
+    /// The host's HTTP client for calls outside the server (nil: the host hands none). Not a
+    /// setting: two tenants with the same values are the same settings whatever client they got.
+    public var outbound: (any OutboundHTTP)?
 
-    public init(values: [String: JSONValue] = [:], environment: [String: String] = [:]) {
+    public init(values: [String: JSONValue] = [:], environment: [String: String] = [:], outbound: (any OutboundHTTP)? = nil) {
         self.values = values
         self.environment = environment
+        self.outbound = outbound
+    }
+
+    public static func == (lhs: TenantSettings, rhs: TenantSettings) -> Bool {
+        lhs.values == rhs.values && lhs.environment == rhs.environment
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(values)
+        hasher.combine(environment)
     }
 
     public subscript(name: String) -> JSONValue? { values[name] }

@@ -51,20 +51,25 @@ public struct RateLimit: Sendable, Hashable {
 
 /// The tenants a server hosts: the defaults (one per registered plugin), or those of a tenants file.
 public enum TenantsConfiguration {
-    /// One tenant per registered plugin, under its default id, with default settings.
-    public static func defaults(_ registrations: [PluginRegistration], environment: [String: String] = [:]) -> [HostedTenant] {
+    /// One tenant per registered plugin, under its default id, with default settings; `outbound`
+    /// is the host's HTTP client the plugins are handed (`TenantSettings.outbound`).
+    public static func defaults(
+        _ registrations: [PluginRegistration], environment: [String: String] = [:], outbound: (any OutboundHTTP)? = nil
+    ) -> [HostedTenant] {
         registrations.map { registration in
             // The declared defaults always resolve: a registration whose defaults are invalid is a bug.
-            let settings =
+            var settings =
                 (try? TenantSettings.resolve([:], against: registration.settings, environment: environment))
                 ?? TenantSettings(environment: environment)
+            settings.outbound = outbound
             return HostedTenant(id: registration.defaultTenant, pluginName: registration.name, plugin: registration.make(settings))
         }
     }
 
     /// The tenants of a tenants file's bytes (JSON), every tenant, key and value checked.
     public static func parse(
-        _ bytes: [UInt8], file: String, registrations: [PluginRegistration], environment: [String: String] = [:]
+        _ bytes: [UInt8], file: String, registrations: [PluginRegistration], environment: [String: String] = [:],
+        outbound: (any OutboundHTTP)? = nil
     ) throws(ConfigurationError) -> [HostedTenant] {
         let root: JSONValue
         do {
@@ -72,13 +77,14 @@ public enum TenantsConfiguration {
         } catch {
             throw ConfigurationError(file: file, tenant: nil, key: nil, reason: "invalid JSON: \(error)")
         }
-        return try parse(root, file: file, registrations: registrations, environment: environment)
+        return try parse(root, file: file, registrations: registrations, environment: environment, outbound: outbound)
     }
 
     /// The tenants of a tenants file's document, however it was written (JSON, or YAML read
     /// into the same values), every tenant, key and value checked.
     public static func parse(
-        _ root: JSONValue, file: String, registrations: [PluginRegistration], environment: [String: String] = [:]
+        _ root: JSONValue, file: String, registrations: [PluginRegistration], environment: [String: String] = [:],
+        outbound: (any OutboundHTTP)? = nil
     ) throws(ConfigurationError) -> [HostedTenant] {
         func fail(_ tenant: String?, _ key: String?, _ reason: String) -> ConfigurationError {
             ConfigurationError(file: file, tenant: tenant, key: key, reason: reason)
@@ -113,12 +119,13 @@ public enum TenantsConfiguration {
             case .object(let values)?: given = values
             default: throw fail(id, "settings", "must be an object")
             }
-            let settings: TenantSettings
+            var settings: TenantSettings
             do {
                 settings = try TenantSettings.resolve(given, against: registration.settings, environment: environment)
             } catch {
                 throw fail(id, "settings.\(error.key)", error.reason)
             }
+            settings.outbound = outbound
             if let problem = registration.check(settings) {
                 throw fail(id, "settings.\(problem.key)", problem.reason)
             }

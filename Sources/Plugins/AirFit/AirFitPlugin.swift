@@ -43,7 +43,7 @@ public struct AirFitPlugin: OnboardingPlugin {
                 if environment[GoalAnalyzerSetup.timeoutVariable] == nil, let seconds = settings.integer("analysisTimeoutSeconds") {
                     environment[GoalAnalyzerSetup.timeoutVariable] = String(seconds)
                 }
-                return AirFitPlugin(environment: environment)
+                return AirFitPlugin(environment: environment, outbound: settings.outbound)
             }
             var environment: [String: String] = [
                 GoalAnalyzerSetup.urlVariable: url,
@@ -51,11 +51,13 @@ public struct AirFitPlugin: OnboardingPlugin {
                 GoalAnalyzerSetup.timeoutVariable: String(settings.integer("analysisTimeoutSeconds") ?? 8),
             ]
             environment[GoalAnalyzerSetup.apiKeyVariable] = settings.secret(named: "analyzerApiKeyEnv")
-            return AirFitPlugin(environment: environment)
+            return AirFitPlugin(environment: environment, outbound: settings.outbound)
         })
 
-    public init(environment: [String: String], logger: Logger = Logger(label: "AirFit")) {
-        let setup = GoalAnalyzerSetup(environment: environment)
+    /// - Parameter outbound: the host's HTTP client the remote analyzer sends through (nil:
+    ///   Foundation's `URLSession`).
+    public init(environment: [String: String], outbound: (any OutboundHTTP)? = nil, logger: Logger = Logger(label: "AirFit")) {
+        let setup = GoalAnalyzerSetup(environment: environment, outbound: outbound)
         if let problem = setup.problem {
             logger.warning("goal analyzer configuration ignored", metadata: ["problem": "\(problem)"])
         }

@@ -1,10 +1,6 @@
 import Foundation
 import PlatformCore
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Goal analysis by a chat-completions endpoint that speaks OpenAI's API (OpenAI itself, or a
 /// local server such as llama.cpp, vLLM or Ollama). The model is told the vocabularies and asked
 /// for one JSON object; anything else it answers is refused, and the flow falls back to the
@@ -30,45 +26,37 @@ public struct OpenAICompatibleGoalAnalyzer: GoalAnalyzer {
         }
     }
 
-    public init(configuration: Configuration) {
+    /// Sends its requests through `outbound`, the host's client (`TenantSettings.outbound`); a
+    /// host that hands none gets Foundation's `URLSession` (`FoundationOutboundHTTP`).
+    public init(configuration: Configuration, outbound: (any OutboundHTTP)? = nil) {
         self.configuration = configuration
+        self.outbound = outbound ?? FoundationOutboundHTTP()
     }
 
-    /// One session for every analysis: on Linux a session per request (each with its own curl
-    /// multi-handle and queue) now and then never started its request when several ran at once,
-    /// and the analysis then fell back after its whole timeout.
-    /// Shared by every tenant and user, so it keeps nothing between requests: no cookies, no cache.
-    static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        return URLSession(configuration: configuration)
-    }()
+    let outbound: any OutboundHTTP
+    /// A chat completion is a few kilobytes; an answer past this is not one.
+    static let maxResponseBytes = 1 << 20
 
     public func analyze(_ request: GoalAnalysisRequest) async throws -> StructuredGoal {
-        let session = Self.session
-        let data: Data
-        let response: URLResponse
+        let response: OutboundHTTPResponse
         do {
-            (data, response) = try await session.data(for: urlRequest(for: request))
-        } catch let error as URLError {
-            throw GoalAnalysisError.unavailable("request failed with URLError \(error.code.rawValue)")
+            response = try await outbound.post(
+                configuration.endpoint, headers: requestHeaders, body: requestBody(for: request), timeout: configuration.requestTimeout,
+                maxResponseBytes: Self.maxResponseBytes)
+        } catch {
+            throw GoalAnalysisError.unavailable("request failed: \(error)")
         }
-        if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-            throw GoalAnalysisError.unavailable("HTTP status \(http.statusCode)")
-        }
-        return try Self.goal(fromResponse: data)
+        guard (200..<300).contains(response.status) else { throw GoalAnalysisError.unavailable("HTTP status \(response.status)") }
+        return try Self.goal(fromResponse: Data(response.body))
     }
 
-    func urlRequest(for request: GoalAnalysisRequest) -> URLRequest {
-        var urlRequest = URLRequest(url: configuration.endpoint)
-        urlRequest.httpMethod = "POST"
-        urlRequest.timeoutInterval =
-            Double(configuration.requestTimeout.components.seconds)
-            + Double(configuration.requestTimeout.components.attoseconds) / 1e18
-        urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if let key = configuration.apiKey { urlRequest.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+    var requestHeaders: [(name: String, value: String)] {
+        var headers = [(name: "Content-Type", value: "application/json")]
+        if let key = configuration.apiKey { headers.append((name: "Authorization", value: "Bearer \(key)")) }
+        return headers
+    }
+
+    func requestBody(for request: GoalAnalysisRequest) -> [UInt8] {
         let body: JSONValue = [
             "model": .string(configuration.model),
             "temperature": 0,
@@ -78,8 +66,7 @@ public struct OpenAICompatibleGoalAnalyzer: GoalAnalyzer {
                 ["role": "user", "content": .string(request.text)],
             ],
         ]
-        urlRequest.httpBody = Data(body.serializedBytes())
-        return urlRequest
+        return body.serializedBytes()
     }
 
     /// The goal in a chat-completions reply: `choices[0].message.content`, a JSON object,
@@ -146,7 +133,8 @@ public struct GoalAnalyzerSetup: Sendable {
     /// Why the environment's set-up was not used in full, for a warning at start-up.
     public let problem: String?
 
-    public init(environment: [String: String]) {
+    /// - Parameter outbound: the host's HTTP client for the remote analyzer (nil: `URLSession`).
+    public init(environment: [String: String], outbound: (any OutboundHTTP)? = nil) {
         var problems: [String] = []
         var timeout = AirFitPlugin.defaultAnalysisTimeout
         if let text = environment[Self.timeoutVariable], !text.isEmpty {
@@ -166,8 +154,7 @@ public struct GoalAnalyzerSetup: Sendable {
                 } else {
                     let key = environment[Self.apiKeyVariable].flatMap { $0.isEmpty ? nil : $0 }
                     analyzer = OpenAICompatibleGoalAnalyzer(
-                        configuration: .init(
-                            baseURL: url, model: model, apiKey: key, requestTimeout: timeout))
+                        configuration: .init(baseURL: url, model: model, apiKey: key, requestTimeout: timeout), outbound: outbound)
                 }
             } else {
                 problems.append("\(Self.urlVariable) must be an http or https URL; using the offline analyzer")
