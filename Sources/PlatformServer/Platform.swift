@@ -296,7 +296,9 @@ public final class Platform: Sendable {
                 let moved = placed?.moved == true
                 let commit =
                     transition.changed || moved
-                    ? SessionCommit(state: transition.state, events: (placed?.events ?? []) + transition.events, assignment: assignment) : nil
+                    ? SessionCommit(
+                        state: transition.state, events: (placed?.events ?? []) + transition.events, assignment: assignment,
+                        droppedAssignments: fresh ? enrolment?.dropping ?? [] : []) : nil
                 return (commit, (transition.state, engine, now, transition.logs))
             }
         }

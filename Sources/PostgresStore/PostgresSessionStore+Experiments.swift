@@ -136,6 +136,24 @@ extension PostgresSessionStore: ExperimentStore {
         ).collect()
     }
 
+    /// Deletes an assignment that gives way to a restart, with its rollup, if it still names
+    /// its old session.
+    func drop(_ connection: PostgresConnection, _ stale: ExperimentAssignment) async throws {
+        _ = try await connection.query(
+            """
+            DELETE FROM experiment_steps WHERE session_id = \(stale.sessionId) AND tenant = \(stale.tenant) AND EXISTS (
+                SELECT 1 FROM experiment_assignments WHERE tenant = \(stale.tenant) AND experiment = \(stale.experiment)
+                    AND seed = \(stale.seed) AND user_id = \(stale.userId) AND session_id = \(stale.sessionId))
+            """, logger: logger
+        ).collect()
+        _ = try await connection.query(
+            """
+            DELETE FROM experiment_assignments WHERE tenant = \(stale.tenant) AND experiment = \(stale.experiment) AND seed = \(stale.seed)
+                AND user_id = \(stale.userId) AND session_id = \(stale.sessionId)
+            """, logger: logger
+        ).collect()
+    }
+
     typealias AssignmentRow = (String, String, String, String, String, String, String, Double)
 
     static func assignment(_ row: AssignmentRow) -> ExperimentAssignment {

@@ -84,7 +84,7 @@ extension PostgresSessionStore {
         // Nothing to write is an answer only on a state just read.
         guard let commit else { return remembered == nil ? result : nil }
         let state = commit.state
-        guard state.id == read.state.id, state.tenant == tenant, !SessionState.erases(from: read.state, to: state), commit.assignment == nil
+        guard state.id == read.state.id, state.tenant == tenant, !SessionState.erases(from: read.state, to: state), !commit.touchesAssignments
         else { return nil }
         let write = try SessionWrite(
             state, events: commit.events, replacing: read.state, writes: read.writes, profile: commit.profile, outbox: commit.outbox)
@@ -107,7 +107,7 @@ extension PostgresSessionStore {
         let state = commit.state
         // An enrolment's assignment is written beside its session: the locked path's transaction.
         guard IDBytes.equal(state.tenant, tenant), IDBytes.equal(state.userId, userId), state.flow == flow, commit.profile == nil, commit.outbox.isEmpty,
-            commit.assignment == nil
+            !commit.touchesAssignments
         else { return nil }
         let started = ContinuousClock.now
         guard try await connection({ connection in try await self.insert(connection, state, events: commit.events) }) else { return nil }
@@ -184,6 +184,7 @@ extension PostgresSessionStore {
             }
             precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
             // Before the session's events: the rollup their trigger keeps starts from it.
+            for stale in commit.droppedAssignments { try await self.drop(connection, stale) }
             if let assignment = commit.assignment { try await self.insert(connection, assignment) }
             if let stored, stored.state.id == commit.state.id {
                 // The row is held: its write count is the one read, and the session's whole

@@ -159,6 +159,23 @@ extension SQLiteSessionStore: ExperimentStore {
         ])
     }
 
+    /// Deletes an assignment that gives way to a restart, with its rollup, if it still names
+    /// its old session.
+    static func drop(_ db: Database, _ stale: ExperimentAssignment) throws {
+        let arguments: StatementArguments = [stale.tenant, stale.experiment, stale.seed, stale.userId, stale.sessionId]
+        guard
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM experiment_assignments
+                            WHERE tenant = ? AND experiment = ? AND seed = ? AND user_id = ? AND session_id = ?)
+                        """), arguments: arguments) == true
+        else { return }
+        try db.cachedStatement(sql: "DELETE FROM experiment_steps WHERE session_id = ? AND tenant = ?").execute(arguments: [stale.sessionId, stale.tenant])
+        try db.cachedStatement(sql: "DELETE FROM experiment_assignments WHERE tenant = ? AND experiment = ? AND seed = ? AND user_id = ? AND session_id = ?")
+            .execute(arguments: arguments)
+    }
+
     static func assignment(_ row: Row) -> ExperimentAssignment {
         ExperimentAssignment(
             tenant: row[0], experiment: row[1], seed: row[2], userId: row[3], variant: row[4], flow: row[5], sessionId: row[6],

@@ -404,6 +404,7 @@ public final class SQLiteSessionStore: SessionStore {
         let commit = prepared.commit
         precondition(commit.state.tenant == tenant, "a commit must stay in its tenant")
         guard try save(db, prepared) else { return nil }
+        for stale in commit.droppedAssignments { try drop(db, stale) }
         if let assignment = commit.assignment { try insert(db, assignment) }
         for event in commit.events { try insert(db, event, of: commit.state) }
         if let profile = commit.profile {

@@ -11,6 +11,9 @@ extension Platform {
         let variant: Experiment.Variant?
         /// The enrolment's read found no session of the flow: the start need not read again.
         let readAsAbsent: Bool
+        /// The person's stored assignments whose session expired or is gone: a new session
+        /// replaces them (`SessionCommit.droppedAssignments`).
+        var dropping: [ExperimentAssignment] = []
 
         var membership: ExperimentMembership? {
             guard let experiment, let variant else { return nil }
@@ -27,8 +30,9 @@ extension Platform {
 
     /// `flow.start` of a flow experiments split. A person keeps the one session they have on the
     /// flow or any variant's (whatever its status, but expired); someone new is enrolled by the
-    /// first running experiment whose hash takes them (their stored assignment first: it never
-    /// moves), else gets the control's flow (the winner's once shipped).
+    /// first running experiment whose hash takes them, else gets the control's flow (the winner's
+    /// once shipped). Someone whose session expired is someone new (the contract): an assignment
+    /// stored for them then names a session that is over, and gives way to the new one.
     func startInExperiments(
         _ registered: Tenant, userId: String, flow: String, user: UserDetails?, locale: String?
     ) async throws(FlowError) -> SessionView {
@@ -43,20 +47,23 @@ extension Platform {
         if let existing = standing.sessions.first(where: { $0.status != .expired }) {
             return try await startOn(registered, userId: userId, flow: existing.flow, user: user, locale: locale)
         }
+        // No live session of any of these flows: an assignment found now is one whose session is over.
+        var stale: [ExperimentAssignment] = []
         for (index, experiment) in running.enumerated() {
             let phase = index == 0 ? standing : try await enrolment(of: userId, flows: [], in: experiment, tenant: registered.id)
             guard phase.stop == nil else { continue }
-            guard let variant = phase.assignment.flatMap({ experiment.variant($0.variant) }) ?? experiment.assignment(of: userId) else { continue }
+            if let old = phase.assignment { stale.append(old) }
+            guard let variant = experiment.assignment(of: userId) else { continue }
             let target = StartTarget(
                 engine: try registered.engine(variant.flow, version: variant.version), experiment: experiment, variant: variant,
-                readAsAbsent: standing.hasNoSession(of: variant.flow))
+                readAsAbsent: standing.hasNoSession(of: variant.flow), dropping: stale)
             return try await startOn(registered, userId: userId, flow: variant.flow, user: user, locale: locale, enrolment: target)
         }
         let directing = candidates.first { $0.status == .running } ?? candidates[0]
         let given = try await directed(directing, in: registered)
         let target = StartTarget(
             engine: try registered.engine(given.flow, version: given.version), experiment: nil, variant: nil,
-            readAsAbsent: standing.hasNoSession(of: given.flow))
+            readAsAbsent: standing.hasNoSession(of: given.flow), dropping: stale)
         return try await startOn(registered, userId: userId, flow: given.flow, user: user, locale: locale, enrolment: target)
     }
 

@@ -19,16 +19,26 @@ public struct SessionCommit: Sendable {
     /// An experiment enrolment: stored with the new session it started, kept if the person
     /// already has one for the phase (two hosts enrolling one person store one).
     public var assignment: ExperimentAssignment?
+    /// Assignments that give way to this new session: the person's session of them expired (or is
+    /// gone), and someone whose session expired starts afresh as someone new. Each is deleted,
+    /// with its rollup, only while it still names that old session (another host's restart may
+    /// have replaced it first).
+    public var droppedAssignments: [ExperimentAssignment]
 
     public init(
-        state: SessionState, events: [FlowEvent], profile: Profile? = nil, outbox: [OutboxEvent] = [], assignment: ExperimentAssignment? = nil
+        state: SessionState, events: [FlowEvent], profile: Profile? = nil, outbox: [OutboxEvent] = [], assignment: ExperimentAssignment? = nil,
+        droppedAssignments: [ExperimentAssignment] = []
     ) {
         self.state = state
         self.events = events
         self.profile = profile
         self.outbox = outbox
         self.assignment = assignment
+        self.droppedAssignments = droppedAssignments
     }
+
+    /// Whether the commit writes experiment rows beside the session (the stores' locked path).
+    public var touchesAssignments: Bool { assignment != nil || !droppedAssignments.isEmpty }
 }
 
 /// A stored event with the session it belongs to.
