@@ -116,6 +116,17 @@ struct JSONValueEncoder {
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             try JSONValueEncoder.encode(value, into: node.member(key.stringValue), codingPath: codingPath + [key])
         }
+        // The scalars synthesized `encode(to:)` calls by their own overloads: without these the
+        // protocol's defaults send each through the generic one and its dynamic casts.
+        mutating func encode(_ value: String, forKey key: Key) throws { node.member(key.stringValue).kind = .string(value) }
+        mutating func encode(_ value: Bool, forKey key: Key) throws { node.member(key.stringValue).kind = .bool(value) }
+        mutating func encode(_ value: Int, forKey key: Key) throws { node.member(key.stringValue).kind = .int(Int64(value)) }
+        mutating func encode(_ value: Double, forKey key: Key) throws { node.member(key.stringValue).kind = JSONValueEncoder.number(value) }
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { if let value { try encode(value, forKey: key) } }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
             NodeEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key]).container(keyedBy: keyType)
         }
@@ -137,6 +148,10 @@ struct JSONValueEncoder {
         mutating func encode<T: Encodable>(_ value: T) throws {
             try JSONValueEncoder.encode(value, into: node.append(), codingPath: codingPath)
         }
+        mutating func encode(_ value: String) throws { node.append().kind = .string(value) }
+        mutating func encode(_ value: Bool) throws { node.append().kind = .bool(value) }
+        mutating func encode(_ value: Int) throws { node.append().kind = .int(Int64(value)) }
+        mutating func encode(_ value: Double) throws { node.append().kind = JSONValueEncoder.number(value) }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
             NodeEncoder(node: node.append(), codingPath: codingPath).container(keyedBy: keyType)
         }

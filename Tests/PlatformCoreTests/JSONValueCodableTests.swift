@@ -48,4 +48,41 @@ struct JSONValueCodableTests {
         let bad: JSONValue = ["name": "n", "count": 1, "ratio": 1, "whole": 1, "at": "yesterday", "link": ""]
         #expect(throws: DecodingError.self) { try bad.decode(Record.self) }
     }
+
+    /// Every scalar overload a synthesized `encode(to:)` calls (the keyed and unkeyed ones, and
+    /// `encodeIfPresent` with and without a value) writes what the generic path wrote.
+    struct Scalars: Codable {
+        var text: String
+        var flag: Bool
+        var count: Int
+        var ratio: Double
+        var infinite: Double
+        var maybeText: String?
+        var maybeFlag: Bool?
+        var maybeCount: Int?
+        var maybeRatio: Double?
+        var missingText: String?
+        var missingFlag: Bool?
+        var missingCount: Int?
+        var missingRatio: Double?
+        var maybeDate: Date?
+        var texts: [String]
+        var flags: [Bool]
+        var counts: [Int]
+        var ratios: [Double]
+    }
+
+    @Test func scalarOverloadsWriteWhatTheGenericPathWrote() throws {
+        let value = Scalars(
+            text: "t", flag: true, count: -7, ratio: 2.5, infinite: .infinity, maybeText: "m", maybeFlag: false, maybeCount: 0,
+            maybeRatio: 3, missingText: nil, missingFlag: nil, missingCount: nil, missingRatio: nil,
+            maybeDate: Date(timeIntervalSince1970: 1_800_000_000), texts: ["a", ""], flags: [false, true], counts: [1, Int.max],
+            ratios: [0.5, 4, .nan])
+        #expect(
+            try JSONValue(encoding: value) == [
+                "text": "t", "flag": true, "count": -7, "ratio": 2.5, "infinite": nil, "maybeText": "m", "maybeFlag": false, "maybeCount": 0,
+                "maybeRatio": 3, "maybeDate": "2027-01-15T08:00:00Z", "texts": ["a", ""], "flags": [false, true],
+                "counts": [1, .int(Int64(Int.max))], "ratios": [0.5, 4, nil],
+            ])
+    }
 }
