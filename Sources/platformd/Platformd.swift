@@ -34,6 +34,12 @@ struct Platformd: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
+            // Before anything uses NIO's singletons: the count is read once, when they are made.
+            if let serve = command as? Serve,
+                let loops = serve.eventLoopCount(environment: ProcessInfo.processInfo.environment, cores: System.coreCount)
+            {
+                NIOSingletons.groupLoopCountSuggestion = loops
+            }
             if let serve = command as? Serve, PostgresSessionStore.isURL(serve.store.db) {
                 // On PostgreSQL every store call is I/O on NIO's event loops: running the tasks
                 // there too saves a thread hop each way (two hosts x 32 connections: ~8 % more
