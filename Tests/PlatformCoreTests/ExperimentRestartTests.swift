@@ -98,19 +98,7 @@ struct ExperimentRestartTests {
     /// Two hosts restarting one expired person at once: one session, one assignment naming it.
     @Test(arguments: StoreKind.sqlite)
     func twoHostsRestartingOnePersonAtOnceStoreOneAssignment(kind: StoreKind) async throws {
-        let (a, b): (any PlatformStore, any PlatformStore)
-        switch kind {
-        case .postgres:
-            let pair = try #require(try await TestPostgres.twoHosts())
-            (a, b) = (pair.0, pair.1)
-        case .file:
-            let path = try TemporaryDirectory.make().appendingPathComponent("two.sqlite").path
-            a = try await SQLiteSessionStore.open(path: path)
-            b = try await SQLiteSessionStore.open(path: path)
-        case .memory:
-            a = try await kind.open()
-            b = a
-        }
+        let (a, b, close) = try await kind.twoHosts()
         let clock = TestClock()
         let (hostA, hostB) = (Self.platform(a, Self.before, clock: clock), Self.platform(b, Self.before, clock: clock))
         let users = (0..<12).map { "again-\($0)" }
@@ -128,8 +116,7 @@ struct ExperimentRestartTests {
             let held = try await a.assignments(tenant: "fixture", userId: user)
             #expect(held.map(\.sessionId) == [viewA.sessionId], "\(user)")
         }
-        try await a.close()
-        if kind != .memory { try await b.close() }
+        try await close()
     }
 
     @Test(.postgres) func twoHostsRestartingOnePersonAtOnceStoreOneAssignmentOnPostgres() async throws {

@@ -21,19 +21,7 @@ struct ExperimentStoreTests {
 
     @Test(arguments: StoreKind.sqlite)
     func twoHostsEnrollingOnePersonAtOnceStoreOneAssignment(kind: StoreKind) async throws {
-        let (a, b): (any PlatformStore, any PlatformStore)
-        switch kind {
-        case .postgres:
-            let pair = try #require(try await TestPostgres.twoHosts())
-            (a, b) = (pair.0, pair.1)
-        case .file:
-            let path = try TemporaryDirectory.make().appendingPathComponent("two.sqlite").path
-            a = try await SQLiteSessionStore.open(path: path)
-            b = try await SQLiteSessionStore.open(path: path)
-        case .memory:
-            a = try await kind.open()
-            b = a
-        }
+        let (a, b, close) = try await kind.twoHosts()
         let (hostA, hostB) = (Self.platform(a), Self.platform(b))
         for index in 0..<20 {
             let user = "race-\(index)"
@@ -47,8 +35,7 @@ struct ExperimentStoreTests {
             #expect(held.count == 1)
             #expect(held.first?.sessionId == viewA.sessionId)
         }
-        try await a.close()
-        if kind != .memory { try await b.close() }
+        try await close()
     }
 
     @Test(.postgres) func twoHostsEnrollingOnePersonAtOnceStoreOneAssignmentOnPostgres() async throws {

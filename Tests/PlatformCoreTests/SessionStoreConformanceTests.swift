@@ -32,6 +32,36 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return try #require(try await TestPostgres.store(), "needs \(TestPostgres.variable)")
         }
     }
+
+    /// Two hosts' stores on one database (one store for the in-memory kind, which has one host),
+    /// and how to close them.
+    func twoHosts() async throws -> (a: any PlatformStore, b: any PlatformStore, close: @Sendable () async throws -> Void) {
+        switch self {
+        case .postgres:
+            let (a, b) = try #require(try await TestPostgres.twoHosts(), "needs \(TestPostgres.variable)")
+            return (
+                a, b,
+                {
+                    try await a.close()
+                    try await b.close()
+                }
+            )
+        case .file:
+            let path = try TemporaryDirectory.make().appendingPathComponent("two.sqlite").path
+            let a = try await SQLiteSessionStore.open(path: path)
+            let b = try await SQLiteSessionStore.open(path: path)
+            return (
+                a, b,
+                {
+                    try await a.close()
+                    try await b.close()
+                }
+            )
+        case .memory:
+            let one = try await open()
+            return (one, one, { try await one.close() })
+        }
+    }
 }
 
 extension Trait where Self == ConditionTrait {
