@@ -9,7 +9,8 @@ import Foundation
 /// plugin to its fallback.
 public protocol OutboundHTTP: Sendable {
     /// Sends one POST and reads the whole answer. The deadline is `timeout` from the call,
-    /// for the connection, the request and the answer's body together; no redirect is followed.
+    /// for the connection, the request and the answer's body together. (`platformd`'s client
+    /// follows no redirect: a 3xx is the answer.)
     ///
     /// - Throws: `OutboundHTTPError`: no answer in time, a body over `maxResponseBytes`, or the
     ///   connection failed. A status that is not 2xx is an answer, not an error.
