@@ -300,7 +300,7 @@ final class DirectRPCHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes the reply, then takes up what waited behind it.
     private func respond(_ reply: RPCHTTPReply, to head: HTTPRequest) {
         guard let context, case .answering = mode else { return }
-        if let connection = head.headerFields.value(of: .connection), connection.lowercased().contains("close") {
+        if head.headerFields.asksToClose {
             return writeThenClose(reply, context: context)
         }
         write(reply, context: context)

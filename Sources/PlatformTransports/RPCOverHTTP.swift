@@ -168,4 +168,12 @@ extension HTTPFields {
         }
         return found
     }
+
+    /// Whether `Connection` lists the `close` option (RFC 9110 7.6.1: a comma-separated list of
+    /// case-insensitive tokens), as NIO's parser reads it for the connection guard; not a value
+    /// that merely contains the letters.
+    var asksToClose: Bool {
+        guard let connection = value(of: .connection) else { return false }
+        return connection.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
+    }
 }

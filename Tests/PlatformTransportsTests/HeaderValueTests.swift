@@ -31,4 +31,19 @@ import Testing
         #expect(Self.heads[3].value(of: .authorization) == "Bearer a, Bearer b")
         #expect(HTTPTransport.bearer(Self.heads[3]) == "a, Bearer b")
     }
+
+    /// `Connection: close` is a token of the list, in any case and with any spaces, in one field
+    /// or another; a token that only contains the letters is not it.
+    @Test(arguments: [
+        ("close", true), ("Close", true), ("keep-alive, close", true), (" CLOSE ,x", true), ("keep-alive", false),
+        ("closed-caption", false), ("keep-alive, x-close-later", false), ("", false),
+    ])
+    func closeIsAToken(value: String, closes: Bool) {
+        #expect(HTTPFields([HTTPField(name: .connection, value: value)]).asksToClose == closes)
+        #expect(HTTPFields([HTTPField(name: .connection, value: "keep-alive"), HTTPField(name: .connection, value: value)]).asksToClose == closes)
+    }
+
+    @Test func noConnectionFieldKeepsTheConnection() {
+        #expect(!HTTPFields([HTTPField(name: .contentType, value: "close")]).asksToClose)
+    }
 }

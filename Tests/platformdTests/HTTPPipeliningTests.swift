@@ -72,6 +72,23 @@ struct HTTPPipeliningTests {
         }
     }
 
+    /// `Connection` is a list of tokens: one that merely contains "close" keeps the connection,
+    /// as the connection guard reads it (the `POST /rpc` handler closed after such a request).
+    @Test func aConnectionTokenThatOnlyContainsCloseKeepsTheConnection() async throws {
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--auth", "none"]) { http in
+            let port = http.port
+            let (answers, closed) = try await HTTPDoorsTests.blocking {
+                let client = try RawHTTP(port: port, timeoutSeconds: 10)
+                try client.send(Self.post(Self.info(1), headers: "Connection: keep-alive, closed-caption\r\n"))
+                let first = try Self.responses(client, count: 1)
+                try client.send(Self.post(Self.info(2), headers: "Connection: Keep-Alive , CLOSE\r\n"))
+                return (first + (try Self.responses(client, count: 1)), client.closesWithin(seconds: 5))
+            }
+            #expect(answers.map(\.status) == [200, 200], "\(answers)")
+            #expect(closed, "the second asked to close, in capitals, in a list")
+        }
+    }
+
     /// A client that sends its requests and closes its side (a half-close) still gets every answer.
     @Test func aHalfClosedClientGetsEveryAnswer() async throws {
         try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--auth", "none"]) { http in
