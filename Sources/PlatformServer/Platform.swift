@@ -404,7 +404,7 @@ public final class Platform: Sendable {
                 // The transaction has committed: only now are the plugin's lines true, and its
                 // events ready to deliver.
                 write(logs)
-                if queuedDeliveries { outboxSignal.wake() }
+                if queuedDeliveries { outboxSignal.ring() }
                 // Built after the commit, off the store's one writer (every write waits for it).
                 return engine.view(state, now: now)
             case .refused(let error):
@@ -550,7 +550,7 @@ public final class Platform: Sendable {
             }
         }
         write(logs)
-        if queuedDeliveries { outboxSignal.wake() }
+        if queuedDeliveries { outboxSignal.ring() }
         return updated
     }
 

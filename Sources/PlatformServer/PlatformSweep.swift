@@ -156,7 +156,7 @@ extension Platform {
                 }
             }
         }
-        if changed > 0 { outboxSignal.wake() }
+        if changed > 0 { outboxSignal.ring() }
         return changed
     }
 }

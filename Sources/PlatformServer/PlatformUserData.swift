@@ -43,7 +43,7 @@ extension Platform {
         let now = clock()
         let report = event(.userErased, of: registered, userId: userId, sessionId: nil, at: now, data: [:])
         let counts = try await storing { try await store.eraseUser(tenant: tenant, userId: userId, report: report) }
-        if !report.webhooks.isEmpty { outboxSignal.wake() }
+        if !report.webhooks.isEmpty { outboxSignal.ring() }
         logger.notice(
             "user erased",
             metadata: [

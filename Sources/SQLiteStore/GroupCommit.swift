@@ -26,6 +26,8 @@ final class GroupCommitter: Sendable {
     /// Transactions committed, writes they carried (and lone writes that failed), and batches run
     /// a second time with savepoints (a job threw), for tests and `platformd bench`.
     let counts = Mutex<(transactions: Int, writes: Int, retried: Int)>((0, 0, 0))
+    /// Rung after each committed transaction (the WAL's checkpointer waits on it).
+    let committed = Wakeup()
 
     init(writer: any DatabaseWriter, maxBatch: Int = 256) {
         self.writer = writer
@@ -103,6 +105,7 @@ final class GroupCommitter: Sendable {
                 $0.transactions += 1
                 $0.writes += batch.count
             }
+            committed.ring()
             // Durable now: answer everyone, in arrival order.
             for (job, outcome) in zip(batch, outcomes) {
                 switch outcome {

@@ -96,7 +96,8 @@ public final class SQLiteSessionStore: SessionStore {
         self.committer = committer
         if path != Self.memoryPath {
             let checkpointer = try WALCheckpointer(path: path, configuration: configuration)
-            checkpointer.start(writes: { [weak committer] in committer?.counts.withLock { $0.transactions } }, logger: logger)
+            checkpointer.start(
+                writes: { [weak committer] in committer?.counts.withLock { $0.transactions } }, committed: committer.committed, logger: logger)
             self.checkpointer = checkpointer
             folder = RollupFolder()
         } else {
@@ -104,9 +105,9 @@ public final class SQLiteSessionStore: SessionStore {
             folder = nil
         }
         folder?.start(
-            fold: { [weak self] due in
+            fold: { [weak self] in
                 guard let self else { return false }
-                if due { try await self.foldRollup(chunk: Self.backgroundFoldChunk, stoppable: true) }
+                try await self.foldRollup(chunk: Self.backgroundFoldChunk, stoppable: true)
                 return true
             }, logger: logger)
     }

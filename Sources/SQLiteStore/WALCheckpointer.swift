@@ -20,21 +20,29 @@ final class WALCheckpointer: Sendable {
 
     private let connection: DatabaseQueue
     private let loop = DetachedLoop()
+    /// Times the loop woke, for tests (an idle store's loops sleep).
+    let wakes = Atomic<Int>(0)
 
     init(path: String, configuration: Configuration) throws {
         connection = try DatabaseQueue(path: path, configuration: configuration)
     }
 
-    /// Checkpoints after each change of `writes` (transactions committed) until stopped, or
-    /// until `writes` answers nil (its store is gone without being closed).
-    func start(writes: @escaping @Sendable () -> Int?, logger: Logger) {
+    /// How often an idle checkpointer looks whether its store is still there.
+    static let idlePeriod: Duration = .seconds(60)
+
+    /// Checkpoints after each change of `writes` (transactions committed; `committed` is rung
+    /// with each) until stopped, or until `writes` answers nil (its store is gone without being
+    /// closed). Idle, it sleeps until the next commit.
+    func start(writes: @escaping @Sendable () -> Int?, committed: Wakeup, logger: Logger) {
         let connection = connection
         loop.start {
             var checkpointed = writes()
             var failing = false
             while !Task.isCancelled {
-                try? await Task.sleep(for: Self.delay)
-                guard let now = writes() else { return }
+                // After a commit, a pause: the commits of the moment share one checkpoint.
+                if await committed.wait(upTo: Self.idlePeriod) { try? await Task.sleep(for: Self.delay) }
+                self.wakes.add(1, ordering: .relaxed)
+                guard !Task.isCancelled, let now = writes() else { return }
                 guard now != checkpointed else { continue }
                 do {
                     _ = try await connection.writeWithoutTransaction { try $0.checkpoint(.passive) }

@@ -118,7 +118,7 @@ public final class DeliveryWorker: Sendable {
     /// are cancelled and their claims given back.
     public func stop() {
         state.withLock { $0.stopping = true }
-        signal.wake()
+        signal.ring()
     }
 
     var stopping: Bool { state.withLock { $0.stopping } }
@@ -138,7 +138,7 @@ public final class DeliveryWorker: Sendable {
                             group.addTask {
                                 await self.deliver(claim)
                                 self.state.withLock { $0.inFlight -= 1 }
-                                self.signal.wake()
+                                self.signal.ring()
                             }
                         }
                         // Slots left and nothing more due now: sleep until the next falls due.
@@ -150,12 +150,12 @@ public final class DeliveryWorker: Sendable {
                         logger.error("claiming webhook deliveries failed: \(error)")
                     }
                 }
-                await signal.wait(timeout: wait)
+                await signal.wait(upTo: wait)
             }
             // Stopping: let what is in flight finish for a moment, then cancel it.
             let deadline = ContinuousClock.now.advanced(by: stopGrace)
             while !Task.isCancelled, state.withLock({ $0.inFlight }) > 0, ContinuousClock.now < deadline {
-                await signal.wait(timeout: deadline - ContinuousClock.now)
+                await signal.wait(upTo: deadline - ContinuousClock.now)
             }
             group.cancelAll()
         }

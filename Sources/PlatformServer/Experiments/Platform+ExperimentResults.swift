@@ -69,7 +69,7 @@ extension Platform {
             data: ["experiment": .string(experiment.id), "variant": .string(variant.id), "interval": .array(interval.map(JSONValue.double))])
         let held = try await storing { try await experiments.recordExperimentStop(stop, report: report) }
         if held.stored {
-            if !report.webhooks.isEmpty { outboxSignal.wake() }
+            if !report.webhooks.isEmpty { outboxSignal.ring() }
             logger.warning(
                 "experiment stopped: \(reason); new people get the control's flow",
                 metadata: [
