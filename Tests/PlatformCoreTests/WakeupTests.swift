@@ -5,8 +5,10 @@ import Testing
 
 @testable import SQLiteStore
 
-/// The store's background loops wait on a `Wakeup` instead of polling every 50 ms.
-@Suite struct WakeupTests {
+/// The store's background loops wait on a `Wakeup` instead of polling every 50 ms. A wait that
+/// should be woken has an hour's period: were the wake lost, the time limit fails the test (no
+/// wall-clock bound here: a full run on two cores stalls a test for a minute at times).
+@Suite(.timeLimit(.minutes(5))) struct WakeupTests {
     @Test func aRingBeforeTheWaitIsNotLost() async {
         let wakeup = Wakeup()
         wakeup.ring()
@@ -18,12 +20,10 @@ import Testing
 
     @Test func aRingWakesAParkedWait() async {
         let wakeup = Wakeup()
-        let started = ContinuousClock.now
-        async let woken = wakeup.wait(upTo: .seconds(60))
+        async let woken = wakeup.wait(upTo: .seconds(3600))
         try? await Task.sleep(for: .milliseconds(50))
         wakeup.ring()
-        #expect(await woken)
-        #expect(ContinuousClock.now - started < .seconds(30), "woken by the ring, not the period")
+        #expect(await woken, "woken by the ring, not the hour")
     }
 
     @Test func thePeriodEndsAWaitNobodyRings() async {
@@ -34,19 +34,16 @@ import Testing
 
     @Test func cancellingTheTaskEndsItsWait() async {
         let wakeup = Wakeup()
-        let started = ContinuousClock.now
-        let waiting = Task { await wakeup.wait(upTo: .seconds(60)) }
+        let waiting = Task { await wakeup.wait(upTo: .seconds(3600)) }
         try? await Task.sleep(for: .milliseconds(30))
         waiting.cancel()
         #expect(await !waiting.value)
-        #expect(ContinuousClock.now - started < .seconds(30))
         // Cancelled before it waits: it does not park at all.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return await wakeup.wait(upTo: .seconds(60))
+            return await wakeup.wait(upTo: .seconds(3600))
         }
         #expect(await !early.value)
-        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     /// Rings from many tasks while a loop waits and consumes: every ring is seen by a wait that
@@ -62,7 +59,7 @@ import Testing
         let consumer = Task {
             while !Task.isCancelled {
                 // What was rung before a wait that saw a ring is all in the count read after it.
-                if await wakeup.wait(upTo: .seconds(30)) { counts.seen.store(counts.rung.load(ordering: .acquiring), ordering: .releasing) }
+                if await wakeup.wait(upTo: .seconds(3600)) { counts.seen.store(counts.rung.load(ordering: .acquiring), ordering: .releasing) }
             }
         }
         await withTaskGroup(of: Void.self) { group in
@@ -77,16 +74,14 @@ import Testing
             }
         }
         // The last ring is never lost: the consumer, parked or not, sees it without another.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while counts.seen.load(ordering: .acquiring) < 1000, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        while counts.seen.load(ordering: .acquiring) < 1000 { try? await Task.sleep(for: .milliseconds(10)) }
         consumer.cancel()
         #expect(counts.seen.load(ordering: .acquiring) == 1000)
     }
 
     /// An idle store's loops sleep: half a second of nothing wakes neither the checkpointer nor
-    /// the folder (their 50 ms polls woke each ten times).
+    /// the folder more than once (their 50 ms polls woke each ten times; once is the folder's
+    /// 10 s sweep, should a stalled run put the window across it).
     @Test func anIdleStoresLoopsSleep() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idle-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -94,21 +89,18 @@ import Testing
         let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("idle.sqlite").path)
         let checkpointer = try #require(store.checkpointer)
         let folder = try #require(store.folder)
-        // The folder's first fold (rung at the start: what a stopped process left) settles first.
-        try await Task.sleep(for: .milliseconds(300))
+        // The folder's first fold (rung at the start: what a stopped process left) comes first.
+        while folder.wakes.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
         let before = (checkpointer.wakes.load(ordering: .relaxed), folder.wakes.load(ordering: .relaxed))
         try await Task.sleep(for: .milliseconds(500))
-        #expect(checkpointer.wakes.load(ordering: .relaxed) == before.0)
-        #expect(folder.wakes.load(ordering: .relaxed) == before.1)
-        // A commit wakes the checkpointer (and an enrolled one the folder).
+        #expect(checkpointer.wakes.load(ordering: .relaxed) - before.0 <= 1)
+        #expect(folder.wakes.load(ordering: .relaxed) - before.1 <= 1)
+        // A commit wakes the checkpointer.
         _ = try await store.updateSession(tenant: "t1", key: .user(userId: "u1", flow: "f")) { _ in
             (SessionCommit(state: sampleState(), events: []), ())
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while checkpointer.wakes.load(ordering: .relaxed) == before.0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(checkpointer.wakes.load(ordering: .relaxed) > before.0)
+        while checkpointer.wakes.load(ordering: .relaxed) == before.0 { try await Task.sleep(for: .milliseconds(10)) }
         try await store.close()
     }
 }
