@@ -36,11 +36,9 @@ package struct ServerOutboundHTTP: OutboundHTTP {
             return OutboundHTTPResponse(status: Int(response.status.code), body: Array(answer.readableBytesView))
         } catch is NIOTooManyBytesError {
             throw .responseTooLarge(limit: maxResponseBytes)
-        } catch let error as HTTPClientError where [.deadlineExceeded, .readTimeout, .connectTimeout].contains(error) {
+        } catch let error as HTTPClientError where [.deadlineExceeded, .readTimeout, .connectTimeout, .cancelled].contains(error) {
             throw .timedOut
         } catch is CancellationError {
-            throw .timedOut
-        } catch let error as HTTPClientError where error == .cancelled {
             throw .timedOut
         } catch {
             throw .failed(HTTPWebhookTransport.describe(error))

@@ -12,16 +12,11 @@ struct EventLoopsTests {
     /// The event-loop threads of a running process (NIO names its singleton group's threads
     /// `NIO-SGLTN-1-#N`; group 0 is its blocking pool).
     static func loopThreads(of pid: Int32) throws -> Int {
-        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
-        return tasks.filter { task in
-            // Read through a handle: /proc files say they are empty to a read sized by stat.
-            let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/task/\(task)/comm")
-            defer { try? handle?.close() }
-            let name = String(decoding: (try? handle?.readToEnd()) ?? Data(), as: UTF8.self)
-            return name.hasPrefix("NIO-SGLTN-1-")
-        }.count
+        try names(of: pid).filter { $0.hasPrefix("NIO-SGLTN-1-") }.count
     }
 
+    /// Each thread's name, read through a handle: /proc files say they are empty to a read
+    /// sized by stat.
     static func names(of pid: Int32) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").map { task in
             let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/task/\(task)/comm")
