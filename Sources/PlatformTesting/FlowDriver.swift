@@ -92,6 +92,8 @@ public struct FlowDriver: Sendable {
 
     /// - Parameters:
     ///   - newID: the ids of sessions and of `StepContext.newID()`; by default the server's (UUIDs).
+    ///   - logger: the platform's own lines (a step work's fallback among them); by default the
+    ///     server's, `Logger(label: "platformd")`.
     ///   - pluginLogger: the Logger the plugin's lines are written with once their command has
     ///     committed (tests pass one that records them); by default the server's, `Logger(label:)`.
     /// The tenant's texts in every locale (its plugin's catalogs and `copy` overrides).
@@ -101,6 +103,7 @@ public struct FlowDriver: Sendable {
         plugin: any OnboardingPlugin, store: (any SessionStore)? = nil, clock: TestClock = TestClock(),
         newID: @escaping @Sendable () -> String = Platform.randomID,
         webhooks: [Webhook] = [], copy: CopyBook? = nil, experiments: [Experiment] = [],
+        logger: Logger = Logger(label: "platformd"),
         pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
     ) throws {
         let hosted = HostedTenant(
@@ -109,7 +112,7 @@ public struct FlowDriver: Sendable {
         self.platform = Platform(
             tenants: [hosted],
             store: try store ?? SQLiteSessionStore(path: SQLiteSessionStore.memoryPath),
-            clock: { clock.now }, newID: newID, pluginLogger: pluginLogger)
+            clock: { clock.now }, newID: newID, logger: logger, pluginLogger: pluginLogger)
         self.tenant = plugin.id
         self.clock = clock
         self.methods = platform.methods

@@ -124,7 +124,7 @@ import Testing
     static let offline: JSONValue = ["goal_type": "strength", "primary_metric": "one_rep_max", "target": ["value": 100, "unit": "kg"], "timeframe_weeks": 6]
 
     func goal(after analyzer: any GoalAnalyzer, timeout: Duration = .seconds(5), logs: LogRecorder) async throws -> JSONValue? {
-        let d = try driver(AirFitPlugin(analyzer: analyzer, analysisTimeout: timeout, logger: logs.logger))
+        let d = try driver(AirFitPlugin(analyzer: analyzer, analysisTimeout: timeout), logs: logs)
         let done = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": "describe_own", "aspirationText": .string(Self.text)]])
         #expect(done.status == .completed)
         return try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
@@ -171,7 +171,7 @@ import Testing
     }
 
     @Test func theWorkErrorItselfCarriesNoText() async throws {
-        let work = GoalAnalysisWork(analyzer: ThrowingAnalyzer(), timeout: .seconds(1), logger: LogRecorder().logger)
+        let work = GoalAnalysisWork(analyzer: ThrowingAnalyzer(), timeout: .seconds(1))
             .work(for: "my private words", on: Date(timeIntervalSince1970: 0))
         await #expect(throws: GoalAnalysisError.failed(errorType: String(reflecting: ThrowingAnalyzer.Leak.self))) {
             try await work.perform()

@@ -39,8 +39,13 @@ enum Answers {
     ]
 }
 
-func driver(_ plugin: AirFitPlugin = AirFitPlugin(analyzer: OfflineGoalAnalyzer()), clock: TestClock = TestClock()) throws -> FlowDriver {
-    try FlowDriver(plugin: plugin, clock: clock)
+/// - Parameter logs: records the host's lines (a step work's fallback is logged there) and the
+///   plugin's, so a test sees every line one event gave.
+func driver(
+    _ plugin: AirFitPlugin = AirFitPlugin(analyzer: OfflineGoalAnalyzer()), clock: TestClock = TestClock(), logs: LogRecorder? = nil
+) throws -> FlowDriver {
+    guard let logs else { return try FlowDriver(plugin: plugin, clock: clock) }
+    return try FlowDriver(plugin: plugin, clock: clock, logger: logs.logger("platformd"), pluginLogger: { logs.logger($0) })
 }
 
 /// Starts (or resumes) a session and submits the walk's answers until it stands on `step`.
@@ -87,6 +92,7 @@ extension LogRecorder {
     var all: [String] {
         lines.map { "\($0.level) \($0.message) \($0.allMetadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })" }
     }
+    /// A Logger labelled as the plugin's own lines are.
     var logger: Logger { logger("AirFit") }
 }
 

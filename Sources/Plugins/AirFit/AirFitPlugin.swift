@@ -61,21 +61,16 @@ public struct AirFitPlugin: OnboardingPlugin {
         if let problem = setup.problem {
             logger.warning("goal analyzer configuration ignored", metadata: ["problem": "\(problem)"])
         }
-        self.init(analyzer: setup.analyzer, analysisTimeout: setup.timeout, logger: logger)
+        self.init(analyzer: setup.analyzer, analysisTimeout: setup.timeout)
     }
 
     /// - Parameters:
     ///   - analyzer: turns a `describe_own` aspiration into a structured goal.
     ///   - analysisTimeout: after this, the offline analyzer's result is used instead.
-    ///   - logger: where fallbacks are reported (never with the person's text). The analysis runs
-    ///     between transactions, so its fallback is logged directly, when it happens; no rule of the
-    ///     flow logs.
-    public init(
-        analyzer: any GoalAnalyzer,
-        analysisTimeout: Duration = AirFitPlugin.defaultAnalysisTimeout,
-        logger: Logger = Logger(label: "AirFit")
-    ) {
-        let analysis = GoalAnalysisWork(analyzer: analyzer, timeout: analysisTimeout, logger: logger)
+    /// A fallback is logged once, by the host that ran the work (its name and the reason, never
+    /// the person's text), as every plugin's step work is.
+    public init(analyzer: any GoalAnalyzer, analysisTimeout: Duration = AirFitPlugin.defaultAnalysisTimeout) {
+        let analysis = GoalAnalysisWork(analyzer: analyzer, timeout: analysisTimeout)
         let steps: [any FlowStep] = [
             OpeningScreenStep(),
             LifeSnapshotStep(),

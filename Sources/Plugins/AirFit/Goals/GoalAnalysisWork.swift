@@ -1,21 +1,19 @@
 import Foundation
-import Logging
 import PlatformCore
 
 /// Runs the configured analyzer as the core_aspiration step's server work. Whatever happens
 /// (an error, an answer outside the vocabularies, a timeout) the step gets a goal: the
-/// offline analyzer's. Neither the result nor the logs ever carry the person's text.
+/// offline analyzer's. Neither the result nor the reason the host logs for a fallback ever
+/// carries the person's text.
 struct GoalAnalysisWork: Sendable {
     static let offline = OfflineGoalAnalyzer()
 
     let analyzer: any GoalAnalyzer
     let timeout: Duration
-    let logger: Logger
 
     func work(for text: String, on referenceDate: Date) -> StepWork {
         let request = GoalAnalysisRequest(text: text, referenceDate: referenceDate)
         let analyzer = self.analyzer
-        let logger = self.logger
         return StepWork(
             name: "AirFit goal analysis (\(analyzer.name))", timeout: timeout,
             perform: {
@@ -28,11 +26,9 @@ struct GoalAnalysisWork: Sendable {
                 }
                 return Self.result(goal, analyzer: analyzer.name, fellBack: false)
             },
-            fallback: { reason in
-                logger.warning(
-                    "goal analysis fell back to the offline analyzer",
-                    metadata: ["analyzer": "\(analyzer.name)", "reason": "\(reason)"])
-                return Self.result(Self.offline.goal(for: request), analyzer: Self.offline.name, fellBack: true)
+            fallback: { _ in
+                // The host logs the work's name and the reason; a second line here said it twice.
+                Self.result(Self.offline.goal(for: request), analyzer: Self.offline.name, fellBack: true)
             })
     }
 
