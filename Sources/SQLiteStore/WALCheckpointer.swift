@@ -22,6 +22,8 @@ final class WALCheckpointer: Sendable {
     private let loop = DetachedLoop()
     /// Times the loop woke, for tests (an idle store's loops sleep).
     let wakes = Atomic<Int>(0)
+    /// Passive checkpoints run, for tests.
+    let checkpoints = Atomic<Int>(0)
 
     init(path: String, configuration: Configuration) throws {
         connection = try DatabaseQueue(path: path, configuration: configuration)
@@ -30,9 +32,9 @@ final class WALCheckpointer: Sendable {
     /// How often an idle checkpointer looks whether its store is still there.
     static let idlePeriod: Duration = .seconds(60)
 
-    /// Checkpoints after each change of `writes` (transactions committed; `committed` is rung
-    /// with each) until stopped, or until `writes` answers nil (its store is gone without being
-    /// closed). Idle, it sleeps until the next commit.
+    /// Checkpoints after each commit (`committed` is rung with each; `writes` counts the
+    /// transactions committed) until stopped, or until `writes` answers nil (its store is gone
+    /// without being closed). Idle, it sleeps until the next commit.
     func start(writes: @escaping @Sendable () -> Int?, committed: Wakeup, logger: Logger) {
         let connection = connection
         loop.start {
@@ -40,12 +42,17 @@ final class WALCheckpointer: Sendable {
             var failing = false
             while !Task.isCancelled {
                 // After a commit, a pause: the commits of the moment share one checkpoint.
-                if await committed.wait(upTo: Self.idlePeriod) { try? await Task.sleep(for: Self.delay) }
+                let rung = await committed.wait(upTo: Self.idlePeriod)
+                if rung { try? await Task.sleep(for: Self.delay) }
                 self.wakes.add(1, ordering: .relaxed)
                 guard !Task.isCancelled, let now = writes() else { return }
-                guard now != checkpointed else { continue }
+                // A ring is a commit to copy even when the count has not moved since the loop
+                // first read it: a commit made before this task first ran is counted in that
+                // first read, and its ring, kept for the first wait, is all that says it is there.
+                guard rung || now != checkpointed else { continue }
                 do {
                     _ = try await connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
+                    self.checkpoints.add(1, ordering: .relaxed)
                     checkpointed = now
                     if failing { logger.info("WAL checkpoints run again") }
                     failing = false
