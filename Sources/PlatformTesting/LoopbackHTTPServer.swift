@@ -85,7 +85,17 @@ public final class LoopbackHTTPServer: Sendable {
     private func acceptLoop() {
         while true {
             let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
+            guard connection >= 0 else {
+                // A failure of one connection, or of the moment, leaves the server listening:
+                // only the listener's close (`close()`) ends the loop.
+                switch errno {
+                case EINTR, ECONNABORTED, EPROTO: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    usleep(10_000)
+                    continue
+                default: return
+                }
+            }
             let thread = Thread { [self] in serve(connection) }
             thread.start()
         }
@@ -109,6 +119,7 @@ public final class LoopbackHTTPServer: Sendable {
             var sent = 0
             while sent < bytes.count {
                 let count = bytes[sent...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, sendFlags) }
+                if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { break }
                 sent += count
             }
@@ -137,6 +148,7 @@ public final class LoopbackHTTPServer: Sendable {
                 }
             }
             let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return nil }
             buffer += chunk[0..<count]
         }
