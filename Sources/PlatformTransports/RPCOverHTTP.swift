@@ -174,6 +174,6 @@ extension HTTPFields {
     /// that merely contains the letters.
     var asksToClose: Bool {
         guard let connection = value(of: .connection) else { return false }
-        return connection.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
+        return connection.split(separator: ",").contains { $0.trimmingWhitespace.lowercased() == "close" }
     }
 }

@@ -37,8 +37,7 @@ package final class HTTPWebhookTransport: WebhookTransport {
         request.headers.add(name: "User-Agent", value: "platformd/\(Platform.version)")
         for header in headers { request.headers.add(name: header.name, value: header.value) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        let deadline = NIODeadline.now() + .nanoseconds(nanoseconds)
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
         do {
             let response = try await client.execute(request, deadline: deadline)
             var read = 0

@@ -162,18 +162,13 @@ extension SQLiteSessionStore: ExperimentStore {
     /// Deletes an assignment that gives way to a restart, with its rollup, if it still names
     /// its old session.
     static func drop(_ db: Database, _ stale: ExperimentAssignment) throws {
+        let assignment = "tenant = ? AND experiment = ? AND seed = ? AND user_id = ? AND session_id = ?"
         let arguments: StatementArguments = [stale.tenant, stale.experiment, stale.seed, stale.userId, stale.sessionId]
-        guard
-            try Bool.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT EXISTS (SELECT 1 FROM experiment_assignments
-                            WHERE tenant = ? AND experiment = ? AND seed = ? AND user_id = ? AND session_id = ?)
-                        """), arguments: arguments) == true
-        else { return }
-        try db.cachedStatement(sql: "DELETE FROM experiment_steps WHERE session_id = ? AND tenant = ?").execute(arguments: [stale.sessionId, stale.tenant])
-        try db.cachedStatement(sql: "DELETE FROM experiment_assignments WHERE tenant = ? AND experiment = ? AND seed = ? AND user_id = ? AND session_id = ?")
-            .execute(arguments: arguments)
+        // The steps first, while the assignment still says they are its (as PostgreSQL's `drop`).
+        try db.cachedStatement(
+            sql: "DELETE FROM experiment_steps WHERE session_id = ? AND tenant = ? AND EXISTS (SELECT 1 FROM experiment_assignments WHERE \(assignment))"
+        ).execute(arguments: [stale.sessionId, stale.tenant] + arguments)
+        try db.cachedStatement(sql: "DELETE FROM experiment_assignments WHERE \(assignment)").execute(arguments: arguments)
     }
 
     static func assignment(_ row: Row) -> ExperimentAssignment {
