@@ -72,6 +72,11 @@ struct PlatformBench: AsyncParsableCommand {
     var startsOnly = false
     @Flag(
         help:
+            "Give each walked user a random id, as an app's user ids are, instead of the connection's name and a counter (which sort together, so rows keyed by the person land on the same few pages)."
+    )
+    var scatteredUsers = false
+    @Flag(
+        help:
             "Serve with --auth required and log every connection in with a key of --tenant (made with platformd keys create): a bearer on each HTTP request and on a WebSocket's handshake, auth.login first on a socket, as an app's backend does. Needs --tenant."
     )
     var login = false
@@ -219,11 +224,12 @@ struct PlatformBench: AsyncParsableCommand {
         // costs the 2-core machine little: 32 blocking client threads and full parses of every
         // reply took about as much CPU as the server itself and skewed what the server could do.
         let (tenant, flow) = (self.tenant, self.flow)
-        let startsOnly = self.startsOnly
+        let (startsOnly, scatteredUsers) = (self.startsOnly, self.scatteredUsers)
         let plan = try await BlockingWork.run("platformd.bench.plan") {
             var plan = try WalkPlanner(exchange: BlockingExchange(endpoint: listening[0])).plan(
                 tenant: tenant, flow: flow, userId: "bench-plan-\(UInt32.random(in: .min ... .max))")
             if startsOnly { plan.startOnly() }
+            plan.scatteredUsers = scatteredUsers
             return plan
         }
         progress("walking \(plan.tenant) users: \(plan.requestsPerWalk) requests each")

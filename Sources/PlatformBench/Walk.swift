@@ -13,6 +13,10 @@ struct WalkPlan: Sendable {
     var requestsPerWalk: Int
     /// `--starts-only`: each walk is its start alone.
     var startsOnly = false
+    /// `--scattered-users`: each user a random id, as an app's are, not the connection's prefix
+    /// and a counter (ids that sort together, so the rows keyed by person are written to a few
+    /// pages at the end of their indexes instead of random ones).
+    var scatteredUsers = false
 
     mutating func startOnly() {
         startsOnly = true
@@ -55,7 +59,8 @@ struct Walk {
         } else {
             user += 1
             session = nil
-            request = plan.startRequest(id: requestID, userId: "\(prefix)-u\(user)")
+            let userId = plan.scatteredUsers ? String(UInt64.random(in: .min ... .max), radix: 16) : "\(prefix)-u\(user)"
+            request = plan.startRequest(id: requestID, userId: userId)
         }
         return request.serializedBytes() + [0x0A]
     }

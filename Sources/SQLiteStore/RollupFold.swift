@@ -3,9 +3,10 @@ import PlatformCore
 
 /// One fold's events added up per session before anything is written: a session that made a
 /// dozen commands since the last fold costs a statement per step it touched and one for its
-/// assignment, not two or three a command. What each event does (PostgreSQL's trigger does the
-/// same in each commit): an arrival adds the step (once) and makes it the last; a leaving marks
-/// it left and adds its seconds; the first completion stamps the assignment.
+/// outcome, not two or three a command. What each event does (PostgreSQL's trigger does the
+/// same in each commit, on the assignment's row): the exposure makes the session's outcome row;
+/// an arrival adds the step (once) and makes it the last; a leaving marks it left and adds its
+/// seconds; the first completion stamps the outcome.
 struct RollupFold {
     struct Step {
         var arrived = false
@@ -24,6 +25,8 @@ struct RollupFold {
         var order: [String] = []
         var lastArrival: String?
         var completedAt: Double?
+        /// Enrolled in this fold: its outcome row is made even if nothing else happened yet.
+        var exposed = false
 
         mutating func touch(_ step: String, _ change: (inout Step) -> Void) {
             if steps[step] == nil { order.append(step) }
@@ -56,6 +59,8 @@ struct RollupFold {
             }
         case .completed?:
             if session.completedAt == nil { session.completedAt = at }
+        case .exposed?:
+            session.exposed = true
         default:
             break
         }
@@ -88,12 +93,16 @@ struct RollupFold {
                     ).execute(arguments: [id, name, step.left, step.seconds])
                 }
             }
-            guard session.lastArrival != nil || session.completedAt != nil else { continue }
+            guard session.exposed || session.lastArrival != nil || session.completedAt != nil else { continue }
+            // Every value is the old row's in an upsert's SET: the first completion stays.
             try db.cachedStatement(
                 sql: """
-                    UPDATE experiment_assignments SET last_step = COALESCE(?1, last_step), completed_at = COALESCE(completed_at, ?2),
-                        seconds_to_complete = CASE WHEN completed_at IS NULL AND ?2 IS NOT NULL THEN MAX(0, ?2 - assigned_at) ELSE seconds_to_complete END
-                    WHERE session_id = ?3
+                    INSERT INTO experiment_outcomes (session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete)
+                    SELECT session_id, tenant, experiment, seed, variant, ?1, ?2, CASE WHEN ?2 IS NULL THEN NULL ELSE MAX(0, ?2 - assigned_at) END
+                    FROM experiment_assignments WHERE session_id = ?3
+                    ON CONFLICT (session_id) DO UPDATE SET last_step = COALESCE(excluded.last_step, last_step),
+                        completed_at = COALESCE(completed_at, excluded.completed_at),
+                        seconds_to_complete = CASE WHEN completed_at IS NULL THEN excluded.seconds_to_complete ELSE seconds_to_complete END
                     """
             ).execute(arguments: [session.lastArrival, session.completedAt, id])
         }

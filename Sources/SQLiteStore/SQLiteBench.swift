@@ -87,9 +87,13 @@ extension SQLiteSessionStore {
                     """)
             let assignment = try db.makeStatement(
                 sql: """
-                    INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at, completed_at, last_step,
-                        seconds_to_complete)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            let outcome = try db.makeStatement(
+                sql: """
+                    INSERT INTO experiment_outcomes (session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             let step = try db.makeStatement(
                 sql: "INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant) VALUES (?, ?, ?, ?, ?, ?)")
@@ -104,9 +108,9 @@ extension SQLiteSessionStore {
                     id, tenant, user, variant.flow, completes ? "completed" : "active", progress, time,
                     completes ? #"{"message":"","records":[]}"# : nil, time, time, version, fingerprint,
                 ])
-                try assignment.execute(arguments: [
-                    tenant, experiment, seed, user, variant.id, variant.flow, id, time, completes ? time + 60 : nil, variant.firstStep,
-                    completes ? 60.0 : nil,
+                try assignment.execute(arguments: [tenant, experiment, seed, user, variant.id, variant.flow, id, time])
+                try outcome.execute(arguments: [
+                    id, tenant, experiment, seed, variant.id, variant.firstStep, completes ? time + 60 : nil, completes ? 60.0 : nil,
                 ])
                 try step.execute(arguments: [id, variant.firstStep, tenant, experiment, seed, variant.id])
                 try event.execute(arguments: [tenant, variant.flow, id, "exposed", nil, time])

@@ -91,6 +91,57 @@ extension SQLiteSessionStore: ExperimentStore {
         }
     }
 
+    /// An enrolment writes the assignment alone; its outcome (the last step, the completion)
+    /// moves to a table of its own that only the fold writes. Before, the assignment's row
+    /// carried the outcome and five indexes, two keyed by the person at random places in their
+    /// B-trees, and each enrolling commit wrote pages of all of them: about half of what an
+    /// enrolled start wrote (Docs/performance.md, "What an enrolment writes"). Now the row is
+    /// keyed by the person (which serves the lookup of their assignment in a phase, export and
+    /// erasure with one B-tree) and by session; the phase's indexes are on the outcomes, which
+    /// the fold writes many at a time, and an exposure folded makes its session's outcome row.
+    static func registerExperimentOutcomes(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v12-experiment-outcomes") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE experiment_outcomes (
+                        session_id TEXT NOT NULL PRIMARY KEY,
+                        tenant TEXT NOT NULL,
+                        experiment TEXT NOT NULL,
+                        seed TEXT NOT NULL,
+                        variant TEXT NOT NULL,
+                        last_step TEXT,
+                        completed_at REAL,
+                        seconds_to_complete REAL
+                    ) WITHOUT ROWID;
+                    INSERT OR IGNORE INTO experiment_outcomes
+                        (session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete)
+                        SELECT session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete
+                        FROM experiment_assignments ORDER BY session_id;
+                    CREATE INDEX experiment_outcomes_by_phase
+                        ON experiment_outcomes (tenant, experiment, seed, variant, last_step, completed_at);
+                    CREATE INDEX experiment_outcomes_by_duration
+                        ON experiment_outcomes (tenant, experiment, seed, variant, seconds_to_complete);
+                    CREATE TABLE experiment_assignments_v12 (
+                        tenant TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        experiment TEXT NOT NULL,
+                        seed TEXT NOT NULL,
+                        variant TEXT NOT NULL,
+                        flow TEXT NOT NULL,
+                        session_id TEXT NOT NULL,
+                        assigned_at REAL NOT NULL,
+                        PRIMARY KEY (tenant, user_id, experiment, seed)
+                    );
+                    INSERT INTO experiment_assignments_v12 (tenant, user_id, experiment, seed, variant, flow, session_id, assigned_at)
+                        SELECT tenant, user_id, experiment, seed, variant, flow, session_id, assigned_at
+                        FROM experiment_assignments ORDER BY assigned_at, rowid;
+                    DROP TABLE experiment_assignments;
+                    ALTER TABLE experiment_assignments_v12 RENAME TO experiment_assignments;
+                    CREATE INDEX experiment_assignments_by_session ON experiment_assignments (session_id);
+                    """)
+        }
+    }
+
     /// How many events' ids one fold covers when results, a prune or the close wait for it:
     /// few batches for a large backlog, each holding the writer a few milliseconds.
     static let foldChunk: Int64 = 2_048
@@ -124,7 +175,7 @@ extension SQLiteSessionStore: ExperimentStore {
             db.cachedStatement(
                 sql: """
                     SELECT e.session_id, e.kind, e.step, e.seconds, e.at FROM events e
-                    WHERE e.id > ? AND e.id <= ? AND e.kind IN ('arrived', 'left', 'completed')
+                    WHERE e.id > ? AND e.id <= ? AND e.kind IN ('exposed', 'arrived', 'left', 'completed')
                         AND EXISTS (SELECT 1 FROM experiment_assignments a WHERE a.session_id = e.session_id)
                     ORDER BY e.id
                     """), arguments: [mark, end])
@@ -150,11 +201,11 @@ extension SQLiteSessionStore: ExperimentStore {
     static func insert(_ db: Database, _ assignment: ExperimentAssignment) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, experiment, seed, user_id) DO NOTHING
+                INSERT INTO experiment_assignments (tenant, user_id, experiment, seed, variant, flow, session_id, assigned_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, user_id, experiment, seed) DO NOTHING
                 """
         ).execute(arguments: [
-            assignment.tenant, assignment.experiment, assignment.seed, assignment.userId, assignment.variant, assignment.flow,
+            assignment.tenant, assignment.userId, assignment.experiment, assignment.seed, assignment.variant, assignment.flow,
             assignment.sessionId, assignment.assignedAt.timeIntervalSince1970,
         ])
     }
@@ -162,12 +213,14 @@ extension SQLiteSessionStore: ExperimentStore {
     /// Deletes an assignment that gives way to a restart, with its rollup, if it still names
     /// its old session.
     static func drop(_ db: Database, _ stale: ExperimentAssignment) throws {
-        let assignment = "tenant = ? AND experiment = ? AND seed = ? AND user_id = ? AND session_id = ?"
-        let arguments: StatementArguments = [stale.tenant, stale.experiment, stale.seed, stale.userId, stale.sessionId]
-        // The steps first, while the assignment still says they are its (as PostgreSQL's `drop`).
-        try db.cachedStatement(
-            sql: "DELETE FROM experiment_steps WHERE session_id = ? AND tenant = ? AND EXISTS (SELECT 1 FROM experiment_assignments WHERE \(assignment))"
-        ).execute(arguments: [stale.sessionId, stale.tenant] + arguments)
+        let assignment = "tenant = ? AND user_id = ? AND experiment = ? AND seed = ? AND session_id = ?"
+        let arguments: StatementArguments = [stale.tenant, stale.userId, stale.experiment, stale.seed, stale.sessionId]
+        // The rollup first, while the assignment still says it is its (as PostgreSQL's `drop`).
+        for rollup in ["experiment_steps", "experiment_outcomes"] {
+            try db.cachedStatement(
+                sql: "DELETE FROM \(rollup) WHERE session_id = ? AND tenant = ? AND EXISTS (SELECT 1 FROM experiment_assignments WHERE \(assignment))"
+            ).execute(arguments: [stale.sessionId, stale.tenant] + arguments)
+        }
         try db.cachedStatement(sql: "DELETE FROM experiment_assignments WHERE \(assignment)").execute(arguments: arguments)
     }
 
@@ -186,8 +239,8 @@ extension SQLiteSessionStore: ExperimentStore {
     static func fetchAssignment(_ db: Database, tenant: String, experiment: String, seed: String, userId: String) throws -> ExperimentAssignment? {
         try Row.fetchOne(
             db.cachedStatement(
-                sql: "SELECT \(Self.assignmentColumns) FROM experiment_assignments WHERE tenant = ? AND experiment = ? AND seed = ? AND user_id = ?"),
-            arguments: [tenant, experiment, seed, userId]
+                sql: "SELECT \(Self.assignmentColumns) FROM experiment_assignments WHERE tenant = ? AND user_id = ? AND experiment = ? AND seed = ?"),
+            arguments: [tenant, userId, experiment, seed]
         ).map(Self.assignment)
     }
 
@@ -220,7 +273,8 @@ extension SQLiteSessionStore: ExperimentStore {
             try await foldRollup()
         } catch {
             // Another process holding the write lock past the busy timeout, say: the results
-            // are read as the rollup stands, a moment behind, rather than not at all.
+            // are read as the rollup stands, a moment behind (those enrolled since the last fold
+            // not yet counted), rather than not at all.
             logger.warning("experiment rollup not folded before reading results: \(error)")
         }
         return try await writer.read { db in
@@ -229,7 +283,7 @@ extension SQLiteSessionStore: ExperimentStore {
             let sessions = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT variant, last_step, COUNT(*), COUNT(completed_at) FROM experiment_assignments
+                    SELECT variant, last_step, COUNT(*), COUNT(completed_at) FROM experiment_outcomes
                     WHERE tenant = ? AND experiment = ? AND seed = ? GROUP BY variant, last_step
                     """, arguments: phase)
             while let row = try sessions.next() {
@@ -243,7 +297,7 @@ extension SQLiteSessionStore: ExperimentStore {
                     try Int.fetchOne(
                         db,
                         sql: """
-                            SELECT COUNT(*) FROM experiment_assignments
+                            SELECT COUNT(*) FROM experiment_outcomes
                             WHERE tenant = ? AND experiment = ? AND seed = ? AND variant = ? AND seconds_to_complete <= ?
                             """, arguments: within) ?? 0
                 func rank(_ quantile: Double) throws -> Double? {
@@ -251,7 +305,7 @@ extension SQLiteSessionStore: ExperimentStore {
                     return try Double.fetchOne(
                         db,
                         sql: """
-                            SELECT seconds_to_complete FROM experiment_assignments
+                            SELECT seconds_to_complete FROM experiment_outcomes
                             WHERE tenant = ? AND experiment = ? AND seed = ? AND variant = ? AND seconds_to_complete <= ?
                             ORDER BY seconds_to_complete LIMIT 1 OFFSET ?
                             """, arguments: within + [index])

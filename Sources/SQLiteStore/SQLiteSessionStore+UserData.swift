@@ -55,11 +55,13 @@ extension SQLiteSessionStore {
                     db, sql: "SELECT COUNT(*) FROM records WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId]) ?? 0
             try db.execute(sql: "DELETE FROM profiles WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             var held = counts.sessions + counts.events + db.changesCount
-            // The person's experiment assignments (and the steps their sessions reached, kept for
-            // the results): a later start enrols them as someone new.
-            try db.execute(
-                sql: "DELETE FROM experiment_steps WHERE session_id IN (SELECT session_id FROM experiment_assignments WHERE tenant = ? AND user_id = ?)",
-                arguments: [tenant, userId])
+            // The person's experiment assignments (and their outcomes and the steps their sessions
+            // reached, kept for the results): a later start enrols them as someone new.
+            for rollup in ["experiment_steps", "experiment_outcomes"] {
+                try db.execute(
+                    sql: "DELETE FROM \(rollup) WHERE session_id IN (SELECT session_id FROM experiment_assignments WHERE tenant = ? AND user_id = ?)",
+                    arguments: [tenant, userId])
+            }
             try db.execute(sql: "DELETE FROM experiment_assignments WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             held += db.changesCount
             counts.deliveries =

@@ -283,6 +283,7 @@ public final class SQLiteSessionStore: SessionStore {
         registerExperimentTables(&migrator)
         registerExperimentRollup(&migrator)
         registerExperimentRollupMark(&migrator)
+        registerExperimentOutcomes(&migrator)
         return migrator
     }
 

@@ -90,12 +90,13 @@ struct BenchCommandTests {
 
     /// `--starts-only`: every request is a new person's `flow.start` (with `--experiment`, an
     /// enrolment), so the server's CPU a request is a start's, and every answered start exposed
-    /// one more person.
-    @Test func startsOnlyMakesEveryRequestANewPersonsStart() async throws {
+    /// one more person; with `--scattered-users` too, each a random id.
+    @Test(arguments: [[], ["--scattered-users"]])
+    func startsOnlyMakesEveryRequestANewPersonsStart(users: [String]) async throws {
         let tenant = try await PlatformdProcess.withServer { server in
             try await server.call("platform.info")["result"]?["tenants"]?.arrayValue?.first?["tenant"]?.stringValue ?? ""
         }
-        let report = try await Self.report(["--tenant", tenant, "--experiment", "--starts-only", "--connections", "2", "--seconds", "2"])
+        let report = try await Self.report(["--tenant", tenant, "--experiment", "--starts-only", "--connections", "2", "--seconds", "2"] + users)
         #expect(report["failures"] == 0, "\(report.serialized())")
         #expect(report["requestsPerWalk"] == 1)
         let requests = try #require(report["requests"]?.intValue)

@@ -56,8 +56,13 @@ struct ExperimentRestartTests {
             (0..<1000).map { "restart-\(change)-\($0)" }.first {
                 Self.before.assignment(of: $0)?.id == "a" && ExperimentEnrolmentTests.experiment(weights: (1, 99)).assignment(of: $0)?.id == "b"
             })
-        let first = try await Self.platform(store, Self.before, clock: clock).start(tenant: "fixture", userId: user, flow: "quick", user: nil)
+        let firstHost = Self.platform(store, Self.before, clock: clock)
+        let first = try await firstHost.start(tenant: "fixture", userId: user, flow: "quick", user: nil)
         #expect(first.experiment?.variant == "a")
+        // Counted before it expires: the results' rollup holds the first session, which the
+        // restart must take away with its assignment.
+        let before = try await firstHost.experimentResults(tenant: "fixture", experiment: Self.before.id)
+        #expect(before.variants.first { $0.id == "a" }?.exposed == 1)
 
         clock.advance(seconds: 31 * 86_400)
         let host = Self.platform(store, after, clock: clock)

@@ -38,7 +38,7 @@ struct ExperimentRollupFoldTests {
     /// The rollup as stored, in a stable order.
     static func stored(_ db: Database) throws -> [String] {
         let assignments = try Row.fetchAll(
-            db, sql: "SELECT session_id, last_step, completed_at, seconds_to_complete FROM experiment_assignments ORDER BY session_id")
+            db, sql: "SELECT session_id, last_step, completed_at, seconds_to_complete FROM experiment_outcomes ORDER BY session_id")
         let steps = try Row.fetchAll(db, sql: "SELECT session_id, step, variant, went_on, seconds FROM experiment_steps ORDER BY session_id, step")
         return (assignments + steps).map(Self.values)
     }
@@ -91,7 +91,7 @@ struct ExperimentRollupFoldTests {
         let (store, _, _) = try await Self.walked(30, prefix: "c")
         #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_assignments") == 30)
         #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_steps") == 0, "the commits wrote no rollup rows")
-        #expect(try await Self.count(store, "SELECT COUNT(last_step) FROM experiment_assignments") == 0)
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_outcomes") == 0, "nor outcomes")
 
         try await store.foldRollup()
         let (stored, expected, mark, newest) = try await store.writer.read { db in
@@ -250,9 +250,12 @@ struct ExperimentRollupFoldTests {
         _ = try await d.call("user.erase", ["userId": "e-1"])
         try await store.foldRollup()
         #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_assignments WHERE user_id = 'e-1'") == 0)
-        #expect(
-            try await Self.count(
-                store, "SELECT COUNT(*) FROM experiment_steps WHERE session_id NOT IN (SELECT session_id FROM experiment_assignments)") == 0)
+        for rollup in ["experiment_steps", "experiment_outcomes"] {
+            #expect(
+                try await Self.count(
+                    store, "SELECT COUNT(*) FROM \(rollup) WHERE session_id NOT IN (SELECT session_id FROM experiment_assignments)") == 0)
+        }
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_outcomes") == 5, "the others' outcomes stay")
         let (stored, expected) = try await store.writer.read { db in (try Self.stored(db), try Self.fromTheEvents(db)) }
         #expect(stored == expected)
         try await store.close()

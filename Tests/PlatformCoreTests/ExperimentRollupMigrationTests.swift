@@ -43,7 +43,7 @@ import Testing
         }
         try SQLiteSessionStore.migrator.migrate(queue)
         try queue.read { db in
-            let assignments = try Row.fetchAll(db, sql: "SELECT session_id, completed_at, last_step FROM experiment_assignments ORDER BY session_id")
+            let assignments = try Row.fetchAll(db, sql: "SELECT session_id, completed_at, last_step FROM experiment_outcomes ORDER BY session_id")
             #expect(assignments.map { $0[0] as String } == ["s1", "s2"])
             #expect(assignments[0][1] as Double? == 200 && assignments[0][2] as String? == "two")
             #expect(assignments[1][1] as Double? == nil && assignments[1][2] as String? == "two")
@@ -105,6 +105,54 @@ import Testing
         #expect(built.steps == ["s1 one 1 7.0 a", "s1 two 1 3.0 a", "s2 one 1 - a", "s2 two 0 - a"])
         #expect(backfilled.assignments == built.assignments)
         #expect(backfilled.steps == built.steps)
+        try await store.close()
+    }
+}
+
+/// Version 12 moved each assignment's outcome to a table the fold writes: the assignment's row
+/// keeps the person's key and the session, the outcome the last step and the completion.
+@Suite struct ExperimentOutcomesMigrationTests {
+    @Test func assignmentsAndTheirOutcomesCarryOverAndAnUnfoldedExposureIsCountedAfter() async throws {
+        let directory = try TemporaryDirectory.make()
+        let path = directory.appendingPathComponent("v11.sqlite").path
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteSessionStore.migrator.migrate(queue, upTo: "v11-experiment-rollup-mark")
+        try await queue.write { db in
+            // s1 folded before the upgrade (completed, a minute after its exposure); s2 enrolled
+            // just before it, its exposure and arrival not folded yet.
+            try db.execute(
+                sql: """
+                    INSERT INTO experiment_assignments
+                        (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at, completed_at, last_step, seconds_to_complete)
+                    VALUES ('t', 'e', 'p', 'u1', 'a', 'quick', 's1', 100, 160, 'two', 60),
+                           ('t', 'e', 'p', 'u2', 'b', 'quick', 's2', 300, NULL, NULL, NULL);
+                    INSERT INTO events (tenant, flow, session_id, kind, step, at) VALUES ('t', 'quick', 's1', 'completed', NULL, 160);
+                    UPDATE experiment_rollup_mark SET event_id = (SELECT MAX(id) FROM events);
+                    INSERT INTO events (tenant, flow, session_id, kind, step, at) VALUES ('t', 'quick', 's2', 'exposed', NULL, 300),
+                        ('t', 'quick', 's2', 'arrived', 'one', 300);
+                    """)
+        }
+        try queue.close()
+
+        let store = try await SQLiteSessionStore.open(path: path)
+        let (assignments, indexes) = try await store.writer.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT user_id || ' ' || session_id || ' ' || variant FROM experiment_assignments ORDER BY user_id"),
+                try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('experiment_assignments') ORDER BY name")
+            )
+        }
+        #expect(assignments == ["u1 s1 a", "u2 s2 b"])
+        #expect(
+            indexes == ["experiment_assignments_by_session", "sqlite_autoindex_experiment_assignments_1"],
+            "an enrolment writes the table, its key by person and its index by session: nothing else")
+        #expect(try await store.assignment(tenant: "t", experiment: "e", seed: "p", userId: "u2")?.sessionId == "s2")
+
+        try await store.foldRollup()
+        let outcomes = try await store.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT session_id, variant, last_step, completed_at, seconds_to_complete FROM experiment_outcomes ORDER BY session_id")
+                .map(ExperimentRollupFoldTests.values)
+        }
+        #expect(outcomes == [#""s1" | "a" | "two" | 160.0 | 60.0"#, #""s2" | "b" | "one" | NULL | NULL"#])
         try await store.close()
     }
 }
