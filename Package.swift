@@ -244,6 +244,8 @@ let package = Package(
                 dependencies: [
                     "platformd", "PlatformCore", "PlatformStorage", "SQLiteStore", "PlatformServer", "PlatformTransports", "PlatformTesting",
                     .product(name: "Crypto", package: "swift-crypto"),
+                    // A database file marked as migrated by a newer binary.
+                    .product(name: "GRDB", package: "GRDB.swift"),
                     // The socket transport's line decoder, driven through an EmbeddedChannel.
                     .product(name: "NIOCore", package: "swift-nio"),
                     .product(name: "NIOEmbedded", package: "swift-nio"),

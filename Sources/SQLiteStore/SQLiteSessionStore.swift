@@ -61,6 +61,7 @@ public final class SQLiteSessionStore: SessionStore {
             configuration.readonly = true
             configuration.busyMode = .timeout(busyTimeout)
             writer = try DatabasePool(path: path, configuration: configuration)
+            try Self.refuseNewerSchema(writer, path: path)
             committer = GroupCommitter(writer: writer)
             checkpointer = nil
             folder = nil
@@ -91,6 +92,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
             credentialsChanges = .beside(path, logger: logger)
         }
+        try Self.refuseNewerSchema(writer, path: path)
         try Self.migrate(writer)
         let committer = GroupCommitter(writer: writer)
         self.committer = committer
@@ -131,160 +133,12 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
-    /// Runs the migrations, safely when several processes open one new file at once. GRDB reads
-    /// which migrations are applied before it opens each migration's own (immediate) transaction,
-    /// so two processes starting together can both find the schema empty; the second to take the
-    /// write lock then fails with "table sessions already exists" once the first has committed.
-    /// That process runs the migrator again: it now finds the other's migrations applied and has
-    /// nothing (or only the rest) left to do. A lock still held past the busy timeout is retried
-    /// the same way.
-    static func migrate(_ writer: any DatabaseWriter, attempts: Int = 5) throws {
-        var attempt = 1
-        while true {
-            do {
-                try migrator.migrate(writer)
-                return
-            } catch let error as DatabaseError where attempt < attempts && isMigrationRace(error) {
-                attempt += 1
-            }
-        }
-    }
-
-    /// Another process migrated (or is migrating) the same database at the same time.
-    static func isMigrationRace(_ error: DatabaseError) -> Bool {
-        switch error.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED: true
-        default:
-            // A migration with nothing to fail on (DROP INDEX IF EXISTS) is caught when the
-            // loser records it as applied a second time.
-            error.message.map {
-                $0.contains("already exists") || $0.contains("duplicate column name") || $0.contains("grdb_migrations")
-            } == true
-        }
-    }
-
     /// Group commit so far: transactions committed and the session and profile writes they held.
     public var groupCommits: (transactions: Int, writes: Int) { committer.counts.withLock { ($0.transactions, $0.writes) } }
 
     /// The writer connection's `synchronous` setting (2 is FULL).
     public func synchronousMode() async throws -> Int {
         try await writer.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") ?? -1 }
-    }
-
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE sessions (
-                        id TEXT PRIMARY KEY NOT NULL,
-                        tenant TEXT NOT NULL,
-                        user_id TEXT NOT NULL,
-                        flow TEXT NOT NULL,
-                        status TEXT NOT NULL,
-                        revision INTEGER NOT NULL,
-                        user_json TEXT NOT NULL,
-                        path_json TEXT NOT NULL,
-                        progress_json TEXT NOT NULL,
-                        arrived_at REAL NOT NULL,
-                        last_submit_digest TEXT,
-                        completion_json TEXT,
-                        rejection_json TEXT,
-                        created_at REAL NOT NULL,
-                        updated_at REAL NOT NULL,
-                        UNIQUE (tenant, user_id, flow)
-                    );
-                    CREATE TABLE answers (
-                        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-                        tenant TEXT NOT NULL,
-                        step_id TEXT NOT NULL,
-                        values_json TEXT NOT NULL,
-                        computed_json TEXT,
-                        PRIMARY KEY (session_id, step_id)
-                    );
-                    CREATE TABLE profiles (
-                        tenant TEXT NOT NULL,
-                        user_id TEXT NOT NULL,
-                        completed_at REAL NOT NULL,
-                        PRIMARY KEY (tenant, user_id)
-                    );
-                    CREATE TABLE records (
-                        tenant TEXT NOT NULL,
-                        user_id TEXT NOT NULL,
-                        name TEXT NOT NULL,
-                        body_json TEXT NOT NULL,
-                        updated_at REAL NOT NULL,
-                        PRIMARY KEY (tenant, user_id, name),
-                        FOREIGN KEY (tenant, user_id) REFERENCES profiles(tenant, user_id) ON DELETE CASCADE
-                    );
-                    CREATE TABLE events (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        tenant TEXT NOT NULL,
-                        flow TEXT NOT NULL,
-                        session_id TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        step TEXT,
-                        action TEXT,
-                        to_step TEXT,
-                        seconds REAL,
-                        at REAL NOT NULL
-                    );
-                    CREATE INDEX events_by_tenant ON events (tenant, flow, at);
-                    CREATE INDEX events_by_session ON events (session_id, id);
-                    """)
-        }
-        registerCredentialTables(&migrator)
-        migrator.registerMigration("v3-funnel-index") { db in
-            // The funnel reads a flow's events session by session in one pass along this index.
-            try db.execute(sql: "CREATE INDEX events_by_flow_session ON events (tenant, flow, session_id, id)")
-        }
-        registerOutboxTables(&migrator)
-        migrator.registerMigration("v4-session-write-count") { db in
-            // Counts the row's writes: an optimistic update commits only if this is unchanged
-            // since its snapshot. The revision cannot serve, as some writes keep it (a resume
-            // that merges new user details).
-            try db.execute(sql: "ALTER TABLE sessions ADD COLUMN write_count INTEGER NOT NULL DEFAULT 0")
-        }
-        migrator.registerMigration("v5-drop-events-by-session") { db in
-            // No query reads a session's events alone (the funnel reads them along
-            // events_by_flow_session), and every event written paid for this index's page.
-            try db.execute(sql: "DROP INDEX IF EXISTS events_by_session")
-        }
-        migrator.registerMigration("v6-flow-versions") { db in
-            // The version of its flow a session runs on (empty for sessions stored before), the
-            // version each event happened on (the funnel by version), and the order in which
-            // this database's hosts first served each version (a rolling deploy never moves a
-            // session back onto an older one).
-            try db.execute(
-                sql: """
-                    ALTER TABLE sessions ADD COLUMN flow_version TEXT NOT NULL DEFAULT '';
-                    ALTER TABLE sessions ADD COLUMN flow_fingerprint TEXT NOT NULL DEFAULT '';
-                    ALTER TABLE events ADD COLUMN flow_version TEXT;
-                    CREATE TABLE flow_versions (
-                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-                        tenant TEXT NOT NULL,
-                        flow TEXT NOT NULL,
-                        version TEXT NOT NULL,
-                        fingerprint TEXT NOT NULL,
-                        UNIQUE (tenant, flow, version, fingerprint)
-                    );
-                    """)
-        }
-        migrator.registerMigration("v7-sweeps") { db in
-            // When session.abandoned was last raised for a session, and the lease that lets one
-            // host at a time sweep a shared database.
-            try db.execute(
-                sql: """
-                    ALTER TABLE sessions ADD COLUMN abandoned_at REAL;
-                    CREATE TABLE sweeps (name TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, until REAL NOT NULL);
-                    """)
-        }
-        registerRevocationTables(&migrator)
-        registerExperimentTables(&migrator)
-        registerExperimentRollup(&migrator)
-        registerExperimentRollupMark(&migrator)
-        registerExperimentOutcomes(&migrator)
-        return migrator
     }
 
     // MARK: - sessions

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PlatformCore
 import PlatformServer
 import PlatformStorage
@@ -83,6 +84,30 @@ struct UnknownTenantTests {
             let reply = try await server.call(method, params)
             #expect(reply["error"]?["code"] == -32002, "\(reply.serialized())")
             #expect(reply["error"]?["data"]?["tenants"] == .array(Hosted.tenants.map(JSONValue.string)), "\(reply.serialized())")
+        }
+    }
+}
+
+/// A SQLite file a newer `platformd` migrated is refused by every command that opens it, with
+/// one line naming what this binary does not know, before anything is read or written.
+@Suite("platformd: a database from a newer version")
+struct NewerDatabaseTests {
+    @Test(arguments: [["keys", "list"], ["flows", "check"], ["serve", "--unix", "SOCKET"]])
+    func aDatabaseMigratedByANewerBinaryIsRefusedInOneLine(command: [String]) async throws {
+        try await withTemporaryDirectory { directory in
+            let db = directory.appendingPathComponent("newer.sqlite").path
+            try await PlatformdProcess.createDatabase(db)
+            let queue = try DatabaseQueue(path: db)
+            try await queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-a-newer-platformd')") }
+            try queue.close()
+            let socket = directory.appendingPathComponent("s.sock").path
+            let result = try await AuthTests.command(command.map { $0 == "SOCKET" ? socket : $0 } + ["--db", db])
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(result.stderr)")
+            #expect(lines.first?.contains("migrated by a newer platformd (v99-from-a-newer-platformd)") == true, "\(result.stderr)")
+            #expect(lines.first?.contains(db) == true, "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: socket), "nothing was served")
         }
     }
 }
