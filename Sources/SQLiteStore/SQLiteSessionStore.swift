@@ -61,7 +61,7 @@ public final class SQLiteSessionStore: SessionStore {
             configuration.readonly = true
             configuration.busyMode = .timeout(busyTimeout)
             writer = try DatabasePool(path: path, configuration: configuration)
-            try Self.refuseNewerSchema(writer, path: path)
+            try Self.pendingMigrations(writer, path: path)
             committer = GroupCommitter(writer: writer)
             checkpointer = nil
             folder = nil
@@ -92,8 +92,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
             credentialsChanges = .beside(path, logger: logger)
         }
-        try Self.refuseNewerSchema(writer, path: path)
-        try Self.migrate(writer)
+        try Self.migrate(writer, path: path, logger: logger)
         let committer = GroupCommitter(writer: writer)
         self.committer = committer
         if path != Self.memoryPath {

@@ -134,7 +134,14 @@ import Testing
         }
         try queue.close()
 
-        let store = try await SQLiteSessionStore.open(path: path)
+        let recorder = LogRecorder()
+        let store = try await SQLiteSessionStore.open(path: path, logger: recorder.logger("platformd.store"))
+        // A migration that rebuilds a table takes seconds at a million rows: the operator sees why
+        // the start pauses, and when it is over.
+        let said = recorder.lines.filter { $0.level == .notice }.map { $0.message + $0.metadataPairs }
+        #expect(said.count == 2, "\(said)")
+        #expect(said.first?.hasPrefix("migrating the database schema database=\(path) migrations=v12-experiment-outcomes") == true, "\(said)")
+        #expect(said.last?.hasPrefix("database schema migrated database=\(path) seconds=") == true, "\(said)")
         let (assignments, indexes) = try await store.writer.read { db in
             (
                 try String.fetchAll(db, sql: "SELECT user_id || ' ' || session_id || ' ' || variant FROM experiment_assignments ORDER BY user_id"),

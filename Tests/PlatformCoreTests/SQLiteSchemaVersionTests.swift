@@ -29,10 +29,14 @@ import Testing
         #expect(!applied.contains("v12-experiment-outcomes"), "nothing was migrated")
     }
 
-    @Test func aFileThisBinaryMigratedOpens() async throws {
+    /// A new file's schema is made in a moment, and a current one needs nothing: neither says
+    /// anything about migrating.
+    @Test func aNewFileAndACurrentOneOpenWithoutAWordOfMigrating() async throws {
         let path = try TemporaryDirectory.make().appendingPathComponent("same.sqlite").path
-        try await SQLiteSessionStore.open(path: path).close()
-        let store = try await SQLiteSessionStore.open(path: path)
+        let recorder = LogRecorder()
+        try await SQLiteSessionStore.open(path: path, logger: recorder.logger("platformd.store")).close()
+        let store = try await SQLiteSessionStore.open(path: path, logger: recorder.logger("platformd.store"))
         try await store.close()
+        #expect(!recorder.lines.contains { $0.message.contains("migrat") }, "\(recorder.lines.map(\.message))")
     }
 }
