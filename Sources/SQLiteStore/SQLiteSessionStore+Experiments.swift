@@ -100,7 +100,9 @@ extension SQLiteSessionStore: ExperimentStore {
     /// erasure with one B-tree) and by session; the phase's indexes are on the outcomes, which
     /// the fold writes many at a time, and an exposure folded makes its session's outcome row.
     static func registerExperimentOutcomes(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v12-experiment-outcomes") { db in
+        // No foreign key names these tables: checking every table's keys at the end (GRDB's
+        // default) would read the whole file inside the rebuild's transaction for nothing.
+        migrator.registerMigration("v12-experiment-outcomes", foreignKeyChecks: .immediate) { db in
             try db.execute(
                 sql: """
                     CREATE TABLE experiment_outcomes (
@@ -113,7 +115,7 @@ extension SQLiteSessionStore: ExperimentStore {
                         completed_at REAL,
                         seconds_to_complete REAL
                     ) WITHOUT ROWID;
-                    INSERT OR IGNORE INTO experiment_outcomes
+                    INSERT INTO experiment_outcomes
                         (session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete)
                         SELECT session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete
                         FROM experiment_assignments ORDER BY session_id;

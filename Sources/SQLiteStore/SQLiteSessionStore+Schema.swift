@@ -39,9 +39,11 @@ extension SQLiteSessionStore {
     /// Migrates, saying so when a file that already had a schema is changed: a migration that
     /// rebuilds a table takes seconds at a million rows (v12 took ~10 s at 10^6 assignments),
     /// and a start that pauses that long without a word looks hung.
-    static func migrate(_ writer: any DatabaseWriter, path: String, logger: Logger) throws {
+    /// `refusingChanges`: such a file is refused (`SchemaNotMigrated`) instead.
+    static func migrate(_ writer: any DatabaseWriter, path: String, refusingChanges: Bool = false, logger: Logger) throws {
         let pending = try pendingMigrations(writer, path: path)
         guard !pending.isEmpty, pending.count < migrator.migrations.count else { return try migrate(writer) }
+        if refusingChanges { throw SchemaNotMigrated(database: path, pendingMigrations: pending) }
         logger.notice("migrating the database schema", metadata: ["database": "\(path)", "migrations": "\(pending.joined(separator: ", "))"])
         let began = ContinuousClock.now
         try migrate(writer)

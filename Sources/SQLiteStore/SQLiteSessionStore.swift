@@ -35,10 +35,11 @@ public final class SQLiteSessionStore: SessionStore {
     /// (another process creating the same file) and runs the migrations synchronously, which an
     /// async caller must never do on the cooperative pool.
     public static func open(
-        path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, logger: Logger = Logger(label: "platformd.store")
+        path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, migrating: Bool = true,
+        logger: Logger = Logger(label: "platformd.store")
     ) async throws -> SQLiteSessionStore {
         try await BlockingWork.run("platformd.store.open") {
-            try SQLiteSessionStore(path: path, busyTimeout: busyTimeout, readOnly: readOnly, logger: logger)
+            try SQLiteSessionStore(path: path, busyTimeout: busyTimeout, readOnly: readOnly, migrating: migrating, logger: logger)
         }
     }
 
@@ -50,8 +51,12 @@ public final class SQLiteSessionStore: SessionStore {
     ///   the request is answered -32008 (unavailable).
     /// - Parameter readOnly: for a report (`flows check`): the file is opened read-only, as it
     ///   is (no migration, no pragma or checkpoint that writes); a write through it fails.
+    /// - Parameter migrating: false for a command beside the server (`keys`, `funnel`, …): a file
+    ///   that had a schema and lacks this version's migrations is refused (`SchemaNotMigrated`)
+    ///   rather than migrated, since a server of the older version may be serving from it.
     public init(
-        path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, logger: Logger = Logger(label: "platformd.store")
+        path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, migrating: Bool = true,
+        logger: Logger = Logger(label: "platformd.store")
     ) throws {
         self.logger = logger
         self.readOnly = readOnly && path != Self.memoryPath
@@ -92,7 +97,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
             credentialsChanges = .beside(path, logger: logger)
         }
-        try Self.migrate(writer, path: path, logger: logger)
+        try Self.migrate(writer, path: path, refusingChanges: !migrating, logger: logger)
         let committer = GroupCommitter(writer: writer)
         self.committer = committer
         if path != Self.memoryPath {

@@ -115,7 +115,7 @@ struct StoreOptions: ParsableArguments {
                 FileHandle.standardError.write(Data("platformd: no database at \(db) (--db); only serve and mcp create one\n".utf8))
                 throw ExitCode(Self.missingDatabaseExitCode)
             }
-            return try await SQLiteSessionStore.open(path: db, readOnly: access == .readOnly, logger: logger)
+            return try await SQLiteSessionStore.open(path: db, readOnly: access == .readOnly, migrating: access == .createIfMissing, logger: logger)
         }
         guard dbPoolSize >= 1 else { throw CommandRefusal.exit("--db-pool-size must be at least 1") }
         do {

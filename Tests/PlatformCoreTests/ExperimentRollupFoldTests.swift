@@ -245,6 +245,53 @@ struct ExperimentRollupFoldTests {
         try await store.close()
     }
 
+    /// Folded before the erasure: the person's outcome and steps go with their assignment.
+    @Test func anErasedPersonsFoldedRollupGoesWithThem() async throws {
+        let (store, d, _) = try await Self.walked(4, prefix: "f")
+        try await store.foldRollup()
+        let theirs = "(SELECT id FROM sessions WHERE user_id = 'f-2')"
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_outcomes WHERE session_id IN \(theirs)") == 1)
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_steps WHERE session_id IN \(theirs)") > 0)
+        let session = try await store.writer.read { db in try String.fetchOne(db, sql: "SELECT session_id FROM experiment_assignments WHERE user_id = 'f-2'") }
+        let id = try #require(session)
+
+        _ = try await d.call("user.erase", ["userId": "f-2"])
+        for rollup in ["experiment_outcomes", "experiment_steps"] {
+            #expect(try await Self.count(store, "SELECT COUNT(*) FROM \(rollup) WHERE session_id = '\(id)'") == 0, "\(rollup)")
+        }
+        #expect(try await Self.count(store, "SELECT COUNT(*) FROM experiment_outcomes") == 3, "the others' outcomes stay")
+        try await store.foldRollup()
+        let (stored, expected) = try await store.writer.read { db in (try Self.stored(db), try Self.fromTheEvents(db)) }
+        #expect(stored == expected)
+        try await store.close()
+    }
+
+    /// An exposure folded alone (the session rejected at once, or its arrival in a later chunk)
+    /// makes the outcome row: the person is counted exposed, with no step and no completion.
+    @Test(arguments: [1, 64] as [Int64])
+    func anExposureFoldedAloneIsCountedExposed(chunk: Int64) async throws {
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
+        try await store.committer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)
+                    VALUES ('t', 'x', 's', 'u', 'b', 'f', 'S', 90);
+                    INSERT INTO events (tenant, flow, session_id, kind, step, seconds, at) VALUES ('t', 'f', 'S', 'exposed', NULL, NULL, 90);
+                    """)
+        }
+        while try await store.committer.write({ db in try SQLiteSessionStore.foldRollup(db, chunk: chunk) }) {}
+        let outcomes = try await store.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT session_id, variant, last_step, completed_at, seconds_to_complete FROM experiment_outcomes").map(Self.values)
+        }
+        #expect(outcomes == [#""S" | "b" | NULL | NULL | NULL"#])
+        let figures = try await store.experimentFigures(
+            tenant: "t", experiment: "x", seed: "s", arms: [ExperimentArm(variant: "a", flow: "f"), ExperimentArm(variant: "b", flow: "f")],
+            window: 86_400)
+        #expect(figures["b"]?.exposed == 1)
+        #expect(figures["a"]?.exposed == 0)
+        try await store.close()
+    }
+
     @Test func anErasedPersonsEventsAreNeverFolded() async throws {
         let (store, d, _) = try await Self.walked(6, prefix: "e")
         _ = try await d.call("user.erase", ["userId": "e-1"])

@@ -112,7 +112,7 @@ import Testing
 /// Version 12 moved each assignment's outcome to a table the fold writes: the assignment's row
 /// keeps the person's key and the session, the outcome the last step and the completion.
 @Suite struct ExperimentOutcomesMigrationTests {
-    @Test func assignmentsAndTheirOutcomesCarryOverAndAnUnfoldedExposureIsCountedAfter() async throws {
+    @Test func assignmentsAndTheirOutcomesCarryOverAndEventsNotFoldedYetMoveThemAfter() async throws {
         let directory = try TemporaryDirectory.make()
         let path = directory.appendingPathComponent("v11.sqlite").path
         let queue = try DatabaseQueue(path: path)

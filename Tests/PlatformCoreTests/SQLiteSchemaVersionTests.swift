@@ -29,6 +29,25 @@ import Testing
         #expect(!applied.contains("v12-experiment-outcomes"), "nothing was migrated")
     }
 
+    /// A command beside the server (`keys`, `funnel`, …) of a new version does not migrate a file
+    /// a server of the older version may be serving from; the new server migrates it.
+    @Test func aFileWithMigrationsToComeIsRefusedByACommandAndMigratedByTheServer() async throws {
+        let path = try TemporaryDirectory.make().appendingPathComponent("older.sqlite").path
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteSessionStore.migrator.migrate(queue, upTo: "v11-experiment-rollup-mark")
+        try queue.close()
+
+        await #expect(throws: SchemaNotMigrated(database: path, pendingMigrations: ["v12-experiment-outcomes"])) {
+            try await SQLiteSessionStore.open(path: path, migrating: false)
+        }
+        let before = try await DatabaseQueue(path: path).read { db in try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(!before.contains("v12-experiment-outcomes"), "nothing was migrated")
+
+        try await SQLiteSessionStore.open(path: path).close()
+        let store = try await SQLiteSessionStore.open(path: path, migrating: false)
+        try await store.close()
+    }
+
     /// A new file's schema is made in a moment, and a current one needs nothing: neither says
     /// anything about migrating.
     @Test func aNewFileAndACurrentOneOpenWithoutAWordOfMigrating() async throws {

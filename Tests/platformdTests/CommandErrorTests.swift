@@ -111,3 +111,32 @@ struct NewerDatabaseTests {
         }
     }
 }
+
+/// A command beside the server of a new version leaves a file it would have to migrate alone:
+/// a server of the older version may be serving from it.
+@Suite("platformd: a database not migrated to this version")
+struct UnmigratedDatabaseTests {
+    @Test(arguments: [["keys", "list"], ["funnel", Hosted.tenant]])
+    func aCommandRefusesAFileWithMigrationsToComeInOneLine(command: [String]) async throws {
+        try await withTemporaryDirectory { directory in
+            let db = directory.appendingPathComponent("older.sqlite").path
+            try await PlatformdProcess.createDatabase(db)
+            // The newest migration marked as not applied: as a file an older server made.
+            let queue = try DatabaseQueue(path: db)
+            let newest = try await queue.write { db in
+                let newest = try String.fetchOne(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid DESC LIMIT 1") ?? ""
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [newest])
+                return newest
+            }
+            try queue.close()
+            let result = try await AuthTests.command(command + ["--db", db])
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(result.stderr)")
+            #expect(lines.first?.contains("is not migrated to this version of platformd (\(newest))") == true, "\(result.stderr)")
+            #expect(lines.first?.contains("start this version's platformd serve") == true, "\(result.stderr)")
+            let applied = try await DatabaseQueue(path: db).read { db in try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations") }
+            #expect(!applied.contains(newest), "the command migrated nothing")
+        }
+    }
+}
