@@ -70,6 +70,16 @@ struct RollupFold {
     func write(_ db: Database) throws {
         for id in order {
             guard let session = sessions[id] else { continue }
+            // The session's phase, read once for all its rows (the events were read only for
+            // sessions with an assignment).
+            guard
+                let phase = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT tenant, experiment, seed, variant, assigned_at FROM experiment_assignments WHERE session_id = ?"),
+                    arguments: [id])
+            else { continue }
+            let (tenant, experiment, seed, variant, assignedAt): (String, String, String, String, Double) = (
+                phase[0], phase[1], phase[2], phase[3], phase[4]
+            )
             for name in session.order {
                 guard let step = session.steps[name] else { continue }
                 if step.leftBefore {
@@ -86,25 +96,38 @@ struct RollupFold {
                     try db.cachedStatement(
                         sql: """
                             INSERT INTO experiment_steps (session_id, step, tenant, experiment, seed, variant, went_on, seconds)
-                            SELECT session_id, ?2, tenant, experiment, seed, variant, ?3, ?4 FROM experiment_assignments WHERE session_id = ?1
+                            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                             ON CONFLICT (session_id, step) DO UPDATE SET went_on = MAX(went_on, excluded.went_on),
                                 seconds = CASE WHEN excluded.seconds IS NULL THEN seconds ELSE COALESCE(seconds, 0) + excluded.seconds END
                             """
-                    ).execute(arguments: [id, name, step.left, step.seconds])
+                    ).execute(arguments: [id, name, tenant, experiment, seed, variant, step.left, step.seconds])
                 }
             }
-            guard session.exposed || session.lastArrival != nil || session.completedAt != nil else { continue }
-            // Every value is the old row's in an upsert's SET: the first completion stays.
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO experiment_outcomes (session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete)
-                    SELECT session_id, tenant, experiment, seed, variant, ?1, ?2, CASE WHEN ?2 IS NULL THEN NULL ELSE MAX(0, ?2 - assigned_at) END
-                    FROM experiment_assignments WHERE session_id = ?3
-                    ON CONFLICT (session_id) DO UPDATE SET last_step = COALESCE(excluded.last_step, last_step),
-                        completed_at = COALESCE(completed_at, excluded.completed_at),
-                        seconds_to_complete = CASE WHEN completed_at IS NULL THEN excluded.seconds_to_complete ELSE seconds_to_complete END
-                    """
-            ).execute(arguments: [session.lastArrival, session.completedAt, id])
+            let row: StatementArguments = [id, tenant, experiment, seed, variant, session.lastArrival]
+            if let completedAt = session.completedAt {
+                // Every value is the old row's in an upsert's SET: the first completion stays.
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO experiment_outcomes (session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                        ON CONFLICT (session_id) DO UPDATE SET last_step = COALESCE(excluded.last_step, last_step),
+                            completed_at = COALESCE(completed_at, excluded.completed_at),
+                            seconds_to_complete = CASE WHEN completed_at IS NULL THEN excluded.seconds_to_complete ELSE seconds_to_complete END
+                        """
+                ).execute(arguments: row + [completedAt, max(0, completedAt - assignedAt)])
+            } else if session.exposed || session.lastArrival != nil {
+                // Only the last step in the SET: SQLite rewrites the entries of every index whose
+                // columns an UPDATE sets, whatever their values, and the duration index holds
+                // nothing a step changes.
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO experiment_outcomes (session_id, tenant, experiment, seed, variant, last_step)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                        ON CONFLICT (session_id) DO UPDATE SET last_step = excluded.last_step
+                            WHERE excluded.last_step IS NOT NULL AND excluded.last_step IS NOT experiment_outcomes.last_step
+                        """
+                ).execute(arguments: row)
+            }
         }
     }
 }
