@@ -218,7 +218,7 @@ extension SQLiteSessionStore: ExperimentStore {
         let assignment = "tenant = ? AND user_id = ? AND experiment = ? AND seed = ? AND session_id = ?"
         let arguments: StatementArguments = [stale.tenant, stale.userId, stale.experiment, stale.seed, stale.sessionId]
         // The rollup first, while the assignment still says it is its (as PostgreSQL's `drop`).
-        for rollup in ["experiment_steps", "experiment_outcomes"] {
+        for rollup in rollupTables {
             try db.cachedStatement(
                 sql: "DELETE FROM \(rollup) WHERE session_id = ? AND tenant = ? AND EXISTS (SELECT 1 FROM experiment_assignments WHERE \(assignment))"
             ).execute(arguments: [stale.sessionId, stale.tenant] + arguments)
@@ -231,6 +231,9 @@ extension SQLiteSessionStore: ExperimentStore {
             tenant: row[0], experiment: row[1], seed: row[2], userId: row[3], variant: row[4], flow: row[5], sessionId: row[6],
             assignedAt: Date(timeIntervalSince1970: row[7]))
     }
+
+    /// The rollup's tables, keyed by session id: what goes with an assignment.
+    static let rollupTables = ["experiment_steps", "experiment_outcomes"]
 
     static let assignmentColumns = "tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at"
 

@@ -29,6 +29,7 @@ extension SQLiteSessionStore {
     /// would run its own and carry on over a schema it does not know).
     @discardableResult
     static func pendingMigrations(_ writer: any DatabaseReader, path: String) throws -> [String] {
+        let migrator = Self.migrator
         let known = migrator.migrations
         let applied = try writer.read { db in try migrator.appliedIdentifiers(db) }
         let unknown = applied.subtracting(known)
@@ -42,7 +43,9 @@ extension SQLiteSessionStore {
     /// `refusingChanges`: such a file is refused (`SchemaNotMigrated`) instead.
     static func migrate(_ writer: any DatabaseWriter, path: String, refusingChanges: Bool = false, logger: Logger) throws {
         let pending = try pendingMigrations(writer, path: path)
-        guard !pending.isEmpty, pending.count < migrator.migrations.count else { return try migrate(writer) }
+        // A current file needs nothing more; a new one's schema is made in a moment, unannounced.
+        guard !pending.isEmpty else { return }
+        guard pending.count < migrator.migrations.count else { return try migrate(writer) }
         if refusingChanges { throw SchemaNotMigrated(database: path, pendingMigrations: pending) }
         logger.notice("migrating the database schema", metadata: ["database": "\(path)", "migrations": "\(pending.joined(separator: ", "))"])
         let began = ContinuousClock.now

@@ -57,7 +57,7 @@ extension SQLiteSessionStore {
             var held = counts.sessions + counts.events + db.changesCount
             // The person's experiment assignments (and their outcomes and the steps their sessions
             // reached, kept for the results): a later start enrols them as someone new.
-            for rollup in ["experiment_steps", "experiment_outcomes"] {
+            for rollup in Self.rollupTables {
                 try db.execute(
                     sql: "DELETE FROM \(rollup) WHERE session_id IN (SELECT session_id FROM experiment_assignments WHERE tenant = ? AND user_id = ?)",
                     arguments: [tenant, userId])
