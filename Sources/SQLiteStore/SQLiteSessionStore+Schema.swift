@@ -180,6 +180,7 @@ extension SQLiteSessionStore {
         registerExperimentRollup(&migrator)
         registerExperimentRollupMark(&migrator)
         registerExperimentOutcomes(&migrator)
+        registerAssignmentsBySession(&migrator)
         return migrator
     }
 }
