@@ -144,41 +144,6 @@ extension SQLiteSessionStore: ExperimentStore {
         }
     }
 
-    /// An assignment's row keyed by its session alone, and no other index: the person's
-    /// assignments are found through their sessions (`sessions`' unique key starts with the
-    /// person), which every enrolment reads and writes anyway. Keyed by the person, each
-    /// enrolment wrote a leaf page at a random place in a B-tree as large as the experiment:
-    /// about 1.2 WAL pages a start more than a key that sorts by time (session ids do), out of
-    /// 1.7 the whole row cost (Docs/performance.md, eighth sitting). The row now lives exactly as
-    /// long as its session (`ON DELETE CASCADE`): an expired session replaced, or a person
-    /// erased, takes its assignments with it, so no row ever holds a person's id that their
-    /// sessions do not lead to. Rows whose session was already gone (an older phase's, left when
-    /// an expired session was replaced) are not carried over.
-    static func registerAssignmentsBySession(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v13-assignments-by-session", foreignKeyChecks: .immediate) { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE experiment_assignments_v13 (
-                        session_id TEXT NOT NULL PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
-                        tenant TEXT NOT NULL,
-                        user_id TEXT NOT NULL,
-                        experiment TEXT NOT NULL,
-                        seed TEXT NOT NULL,
-                        variant TEXT NOT NULL,
-                        flow TEXT NOT NULL,
-                        assigned_at REAL NOT NULL
-                    ) WITHOUT ROWID;
-                    INSERT OR IGNORE INTO experiment_assignments_v13 (session_id, tenant, user_id, experiment, seed, variant, flow, assigned_at)
-                        SELECT a.session_id, a.tenant, a.user_id, a.experiment, a.seed, a.variant, a.flow, a.assigned_at
-                        FROM experiment_assignments a
-                        WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = a.session_id AND s.tenant = a.tenant AND s.user_id = a.user_id)
-                        ORDER BY a.session_id, a.assigned_at;
-                    DROP TABLE experiment_assignments;
-                    ALTER TABLE experiment_assignments_v13 RENAME TO experiment_assignments;
-                    """)
-        }
-    }
-
     /// How many events' ids one fold covers when results, a prune or the close wait for it:
     /// few batches for a large backlog, each holding the writer a few milliseconds.
     static let foldChunk: Int64 = 2_048
@@ -238,30 +203,27 @@ extension SQLiteSessionStore: ExperimentStore {
     static func insert(_ db: Database, _ assignment: ExperimentAssignment) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO experiment_assignments (session_id, tenant, user_id, experiment, seed, variant, flow, assigned_at)
-                SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (
-                    SELECT 1 FROM sessions s JOIN experiment_assignments a ON a.session_id = s.id
-                    WHERE s.tenant = ? AND s.user_id = ? AND a.experiment = ? AND a.seed = ?)
-                ON CONFLICT (session_id) DO NOTHING
+                INSERT INTO experiment_assignments (tenant, user_id, experiment, seed, variant, flow, session_id, assigned_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, user_id, experiment, seed) DO NOTHING
                 """
         ).execute(arguments: [
-            assignment.sessionId, assignment.tenant, assignment.userId, assignment.experiment, assignment.seed, assignment.variant,
-            assignment.flow, assignment.assignedAt.timeIntervalSince1970,
-            assignment.tenant, assignment.userId, assignment.experiment, assignment.seed,
+            assignment.tenant, assignment.userId, assignment.experiment, assignment.seed, assignment.variant, assignment.flow,
+            assignment.sessionId, assignment.assignedAt.timeIntervalSince1970,
         ])
     }
 
-    /// Deletes an assignment that gives way to a restart, with its rollup. Its session may be
-    /// gone already (the expired session the new one replaces, whose row took its assignment
-    /// with it): the rollup is found by the session and the phase, not through the assignment.
+    /// Deletes an assignment that gives way to a restart, with its rollup, if it still names
+    /// its old session.
     static func drop(_ db: Database, _ stale: ExperimentAssignment) throws {
-        let arguments: StatementArguments = [stale.sessionId, stale.tenant, stale.experiment, stale.seed]
+        let assignment = "tenant = ? AND user_id = ? AND experiment = ? AND seed = ? AND session_id = ?"
+        let arguments: StatementArguments = [stale.tenant, stale.userId, stale.experiment, stale.seed, stale.sessionId]
+        // The rollup first, while the assignment still says it is its (as PostgreSQL's `drop`).
         for rollup in rollupTables {
-            try db.cachedStatement(sql: "DELETE FROM \(rollup) WHERE session_id = ? AND tenant = ? AND experiment = ? AND seed = ?")
-                .execute(arguments: arguments)
+            try db.cachedStatement(
+                sql: "DELETE FROM \(rollup) WHERE session_id = ? AND tenant = ? AND EXISTS (SELECT 1 FROM experiment_assignments WHERE \(assignment))"
+            ).execute(arguments: [stale.sessionId, stale.tenant] + arguments)
         }
-        try db.cachedStatement(sql: "DELETE FROM experiment_assignments WHERE session_id = ? AND tenant = ? AND experiment = ? AND seed = ?")
-            .execute(arguments: arguments)
+        try db.cachedStatement(sql: "DELETE FROM experiment_assignments WHERE \(assignment)").execute(arguments: arguments)
     }
 
     static func assignment(_ row: Row) -> ExperimentAssignment {
@@ -273,15 +235,7 @@ extension SQLiteSessionStore: ExperimentStore {
     /// The rollup's tables, keyed by session id: what goes with an assignment.
     static let rollupTables = ["experiment_steps", "experiment_outcomes"]
 
-    static let assignmentColumns = "a.tenant, a.experiment, a.seed, a.user_id, a.variant, a.flow, a.session_id, a.assigned_at"
-
-    /// The person's assignments, through their sessions (the assignments have no key by person).
-    static let personsAssignments = """
-        SELECT \(assignmentColumns) FROM sessions s JOIN experiment_assignments a ON a.session_id = s.id
-        WHERE s.tenant = ? AND s.user_id = ?
-        """
-    /// The person's assignment in a phase.
-    static let personsAssignment = personsAssignments + " AND a.experiment = ? AND a.seed = ?"
+    static let assignmentColumns = "tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at"
 
     public func assignment(tenant: String, experiment: String, seed: String, userId: String) async throws -> ExperimentAssignment? {
         try await writer.read { db in try Self.fetchAssignment(db, tenant: tenant, experiment: experiment, seed: seed, userId: userId) }
@@ -290,7 +244,7 @@ extension SQLiteSessionStore: ExperimentStore {
     static func fetchAssignment(_ db: Database, tenant: String, experiment: String, seed: String, userId: String) throws -> ExperimentAssignment? {
         try Row.fetchOne(
             db.cachedStatement(
-                sql: Self.personsAssignment),
+                sql: "SELECT \(Self.assignmentColumns) FROM experiment_assignments WHERE tenant = ? AND user_id = ? AND experiment = ? AND seed = ?"),
             arguments: [tenant, userId, experiment, seed]
         ).map(Self.assignment)
     }
@@ -311,7 +265,7 @@ extension SQLiteSessionStore: ExperimentStore {
         try await writer.read { db in
             try Row.fetchAll(
                 db,
-                sql: Self.personsAssignments + " ORDER BY a.assigned_at, a.experiment",
+                sql: "SELECT \(Self.assignmentColumns) FROM experiment_assignments WHERE tenant = ? AND user_id = ? ORDER BY assigned_at, experiment",
                 arguments: [tenant, userId]
             ).map(Self.assignment)
         }

@@ -180,7 +180,6 @@ extension SQLiteSessionStore {
         registerExperimentRollup(&migrator)
         registerExperimentRollupMark(&migrator)
         registerExperimentOutcomes(&migrator)
-        registerAssignmentsBySession(&migrator)
         return migrator
     }
 }

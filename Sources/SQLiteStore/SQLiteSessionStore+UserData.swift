@@ -47,15 +47,7 @@ extension SQLiteSessionStore {
                     sql: "DELETE FROM events WHERE tenant = ? AND flow = ? AND session_id = ?", arguments: [tenant, row[1] as String, row[0] as String])
                 counts.events += db.changesCount
             }
-            // The outcomes and the steps their sessions reached, kept for experiments' results:
-            // a later start enrols them as someone new.
-            for rollup in Self.rollupTables {
-                for id in ids {
-                    try db.cachedStatement(sql: "DELETE FROM \(rollup) WHERE session_id = ?").execute(arguments: [id])
-                }
-            }
-            // Answers and experiment assignments go with their sessions (ON DELETE CASCADE),
-            // records with their profile.
+            // Answers go with their sessions (ON DELETE CASCADE), records with their profile.
             try db.execute(sql: "DELETE FROM sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             counts.sessions = db.changesCount
             counts.records =
@@ -63,6 +55,15 @@ extension SQLiteSessionStore {
                     db, sql: "SELECT COUNT(*) FROM records WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId]) ?? 0
             try db.execute(sql: "DELETE FROM profiles WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             var held = counts.sessions + counts.events + db.changesCount
+            // The person's experiment assignments (and their outcomes and the steps their sessions
+            // reached, kept for the results): a later start enrols them as someone new.
+            for rollup in Self.rollupTables {
+                try db.execute(
+                    sql: "DELETE FROM \(rollup) WHERE session_id IN (SELECT session_id FROM experiment_assignments WHERE tenant = ? AND user_id = ?)",
+                    arguments: [tenant, userId])
+            }
+            try db.execute(sql: "DELETE FROM experiment_assignments WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
+            held += db.changesCount
             counts.deliveries =
                 try Int.fetchOne(
                     db,

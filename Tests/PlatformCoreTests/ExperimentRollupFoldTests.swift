@@ -83,16 +83,6 @@ struct ExperimentRollupFoldTests {
         return (store, d, clock)
     }
 
-    /// A bare session row for a fixture's assignment to name: an assignment lives only as long
-    /// as its session (`ON DELETE CASCADE`).
-    static func insertSession(_ db: Database, id: String, tenant: String = "t", userId: String, flow: String = "f") throws {
-        try db.execute(
-            sql: """
-                INSERT INTO sessions (id, tenant, user_id, flow, status, revision, user_json, path_json, progress_json, arrived_at, created_at, updated_at)
-                VALUES (?, ?, ?, ?, 'active', 1, '{}', '[]', '{}', 0, 0, 0)
-                """, arguments: [id, tenant, userId, flow])
-    }
-
     static func count(_ store: SQLiteSessionStore, _ sql: String) async throws -> Int {
         try await store.writer.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
@@ -212,7 +202,6 @@ struct ExperimentRollupFoldTests {
             ("completed", nil, nil, 110), ("completed", nil, nil, 120),
         ]
         try await store.committer.write { db in
-            try Self.insertSession(db, id: "S", userId: "u")
             try db.execute(
                 sql: """
                     INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)
@@ -283,7 +272,6 @@ struct ExperimentRollupFoldTests {
     func anExposureFoldedAloneIsCountedExposed(chunk: Int64) async throws {
         let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         try await store.committer.write { db in
-            try Self.insertSession(db, id: "S", userId: "u")
             try db.execute(
                 sql: """
                     INSERT INTO experiment_assignments (tenant, experiment, seed, user_id, variant, flow, session_id, assigned_at)

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import PlatformStorage
 import PlatformTesting
 import PostgresNIO
 import Testing
@@ -121,8 +120,6 @@ import Testing
         try await queue.write { db in
             // s1 folded before the upgrade (completed, a minute after its exposure); s2 enrolled
             // just before it, its exposure and arrival not folded yet.
-            try ExperimentRollupFoldTests.insertSession(db, id: "s1", userId: "u1", flow: "quick")
-            try ExperimentRollupFoldTests.insertSession(db, id: "s2", userId: "u2", flow: "quick")
             try db.execute(
                 sql: """
                     INSERT INTO experiment_assignments
@@ -145,10 +142,16 @@ import Testing
         #expect(said.count == 2, "\(said)")
         #expect(said.first?.hasPrefix("migrating the database schema database=\(path) migrations=v12-experiment-outcomes") == true, "\(said)")
         #expect(said.last?.hasPrefix("database schema migrated database=\(path) seconds=") == true, "\(said)")
-        let assignments = try await store.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT user_id || ' ' || session_id || ' ' || variant FROM experiment_assignments ORDER BY user_id")
+        let (assignments, indexes) = try await store.writer.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT user_id || ' ' || session_id || ' ' || variant FROM experiment_assignments ORDER BY user_id"),
+                try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('experiment_assignments') ORDER BY name")
+            )
         }
         #expect(assignments == ["u1 s1 a", "u2 s2 b"])
+        #expect(
+            indexes == ["experiment_assignments_by_session", "sqlite_autoindex_experiment_assignments_1"],
+            "an enrolment writes the table, its key by person and its index by session: nothing else")
         #expect(try await store.assignment(tenant: "t", experiment: "e", seed: "p", userId: "u2")?.sessionId == "s2")
 
         try await store.foldRollup()
@@ -157,64 +160,6 @@ import Testing
                 .map(ExperimentRollupFoldTests.values)
         }
         #expect(outcomes == [#""s1" | "a" | "two" | 160.0 | 60.0"#, #""s2" | "b" | "one" | NULL | NULL"#])
-        try await store.close()
-    }
-}
-
-/// Version 13 keys an assignment by its session alone: the person's are found through their
-/// sessions, and each lives as long as its session.
-@Suite struct AssignmentsBySessionMigrationTests {
-    @Test func assignmentsOfSessionsStillThereCarryOverKeyedByTheirSession() async throws {
-        let directory = try TemporaryDirectory.make()
-        let path = directory.appendingPathComponent("v12.sqlite").path
-        let queue = try DatabaseQueue(path: path)
-        try SQLiteSessionStore.migrator.migrate(queue, upTo: "v12-experiment-outcomes")
-        try await queue.write { db in
-            try ExperimentRollupFoldTests.insertSession(db, id: "s1", userId: "u1", flow: "quick")
-            try ExperimentRollupFoldTests.insertSession(db, id: "s2", userId: "u2", flow: "quick")
-            // "gone-session" was an expired session replaced by a new one: its older phase's
-            // assignment stayed behind, naming nothing.
-            try db.execute(
-                sql: """
-                    INSERT INTO experiment_assignments (tenant, user_id, experiment, seed, variant, flow, session_id, assigned_at)
-                    VALUES ('t', 'u1', 'e', 'p', 'a', 'quick', 's1', 100), ('t', 'u2', 'e', 'p', 'b', 'quick', 's2', 200),
-                           ('t', 'u3-left-behind', 'e', 'old', 'a', 'quick', 'gone-session', 50);
-                    """)
-        }
-        try queue.close()
-
-        let recorder = LogRecorder()
-        let store = try await SQLiteSessionStore.open(path: path, logger: recorder.logger("platformd.store"))
-        let said = recorder.lines.filter { $0.level == .notice }.map { $0.message + $0.metadataPairs }
-        #expect(said.first?.hasPrefix("migrating the database schema database=\(path) migrations=v13-assignments-by-session") == true, "\(said)")
-        let (rows, indexes) = try await store.writer.read { db in
-            (
-                try String.fetchAll(
-                    db, sql: "SELECT session_id || ' ' || user_id || ' ' || seed || ' ' || variant FROM experiment_assignments ORDER BY session_id"),
-                try String.fetchAll(db, sql: "SELECT name || ' ' || origin FROM pragma_index_list('experiment_assignments') ORDER BY name")
-            )
-        }
-        #expect(rows == ["s1 u1 p a", "s2 u2 p b"], "a row whose session is gone holds a person's id nothing leads to: not carried over")
-        #expect(indexes == ["sqlite_autoindex_experiment_assignments_1 pk"], "an enrolment writes the table keyed by session: nothing else")
-        #expect(try await store.assignment(tenant: "t", experiment: "e", seed: "p", userId: "u2")?.sessionId == "s2")
-        #expect(try await store.assignments(tenant: "t", userId: "u1").map(\.sessionId) == ["s1"])
-        #expect(try await store.assignment(tenant: "t", experiment: "e", seed: "p", userId: "u3-left-behind") == nil)
-
-        // The first assignment of a person in a phase wins, though the key is the session's.
-        try await store.committer.write { db in
-            try ExperimentRollupFoldTests.insertSession(db, id: "s3", userId: "u2", flow: "other")
-            try SQLiteSessionStore.insert(
-                db,
-                ExperimentAssignment(
-                    tenant: "t", experiment: "e", seed: "p", userId: "u2", variant: "a", flow: "other", sessionId: "s3",
-                    assignedAt: Date(timeIntervalSince1970: 300)))
-        }
-        #expect(try await store.assignments(tenant: "t", userId: "u2").map(\.sessionId) == ["s2"])
-
-        // A session deleted takes its assignment with it.
-        try await store.committer.write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = 's1'") }
-        #expect(try await store.assignments(tenant: "t", userId: "u1").isEmpty)
-        #expect(try await ExperimentRollupFoldTests.count(store, "SELECT COUNT(*) FROM experiment_assignments") == 1)
         try await store.close()
     }
 }
