@@ -103,46 +103,48 @@ extension SQLiteSessionStore: ExperimentStore {
         // No foreign key names these tables: checking every table's keys at the end (GRDB's
         // default) would read the whole file inside the rebuild's transaction for nothing.
         migrator.registerMigration("v12-experiment-outcomes", foreignKeyChecks: .immediate) { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE experiment_outcomes (
-                        session_id TEXT NOT NULL PRIMARY KEY,
-                        tenant TEXT NOT NULL,
-                        experiment TEXT NOT NULL,
-                        seed TEXT NOT NULL,
-                        variant TEXT NOT NULL,
-                        last_step TEXT,
-                        completed_at REAL,
-                        seconds_to_complete REAL
-                    ) WITHOUT ROWID;
-                    INSERT INTO experiment_outcomes
-                        (session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete)
-                        SELECT session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete
-                        FROM experiment_assignments ORDER BY session_id;
-                    CREATE INDEX experiment_outcomes_by_phase
-                        ON experiment_outcomes (tenant, experiment, seed, variant, last_step, completed_at);
-                    CREATE INDEX experiment_outcomes_by_duration
-                        ON experiment_outcomes (tenant, experiment, seed, variant, seconds_to_complete);
-                    CREATE TABLE experiment_assignments_v12 (
-                        tenant TEXT NOT NULL,
-                        user_id TEXT NOT NULL,
-                        experiment TEXT NOT NULL,
-                        seed TEXT NOT NULL,
-                        variant TEXT NOT NULL,
-                        flow TEXT NOT NULL,
-                        session_id TEXT NOT NULL,
-                        assigned_at REAL NOT NULL,
-                        PRIMARY KEY (tenant, user_id, experiment, seed)
-                    );
-                    INSERT INTO experiment_assignments_v12 (tenant, user_id, experiment, seed, variant, flow, session_id, assigned_at)
-                        SELECT tenant, user_id, experiment, seed, variant, flow, session_id, assigned_at
-                        FROM experiment_assignments ORDER BY assigned_at, rowid;
-                    DROP TABLE experiment_assignments;
-                    ALTER TABLE experiment_assignments_v12 RENAME TO experiment_assignments;
-                    CREATE INDEX experiment_assignments_by_session ON experiment_assignments (session_id);
-                    """)
+            try db.execute(sql: experimentOutcomes)
         }
     }
+
+    /// v12's rebuild (its own constant: a test plays another process running it).
+    static let experimentOutcomes = """
+        CREATE TABLE experiment_outcomes (
+            session_id TEXT NOT NULL PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            experiment TEXT NOT NULL,
+            seed TEXT NOT NULL,
+            variant TEXT NOT NULL,
+            last_step TEXT,
+            completed_at REAL,
+            seconds_to_complete REAL
+        ) WITHOUT ROWID;
+        INSERT INTO experiment_outcomes
+            (session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete)
+            SELECT session_id, tenant, experiment, seed, variant, last_step, completed_at, seconds_to_complete
+            FROM experiment_assignments ORDER BY session_id;
+        CREATE INDEX experiment_outcomes_by_phase
+            ON experiment_outcomes (tenant, experiment, seed, variant, last_step, completed_at);
+        CREATE INDEX experiment_outcomes_by_duration
+            ON experiment_outcomes (tenant, experiment, seed, variant, seconds_to_complete);
+        CREATE TABLE experiment_assignments_v12 (
+            tenant TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            experiment TEXT NOT NULL,
+            seed TEXT NOT NULL,
+            variant TEXT NOT NULL,
+            flow TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            assigned_at REAL NOT NULL,
+            PRIMARY KEY (tenant, user_id, experiment, seed)
+        );
+        INSERT INTO experiment_assignments_v12 (tenant, user_id, experiment, seed, variant, flow, session_id, assigned_at)
+            SELECT tenant, user_id, experiment, seed, variant, flow, session_id, assigned_at
+            FROM experiment_assignments ORDER BY assigned_at, rowid;
+        DROP TABLE experiment_assignments;
+        ALTER TABLE experiment_assignments_v12 RENAME TO experiment_assignments;
+        CREATE INDEX experiment_assignments_by_session ON experiment_assignments (session_id);
+        """
 
     /// How many events' ids one fold covers when results, a prune or the close wait for it:
     /// few batches for a large backlog, each holding the writer a few milliseconds.

@@ -5,24 +5,53 @@ import PlatformStorage
 
 /// The schema: GRDB's numbered migrations, run by whichever process opens the file first.
 extension SQLiteSessionStore {
-    /// Runs the migrations, safely when several processes open one new file at once. GRDB reads
-    /// which migrations are applied before it opens each migration's own (immediate) transaction,
-    /// so two processes starting together can both find the schema empty; the second to take the
-    /// write lock then fails with "table sessions already exists" once the first has committed.
-    /// That process runs the migrator again: it now finds the other's migrations applied and has
-    /// nothing (or only the rest) left to do. A lock still held past the busy timeout is retried
-    /// the same way.
-    static func migrate(_ writer: any DatabaseWriter, attempts: Int = 5) throws {
-        var attempt = 1
+    /// Runs the migrations, safely when several processes open one file at once; true when this
+    /// process applied them, false when another one did meanwhile.
+    ///
+    /// GRDB reads which migrations are applied before it opens each migration's own (immediate)
+    /// transaction, so two processes starting together can both find them pending; the second
+    /// to take the write lock then fails with "table sessions already exists" once the first has
+    /// committed. That process reads the pending list again: it finds the other's migrations
+    /// applied and has nothing (or only the rest) left to do.
+    ///
+    /// A write lock held elsewhere (another process rebuilding a large table) fails each attempt
+    /// after the busy timeout; the start keeps trying for `patience`, calling `waiting` once.
+    /// Counted in attempts instead, five busy timeouts (50 s) gave up on v12's rebuild of about
+    /// 5 x 10^6 assignments, and the server did not start.
+    static func migrate(
+        _ writer: any DatabaseWriter, path: String, patience: Duration = migrationPatience, waiting: () -> Void = {}
+    ) throws -> Bool {
+        let deadline = ContinuousClock.now + patience
+        var raced = 0
+        var waited = false
         while true {
             do {
+                if raced > 0 || waited, try pendingMigrations(writer, path: path).isEmpty { return false }
                 try migrator.migrate(writer)
-                return
-            } catch let error as DatabaseError where attempt < attempts && isMigrationRace(error) {
-                attempt += 1
+                return true
+            } catch let error as DatabaseError where isLockHeld(error) && ContinuousClock.now < deadline {
+                if !waited { waiting() }
+                waited = true
+            } catch let error as DatabaseError where isMigrationRace(error) && raced < 4 {
+                // Bounded apart from the lock's wait: such an error returns at once, and one that
+                // is not a race after all (a schema broken by hand) must not spin.
+                raced += 1
             }
         }
     }
+
+    static func sayWaiting(path: String, logger: Logger) {
+        logger.notice(
+            "waiting for the database's write lock: another process holds it, migrating the file or writing",
+            metadata: ["database": "\(path)"])
+    }
+
+    /// How long a start waits for another process holding the file's write lock: v12 rebuilt
+    /// 10^6 assignments in 10.5-11.5 s on the 2-core VM, so this covers about 10^7. Not longer: a
+    /// stop signal that arrives meanwhile is acted on once the store is open (`Serve.run`), and
+    /// a service manager kills a process that does not stop within its own timeout (systemd's
+    /// is 90 s).
+    static let migrationPatience: Duration = .seconds(120)
 
     /// The migrations this binary has that the file lacks, in order; throws
     /// `SchemaFromANewerVersion` when the file holds migrations this binary does not have (GRDB
@@ -45,26 +74,31 @@ extension SQLiteSessionStore {
         let pending = try pendingMigrations(writer, path: path)
         // A current file needs nothing more; a new one's schema is made in a moment, unannounced.
         guard !pending.isEmpty else { return }
-        guard pending.count < migrator.migrations.count else { return try migrate(writer) }
+        guard pending.count < migrator.migrations.count else {
+            _ = try migrate(writer, path: path)
+            return
+        }
         if refusingChanges { throw SchemaNotMigrated(database: path, pendingMigrations: pending) }
         logger.notice("migrating the database schema", metadata: ["database": "\(path)", "migrations": "\(pending.joined(separator: ", "))"])
         let began = ContinuousClock.now
-        try migrate(writer)
+        let ran = try migrate(writer, path: path) { sayWaiting(path: path, logger: logger) }
         let seconds = (Double((ContinuousClock.now - began) / .milliseconds(1)) / 100).rounded() / 10
-        logger.notice("database schema migrated", metadata: ["database": "\(path)", "seconds": "\(seconds)"])
+        logger.notice(
+            ran ? "database schema migrated" : "database schema migrated by another process",
+            metadata: ["database": "\(path)", "seconds": "\(seconds)"])
     }
 
-    /// Another process migrated (or is migrating) the same database at the same time.
+    /// Another process holds the write lock past the busy timeout.
+    static func isLockHeld(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+    }
+
+    /// Another process migrated the same database at the same time: a migration with nothing to
+    /// fail on (DROP INDEX IF EXISTS) is caught when the loser records it as applied a second time.
     static func isMigrationRace(_ error: DatabaseError) -> Bool {
-        switch error.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED: true
-        default:
-            // A migration with nothing to fail on (DROP INDEX IF EXISTS) is caught when the
-            // loser records it as applied a second time.
-            error.message.map {
-                $0.contains("already exists") || $0.contains("duplicate column name") || $0.contains("grdb_migrations")
-            } == true
-        }
+        error.message.map {
+            $0.contains("already exists") || $0.contains("duplicate column name") || $0.contains("grdb_migrations")
+        } == true
     }
 
     static var migrator: DatabaseMigrator {

@@ -88,7 +88,9 @@ public final class SQLiteSessionStore: SessionStore {
         } else {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            writer = try Self.openPool(path: path, configuration: configuration, patience: busyTimeout)
+            writer = try Self.openPool(
+                path: path, configuration: configuration, patience: max(.milliseconds(Int(busyTimeout * 1000)), Self.migrationPatience)
+            ) { Self.sayWaiting(path: path, logger: logger) }
             // GRDB sets NORMAL when it turns WAL on, after prepareDatabase: every reply waits for
             // a durable commit, so the writer goes back to FULL.
             try writer.writeWithoutTransaction { db in
@@ -120,17 +122,23 @@ public final class SQLiteSessionStore: SessionStore {
 
     /// Opens the pool, waiting while another process holds the lock its set-up needs. Turning a
     /// new file to WAL takes an exclusive lock, and SQLite answers "database is locked" at once
-    /// instead of calling the busy handler when another process is opening the same new file; so
-    /// the opening is retried, with a short growing pause, for up to `patience` seconds.
-    static func openPool(path: String, configuration: Configuration, patience: TimeInterval) throws -> DatabasePool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(patience * 1000))
+    /// instead of calling the busy handler when another process is opening the same new file;
+    /// and GRDB writes to a file whose WAL is empty, which waits for a migration another process
+    /// is running. So the opening is retried, with a short growing pause, for up to `patience`,
+    /// calling `waiting` once.
+    static func openPool(path: String, configuration: Configuration, patience: Duration, waiting: () -> Void) throws -> DatabasePool {
+        let began = ContinuousClock.now
         var pause: TimeInterval = 0.005
+        var said = false
         while true {
             do {
                 return try DatabasePool(path: path, configuration: configuration)
-            } catch let error as DatabaseError
-                where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && ContinuousClock.now < deadline
-            {
+            } catch let error as DatabaseError where isLockHeld(error) && ContinuousClock.now - began < patience {
+                // A moment's contention between two starts on a new file is not worth a line.
+                if !said, ContinuousClock.now - began > .milliseconds(500) {
+                    waiting()
+                    said = true
+                }
                 Thread.sleep(forTimeInterval: pause)
                 pause = min(pause * 2, 0.2)
             }

@@ -59,3 +59,89 @@ import Testing
         #expect(!recorder.lines.contains { $0.message.contains("migrat") }, "\(recorder.lines.map(\.message))")
     }
 }
+
+/// A start that finds the file's write lock held (another process rebuilding a large table)
+/// waits for it, past the five busy timeouts it used to give up after, says so once, and says
+/// who migrated the file.
+@Suite struct SQLiteMigrationWaitTests {
+    /// A v11 file in WAL mode, and a connection of "another process" that has taken its write
+    /// lock (running v12 itself inside that transaction when `migrating`) and gives it up two
+    /// seconds later: ten times the busy timeout of the store opened beside it, which used to
+    /// give up after five.
+    /// `walEmpty`: the WAL as a stopped server leaves it (GRDB then writes as it opens the pool,
+    /// and that write waits too); else as a process migrating the file has it, with frames.
+    static func heldFile(migrating: Bool, walEmpty: Bool = false) throws -> (path: String, release: Task<Void, any Error>) {
+        let path = try TemporaryDirectory.make().appendingPathComponent("v11.sqlite").path
+        let pool = try DatabasePool(path: path)
+        try SQLiteSessionStore.migrator.migrate(pool, upTo: "v11-experiment-rollup-mark")
+        if walEmpty { try pool.close() }
+        var unsafe = Configuration()
+        unsafe.allowsUnsafeTransactions = true  // the lock is held across two accesses
+        let holder = try DatabaseQueue(path: path, configuration: unsafe)
+        // Closed after the holder opened, the pool is not the file's last connection: the WAL
+        // keeps its frames.
+        if !walEmpty { try pool.close() }
+        try holder.inDatabase { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            if migrating {
+                try db.execute(sql: SQLiteSessionStore.experimentOutcomes)
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v12-experiment-outcomes')")
+            }
+        }
+        let release = Task {
+            try await Task.sleep(for: .seconds(2))
+            try holder.inDatabase { db in try db.execute(sql: migrating ? "COMMIT" : "ROLLBACK") }
+            try holder.close()
+        }
+        return (path, release)
+    }
+
+    static func notices(_ recorder: LogRecorder) -> [String] {
+        recorder.lines.filter { $0.level == .notice }.map(\.message)
+    }
+
+    @Test func aStartWaitsForTheLockThenMigrates() async throws {
+        let (path, release) = try Self.heldFile(migrating: false)
+        let recorder = LogRecorder()
+        let store = try await SQLiteSessionStore.open(path: path, busyTimeout: 0.2, logger: recorder.logger("platformd.store"))
+        try await release.value
+        #expect(
+            Self.notices(recorder) == [
+                "migrating the database schema",
+                "waiting for the database's write lock: another process holds it, migrating the file or writing",
+                "database schema migrated",
+            ])
+        #expect(try await SQLiteSessionStore.pendingMigrations(store.writer, path: path).isEmpty)
+        try await store.close()
+    }
+
+    @Test func aStartWaitsToOpenAFileWhoseWALIsEmpty() async throws {
+        let (path, release) = try Self.heldFile(migrating: false, walEmpty: true)
+        let recorder = LogRecorder()
+        let store = try await SQLiteSessionStore.open(path: path, busyTimeout: 0.2, logger: recorder.logger("platformd.store"))
+        try await release.value
+        #expect(
+            Self.notices(recorder) == [
+                "waiting for the database's write lock: another process holds it, migrating the file or writing",
+                "migrating the database schema",
+                "database schema migrated",
+            ])
+        try await store.close()
+    }
+
+    @Test func aStartWhoseMigrationAnotherProcessRanSaysSo() async throws {
+        let (path, release) = try Self.heldFile(migrating: true)
+        let recorder = LogRecorder()
+        let store = try await SQLiteSessionStore.open(path: path, busyTimeout: 0.2, logger: recorder.logger("platformd.store"))
+        try await release.value
+        #expect(
+            Self.notices(recorder) == [
+                "migrating the database schema",
+                "waiting for the database's write lock: another process holds it, migrating the file or writing",
+                "database schema migrated by another process",
+            ])
+        let indexes = try await store.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('experiment_assignments')") }
+        #expect(indexes.sorted() == ["experiment_assignments_by_session", "sqlite_autoindex_experiment_assignments_1"])
+        try await store.close()
+    }
+}
