@@ -168,6 +168,7 @@ extension PostgresSessionStore {
         revocations,
         experiments,
         experimentRollup,
+        replacedSessions,
     ]
 
     /// The advisory lock key migrations take (any fixed number; hosts on one database share it).

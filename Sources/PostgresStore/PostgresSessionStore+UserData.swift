@@ -6,6 +6,41 @@ import PostgresNIO
 /// The person's data on PostgreSQL: the same reads and the same one-transaction erasure as
 /// SQLite's; the deleted rows' space is reclaimed by a VACUUM off the reply path.
 extension PostgresSessionStore {
+    /// The sessions a person's new one replaced, as on SQLite (`registerReplacedSessions`).
+    static let replacedSessions: (version: String, sql: [String]) = (
+        "v8-replaced-sessions",
+        [
+            """
+            CREATE TABLE replaced_sessions (
+                tenant TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                flow TEXT NOT NULL,
+                PRIMARY KEY (tenant, user_id, session_id)
+            )
+            """,
+            """
+            INSERT INTO replaced_sessions (tenant, user_id, session_id, flow)
+                SELECT a.tenant, a.user_id, a.session_id, a.flow FROM experiment_assignments a
+                WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = a.session_id)
+                ON CONFLICT DO NOTHING
+            """,
+        ]
+    )
+
+    /// The person's replaced sessions, oldest first (session ids are time-ordered).
+    func replacedSessions(_ connection: PostgresConnection, tenant: String, userId: String) async throws -> [(id: String, flow: String)] {
+        var replaced: [(id: String, flow: String)] = []
+        for try await (id, flow) in try await connection.query(
+            """
+            SELECT session_id, flow FROM replaced_sessions WHERE tenant = \(tenant) AND user_id = \(userId) ORDER BY session_id COLLATE "C"
+            """, logger: logger
+        ).decode((String, String).self) {
+            replaced.append((id, flow))
+        }
+        return replaced
+    }
+
     public func userData(tenant: String, userId: String) async throws -> StoredUserData {
         try await connection { connection in
             var ids: [String] = []
@@ -15,11 +50,14 @@ extension PostgresSessionStore {
                 ids.append(id)
             }
             var sessions: [SessionState] = []
-            var events: [StoredEvent] = []
             for id in ids {
                 if let state = try await self.fetchSession(connection, tenant: tenant, key: .id(id), lock: false) { sessions.append(state) }
+            }
+            var events: [StoredEvent] = []
+            // The replaced sessions' events first: they came before.
+            let replaced = try await self.replacedSessions(connection, tenant: tenant, userId: userId)
+            for (id, flowOfSession) in replaced + sessions.map({ ($0.id, $0.flow) }) {
                 // With the flow and the index's collation, along the (tenant, flow, session_id, id) index.
-                let flowOfSession = sessions.last?.id == id ? sessions.last?.flow ?? "" : ""
                 for try await (flow, kind, step, action, toStep, seconds, at) in try await connection.query(
                     """
                     SELECT flow, kind, step, action, to_step, seconds, at FROM events
@@ -65,13 +103,17 @@ extension PostgresSessionStore {
             // Nothing of the person stays in this host's memory either (and a command that
             // finished just before cannot put its state back: tombstones).
             self.recent.forget(gone.map(\.id))
-            for session in gone {
+            let replaced = try await self.replacedSessions(connection, tenant: tenant, userId: userId)
+            for session in gone + replaced {
                 counts.events += try await count(
                     """
                     WITH gone AS (DELETE FROM events WHERE tenant = \(tenant) AND flow = \(session.flow)
                         AND session_id COLLATE "C" = \(session.id) RETURNING 1) SELECT COUNT(*) FROM gone
                     """)
             }
+            _ = try await connection.query(
+                "DELETE FROM replaced_sessions WHERE tenant = \(tenant) AND user_id = \(userId)", logger: self.logger
+            ).collect()
             counts.records = try await count("SELECT COUNT(*) FROM records WHERE tenant = \(tenant) AND user_id = \(userId)")
             var held = counts.sessions + counts.events
             held += try await count(

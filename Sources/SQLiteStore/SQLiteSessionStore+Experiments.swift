@@ -107,7 +107,7 @@ extension SQLiteSessionStore: ExperimentStore {
         }
     }
 
-    /// v12's rebuild (its own constant: a test plays another process running it).
+    /// v12's rebuild.
     static let experimentOutcomes = """
         CREATE TABLE experiment_outcomes (
             session_id TEXT NOT NULL PRIMARY KEY,

@@ -214,6 +214,7 @@ extension SQLiteSessionStore {
         registerExperimentRollup(&migrator)
         registerExperimentRollupMark(&migrator)
         registerExperimentOutcomes(&migrator)
+        registerReplacedSessions(&migrator)
         return migrator
     }
 }

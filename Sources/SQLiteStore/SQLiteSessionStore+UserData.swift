@@ -5,20 +5,58 @@ import PlatformStorage
 
 /// The person's data: `user.export` reads it all, `user.erase` deletes it all in one transaction.
 extension SQLiteSessionStore {
+    /// The sessions a person's new one replaced (an expired session makes way for the next of
+    /// its flow): their funnel events stay for the funnel's history, and this is what leads
+    /// export and erasure to them once the session row is gone. Filled, as it migrates, from the
+    /// stored experiment assignments whose session was replaced; a session replaced before this
+    /// version, in no experiment, left nothing that names its person.
+    static func registerReplacedSessions(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v13-replaced-sessions") { db in try db.execute(sql: replacedSessionsTable) }
+    }
+
+    /// v13 (its own constant: a test plays another process running it).
+    static let replacedSessionsTable = """
+        CREATE TABLE replaced_sessions (
+            tenant TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            flow TEXT NOT NULL,
+            PRIMARY KEY (tenant, user_id, session_id)
+        ) WITHOUT ROWID;
+        INSERT OR IGNORE INTO replaced_sessions (tenant, user_id, session_id, flow)
+            SELECT a.tenant, a.user_id, a.session_id, a.flow FROM experiment_assignments a
+            WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = a.session_id);
+        """
+
+    /// Records that the person's session `id` of `flow` was replaced by their new one.
+    static func recordReplaced(_ db: Database, tenant: String, userId: String, sessionId: String, flow: String) throws {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO replaced_sessions (tenant, user_id, session_id, flow) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [tenant, userId, sessionId, flow])
+    }
+
+    /// The person's replaced sessions, oldest first (session ids are time-ordered).
+    static func replacedSessions(_ db: Database, tenant: String, userId: String) throws -> [(id: String, flow: String)] {
+        try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT session_id, flow FROM replaced_sessions WHERE tenant = ? AND user_id = ? ORDER BY session_id"),
+            arguments: [tenant, userId]
+        ).map { ($0[0], $0[1]) }
+    }
+
     public func userData(tenant: String, userId: String) async throws -> StoredUserData {
         try await writer.read { db in
             let ids = try String.fetchAll(
                 db, sql: "SELECT id FROM sessions WHERE tenant = ? AND user_id = ? ORDER BY created_at, id", arguments: [tenant, userId])
             let sessions = try ids.compactMap { try Self.fetchStoredSession(db, tenant: tenant, key: .id($0))?.state }
             var events: [StoredEvent] = []
-            for session in sessions {
-                let id = session.id
+            // The replaced sessions' events first: they came before.
+            let replaced = try Self.replacedSessions(db, tenant: tenant, userId: userId)
+            for (id, flow) in replaced + sessions.map({ ($0.id, $0.flow) }) {
                 // With the flow, along events_by_flow_session (tenant, flow, session_id, id).
                 events += try Row.fetchAll(
                     db,
                     sql: """
                         SELECT flow, kind, step, action, to_step, seconds, at FROM events WHERE tenant = ? AND flow = ? AND session_id = ? ORDER BY id
-                        """, arguments: [tenant, session.flow, id]
+                        """, arguments: [tenant, flow, id]
                 ).map { row in
                     StoredEvent(
                         sessionId: id, flow: row[0],
@@ -40,13 +78,14 @@ extension SQLiteSessionStore {
             var counts = UserErasure.Counts()
             let rows = try Row.fetchAll(db, sql: "SELECT id, flow FROM sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             let ids: [String] = rows.map { $0[0] }
-            for row in rows {
+            let replaced = try Self.replacedSessions(db, tenant: tenant, userId: userId)
+            for (id, flow) in rows.map({ ($0[0] as String, $0[1] as String) }) + replaced {
                 // With the flow, along events_by_flow_session: never a scan of the tenant's events
                 // inside the one writer's transaction.
-                try db.execute(
-                    sql: "DELETE FROM events WHERE tenant = ? AND flow = ? AND session_id = ?", arguments: [tenant, row[1] as String, row[0] as String])
+                try db.execute(sql: "DELETE FROM events WHERE tenant = ? AND flow = ? AND session_id = ?", arguments: [tenant, flow, id])
                 counts.events += db.changesCount
             }
+            try db.execute(sql: "DELETE FROM replaced_sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             // Answers go with their sessions (ON DELETE CASCADE), records with their profile.
             try db.execute(sql: "DELETE FROM sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             counts.sessions = db.changesCount

@@ -419,6 +419,7 @@ public final class SQLiteSessionStore: SessionStore {
                 try db.execute(
                     sql: "DELETE FROM sessions WHERE tenant = ? AND id = ? AND write_count = ?", arguments: [state.tenant, replaced, writeCount])
                 guard db.changesCount == 1 else { return false }
+                try recordReplaced(db, tenant: state.tenant, userId: state.userId, sessionId: replaced, flow: state.flow)
             }
             do {
                 try db.cachedStatement(

@@ -37,7 +37,9 @@ import Testing
         try SQLiteSessionStore.migrator.migrate(queue, upTo: "v11-experiment-rollup-mark")
         try queue.close()
 
-        await #expect(throws: SchemaNotMigrated(database: path, pendingMigrations: ["v12-experiment-outcomes"])) {
+        let toCome = Array(SQLiteSessionStore.migrator.migrations.drop { $0 != "v11-experiment-rollup-mark" }.dropFirst())
+        #expect(toCome.first == "v12-experiment-outcomes")
+        await #expect(throws: SchemaNotMigrated(database: path, pendingMigrations: toCome)) {
             try await SQLiteSessionStore.open(path: path, migrating: false)
         }
         let before = try await DatabaseQueue(path: path).read { db in try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations") }
@@ -64,16 +66,18 @@ import Testing
 /// waits for it, past the five busy timeouts it used to give up after, says so once, and says
 /// who migrated the file.
 @Suite struct SQLiteMigrationWaitTests {
-    /// A v11 file in WAL mode, and a connection of "another process" that has taken its write
-    /// lock (running v12 itself inside that transaction when `migrating`) and gives it up two
-    /// seconds later: ten times the busy timeout of the store opened beside it, which used to
-    /// give up after five.
+    /// A file one migration behind (v12) in WAL mode, and a connection of "another process" that
+    /// has taken its write lock (running that last migration, v13, itself inside that
+    /// transaction when `migrating`) and gives it up two seconds later: ten times the busy
+    /// timeout of the store opened beside it, which used to give up after five.
     /// `walEmpty`: the WAL as a stopped server leaves it (GRDB then writes as it opens the pool,
     /// and that write waits too); else as a process migrating the file has it, with frames.
     static func heldFile(migrating: Bool, walEmpty: Bool = false) throws -> (path: String, release: Task<Void, any Error>) {
-        let path = try TemporaryDirectory.make().appendingPathComponent("v11.sqlite").path
+        let path = try TemporaryDirectory.make().appendingPathComponent("v12.sqlite").path
         let pool = try DatabasePool(path: path)
-        try SQLiteSessionStore.migrator.migrate(pool, upTo: "v11-experiment-rollup-mark")
+        // The other process plays the last migration: a newer one added means playing that one.
+        #expect(SQLiteSessionStore.migrator.migrations.last == "v13-replaced-sessions")
+        try SQLiteSessionStore.migrator.migrate(pool, upTo: "v12-experiment-outcomes")
         if walEmpty { try pool.close() }
         var unsafe = Configuration()
         unsafe.allowsUnsafeTransactions = true  // the lock is held across two accesses
@@ -84,8 +88,8 @@ import Testing
         try holder.inDatabase { db in
             try db.execute(sql: "BEGIN IMMEDIATE")
             if migrating {
-                try db.execute(sql: SQLiteSessionStore.experimentOutcomes)
-                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v12-experiment-outcomes')")
+                try db.execute(sql: SQLiteSessionStore.replacedSessionsTable)
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v13-replaced-sessions')")
             }
         }
         let release = Task {
@@ -140,8 +144,8 @@ import Testing
                 "waiting for the database's write lock: another process holds it, migrating the file or writing",
                 "database schema migrated by another process",
             ])
-        let indexes = try await store.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('experiment_assignments')") }
-        #expect(indexes.sorted() == ["experiment_assignments_by_session", "sqlite_autoindex_experiment_assignments_1"])
+        let tables = try await store.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name = 'replaced_sessions'") }
+        #expect(tables == ["replaced_sessions"])
         try await store.close()
     }
 }

@@ -82,6 +82,52 @@ struct UserDataTests {
         try await store.close()
     }
 
+    @Test(.postgres) func theEventsOfASessionTheRestartReplacedAreExportedAndErasedOnPostgres() async throws {
+        try await theEventsOfASessionTheRestartReplacedAreExportedAndErased(kind: .postgres)
+    }
+
+    /// The contract: an erasure deletes every funnel event of the person. A session that expired
+    /// and made way for the person's next one of its flow leaves its row, not its events (the
+    /// funnel's history): they were the person's, so export lists them and erasure deletes them.
+    @Test(arguments: StoreKind.sqlite)
+    func theEventsOfASessionTheRestartReplacedAreExportedAndErased(kind: StoreKind) async throws {
+        let store = try await kind.open()
+        let clock = TestClock()
+        let policy = DataPolicy(abandonedAfterHours: 24, expireAfterDays: 30, keepCompletedAnswersDays: 90, eventsDays: 365)
+        let platform = Platform(
+            tenants: [HostedTenant(id: "fixture", pluginName: "Fixture", plugin: FixturePlugin(), dataPolicy: policy)], store: store,
+            clock: { clock.now })
+        let user = "replaced-\(kind)"
+        let first = try await platform.start(tenant: "fixture", userId: user, flow: "quick", user: nil)
+        _ = try await platform.submit(
+            tenant: "fixture", sessionId: first.sessionId, command: .init(stepId: "one", revision: first.revision, values: ["oneAnswer": "x"]))
+        _ = try await platform.start(tenant: "fixture", userId: "bystander-\(kind)", flow: "quick", user: nil)
+        clock.advance(seconds: 31 * 86_400)
+        #expect(try await platform.sweep(now: clock.now).tenants.first?.expired == 2)
+        clock.advance(seconds: 60)
+        let second = try await platform.start(tenant: "fixture", userId: user, flow: "quick", user: nil)
+        #expect(second.sessionId != first.sessionId)
+
+        let stored = try await store.userData(tenant: "fixture", userId: user)
+        #expect(stored.sessions.map(\.id) == [second.sessionId])
+        let firstEvents = stored.events.filter { $0.sessionId == first.sessionId }
+        #expect(firstEvents.count >= 3, "started, arrived and left the first step: \(stored.events.map(\.event.kind))")
+        #expect(stored.events.first?.sessionId == first.sessionId, "the replaced session's events come first")
+        let export = try await platform.exportUser(tenant: "fixture", userId: user)
+        #expect(export.events.count == stored.events.count + stored.outbox.count)
+
+        let erased = try await platform.eraseUser(tenant: "fixture", userId: user)
+        #expect(erased.erased.sessions == 1)
+        #expect(erased.erased.events == stored.events.count, "the replaced session's events too")
+        let after = try await store.userData(tenant: "fixture", userId: user)
+        #expect(after.events.isEmpty && after.sessions.isEmpty)
+        // Erased, the person's first session's events are gone from the funnel's table too.
+        let funnel = try await store.events(tenant: "fixture", flow: "quick", since: nil, until: nil)
+        #expect(!funnel.contains { $0.sessionId == first.sessionId }, "no event of the replaced session is left")
+        #expect(funnel.contains { $0.sessionId != second.sessionId }, "the bystander's stay")
+        try await store.close()
+    }
+
     @Test func onASQLiteFileNoByteOfThePersonRemainsInTheDatabaseOrItsWALEvenUnderAReader() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("erase.sqlite").path
