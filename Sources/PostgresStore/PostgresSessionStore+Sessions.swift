@@ -247,7 +247,7 @@ extension PostgresSessionStore {
                     do {
                         try await self.connection { connection in
                             // The tables an erasure deletes from (a rejection, or user.erase).
-                            for table in ["answers", "sessions", "events", "records", "profiles", "deliveries", "outbox"] {
+                            for table in ["answers", "sessions", "replaced_sessions", "events", "records", "profiles", "deliveries", "outbox"] {
                                 try await Self.run(connection, "VACUUM \(table)", self.logger)
                             }
                         }
@@ -384,12 +384,6 @@ extension PostgresSessionStore {
         if let old, old.id != state.id {
             // An expired session makes way for the user's new one (unique per user and flow).
             _ = try await connection.query("DELETE FROM sessions WHERE tenant = \(state.tenant) AND id = \(old.id)", logger: logger).collect()
-            _ = try await connection.query(
-                """
-                INSERT INTO replaced_sessions (tenant, user_id, session_id, flow) VALUES (\(state.tenant), \(state.userId), \(old.id), \(old.flow))
-                ON CONFLICT DO NOTHING
-                """, logger: logger
-            ).collect()
         }
         if old == nil || old?.id != state.id {
             _ = try await connection.query(

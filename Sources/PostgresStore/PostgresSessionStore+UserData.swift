@@ -6,7 +6,9 @@ import PostgresNIO
 /// The person's data on PostgreSQL: the same reads and the same one-transaction erasure as
 /// SQLite's; the deleted rows' space is reclaimed by a VACUUM off the reply path.
 extension PostgresSessionStore {
-    /// The sessions a person's new one replaced, as on SQLite (`registerReplacedSessions`).
+    /// The sessions a person's new one replaced, as on SQLite (`registerReplacedSessions`),
+    /// recorded by a trigger so that every host records them, a host of an older version too
+    /// once the schema has this migration.
     static let replacedSessions: (version: String, sql: [String]) = (
         "v8-replaced-sessions",
         [
@@ -25,6 +27,16 @@ extension PostgresSessionStore {
                 WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = a.session_id)
                 ON CONFLICT DO NOTHING
             """,
+            """
+            CREATE FUNCTION session_replaced() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO replaced_sessions (tenant, user_id, session_id, flow) VALUES (OLD.tenant, OLD.user_id, OLD.id, OLD.flow)
+                ON CONFLICT DO NOTHING;
+                RETURN NULL;
+            END
+            $$
+            """,
+            "CREATE TRIGGER session_replaced AFTER DELETE ON sessions FOR EACH ROW EXECUTE FUNCTION session_replaced()",
         ]
     )
 
@@ -55,7 +67,9 @@ extension PostgresSessionStore {
             }
             var events: [StoredEvent] = []
             // The replaced sessions' events first: they came before.
-            let replaced = try await self.replacedSessions(connection, tenant: tenant, userId: userId)
+            // Not one snapshot: a session replaced between the two reads is in both.
+            let current = Set(sessions.map(\.id))
+            let replaced = try await self.replacedSessions(connection, tenant: tenant, userId: userId).filter { !current.contains($0.id) }
             for (id, flowOfSession) in replaced + sessions.map({ ($0.id, $0.flow) }) {
                 // With the flow and the index's collation, along the (tenant, flow, session_id, id) index.
                 for try await (flow, kind, step, action, toStep, seconds, at) in try await connection.query(
@@ -103,7 +117,9 @@ extension PostgresSessionStore {
             // Nothing of the person stays in this host's memory either (and a command that
             // finished just before cannot put its state back: tombstones).
             self.recent.forget(gone.map(\.id))
-            let replaced = try await self.replacedSessions(connection, tenant: tenant, userId: userId)
+            // The rows just deleted were recorded as replaced too (the trigger).
+            let erased = Set(gone.map(\.id))
+            let replaced = try await self.replacedSessions(connection, tenant: tenant, userId: userId).filter { !erased.contains($0.id) }
             for session in gone + replaced {
                 counts.events += try await count(
                     """
@@ -198,6 +214,14 @@ extension PostgresSessionStore {
                         RETURNING 1) SELECT COUNT(*) FROM gone
                     """)
             }
+            // A replaced session whose events are all gone leads nowhere: its row, which names the
+            // person, goes too.
+            _ = try await connection.query(
+                """
+                DELETE FROM replaced_sessions r WHERE r.tenant = \(tenant) AND NOT EXISTS (
+                    SELECT 1 FROM events e WHERE e.tenant = r.tenant AND e.flow = r.flow AND e.session_id COLLATE "C" = r.session_id)
+                """, logger: self.logger
+            ).collect()
             let outbox = try await deleted(
                 """
                 WITH gone AS (DELETE FROM outbox WHERE sequence IN (

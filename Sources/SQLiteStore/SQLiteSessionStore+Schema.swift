@@ -15,21 +15,25 @@ extension SQLiteSessionStore {
     /// applied and has nothing (or only the rest) left to do.
     ///
     /// A write lock held elsewhere (another process rebuilding a large table) fails each attempt
-    /// after the busy timeout; the start keeps trying for `patience`, calling `waiting` once.
+    /// after the busy timeout; the start keeps trying until `deadline`, calling `waiting` once.
     /// Counted in attempts instead, five busy timeouts (50 s) gave up on v12's rebuild of about
-    /// 5 x 10^6 assignments, and the server did not start.
+    /// 5 x 10^6 assignments, and the server did not start. Only `SQLITE_BUSY` is waited for:
+    /// it comes after the busy handler's wait, where `SQLITE_LOCKED` would come back at once.
     static func migrate(
-        _ writer: any DatabaseWriter, path: String, patience: Duration = migrationPatience, waiting: () -> Void = {}
+        _ writer: any DatabaseWriter, path: String, until deadline: ContinuousClock.Instant = .now + migrationPatience,
+        waiting: () -> Void = {}
     ) throws -> Bool {
-        let deadline = ContinuousClock.now + patience
         var raced = 0
         var waited = false
         while true {
             do {
                 if raced > 0 || waited, try pendingMigrations(writer, path: path).isEmpty { return false }
                 try migrator.migrate(writer)
+                // A newer binary that migrated the file since the first read is refused all the
+                // same (GRDB carries on over migrations it does not know).
+                try pendingMigrations(writer, path: path)
                 return true
-            } catch let error as DatabaseError where isLockHeld(error) && ContinuousClock.now < deadline {
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
                 if !waited { waiting() }
                 waited = true
             } catch let error as DatabaseError where isMigrationRace(error) && raced < 4 {
@@ -46,7 +50,8 @@ extension SQLiteSessionStore {
             metadata: ["database": "\(path)"])
     }
 
-    /// How long a start waits for another process holding the file's write lock: v12 rebuilt
+    /// How long a start waits, in all, for another process holding the file's write lock (give
+    /// or take the busy timeout of the attempt running when it passes): v12 rebuilt
     /// 10^6 assignments in 10.5-11.5 s on the 2-core VM, so this covers about 10^7. Not longer: a
     /// stop signal that arrives meanwhile is acted on once the store is open (`Serve.run`), and
     /// a service manager kills a process that does not stop within its own timeout (systemd's
@@ -70,18 +75,21 @@ extension SQLiteSessionStore {
     /// rebuilds a table takes seconds at a million rows (v12 took ~10 s at 10^6 assignments),
     /// and a start that pauses that long without a word looks hung.
     /// `refusingChanges`: such a file is refused (`SchemaNotMigrated`) instead.
-    static func migrate(_ writer: any DatabaseWriter, path: String, refusingChanges: Bool = false, logger: Logger) throws {
+    static func migrate(
+        _ writer: any DatabaseWriter, path: String, refusingChanges: Bool = false, until deadline: ContinuousClock.Instant = .now + migrationPatience,
+        logger: Logger
+    ) throws {
         let pending = try pendingMigrations(writer, path: path)
         // A current file needs nothing more; a new one's schema is made in a moment, unannounced.
         guard !pending.isEmpty else { return }
         guard pending.count < migrator.migrations.count else {
-            _ = try migrate(writer, path: path)
+            _ = try migrate(writer, path: path, until: deadline)
             return
         }
         if refusingChanges { throw SchemaNotMigrated(database: path, pendingMigrations: pending) }
         logger.notice("migrating the database schema", metadata: ["database": "\(path)", "migrations": "\(pending.joined(separator: ", "))"])
         let began = ContinuousClock.now
-        let ran = try migrate(writer, path: path) { sayWaiting(path: path, logger: logger) }
+        let ran = try migrate(writer, path: path, until: deadline) { sayWaiting(path: path, logger: logger) }
         let seconds = (Double((ContinuousClock.now - began) / .milliseconds(1)) / 100).rounded() / 10
         logger.notice(
             ran ? "database schema migrated" : "database schema migrated by another process",

@@ -7,11 +7,16 @@ import PlatformStorage
 extension SQLiteSessionStore {
     /// The sessions a person's new one replaced (an expired session makes way for the next of
     /// its flow): their funnel events stay for the funnel's history, and this is what leads
-    /// export and erasure to them once the session row is gone. Filled, as it migrates, from the
-    /// stored experiment assignments whose session was replaced; a session replaced before this
-    /// version, in no experiment, left nothing that names its person.
+    /// export and erasure to them once the session row is gone. A trigger records every session
+    /// row deleted, so any process on the file records them (an erasure's own are deleted in its
+    /// transaction); rows whose events are all pruned go with the prune. Filled, as it migrates,
+    /// from the stored experiment assignments whose session was replaced; a session replaced
+    /// before this version and not found that way left nothing that names its person.
     static func registerReplacedSessions(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v13-replaced-sessions") { db in try db.execute(sql: replacedSessionsTable) }
+        // No foreign key names this table: GRDB's deferred check would read the whole file.
+        migrator.registerMigration("v13-replaced-sessions", foreignKeyChecks: .immediate) { db in
+            try db.execute(sql: replacedSessionsTable)
+        }
     }
 
     /// v13 (its own constant: a test plays another process running it).
@@ -26,13 +31,10 @@ extension SQLiteSessionStore {
         INSERT OR IGNORE INTO replaced_sessions (tenant, user_id, session_id, flow)
             SELECT a.tenant, a.user_id, a.session_id, a.flow FROM experiment_assignments a
             WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = a.session_id);
+        CREATE TRIGGER sessions_replaced AFTER DELETE ON sessions BEGIN
+            INSERT OR IGNORE INTO replaced_sessions (tenant, user_id, session_id, flow) VALUES (OLD.tenant, OLD.user_id, OLD.id, OLD.flow);
+        END;
         """
-
-    /// Records that the person's session `id` of `flow` was replaced by their new one.
-    static func recordReplaced(_ db: Database, tenant: String, userId: String, sessionId: String, flow: String) throws {
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO replaced_sessions (tenant, user_id, session_id, flow) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [tenant, userId, sessionId, flow])
-    }
 
     /// The person's replaced sessions, oldest first (session ids are time-ordered).
     static func replacedSessions(_ db: Database, tenant: String, userId: String) throws -> [(id: String, flow: String)] {
@@ -85,10 +87,11 @@ extension SQLiteSessionStore {
                 try db.execute(sql: "DELETE FROM events WHERE tenant = ? AND flow = ? AND session_id = ?", arguments: [tenant, flow, id])
                 counts.events += db.changesCount
             }
-            try db.execute(sql: "DELETE FROM replaced_sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             // Answers go with their sessions (ON DELETE CASCADE), records with their profile.
             try db.execute(sql: "DELETE FROM sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             counts.sessions = db.changesCount
+            // After the sessions: their rows' deletion recorded them here too (the trigger).
+            try db.execute(sql: "DELETE FROM replaced_sessions WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId])
             counts.records =
                 try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM records WHERE tenant = ? AND user_id = ?", arguments: [tenant, userId]) ?? 0
@@ -164,6 +167,14 @@ extension SQLiteSessionStore {
                         """, arguments: [tenant, flow, before.timeIntervalSince1970, limit])
                 events += db.changesCount
             }
+            // A replaced session whose events are all gone leads nowhere: its row, which names the
+            // person, goes too.
+            try db.execute(
+                sql: """
+                    DELETE FROM replaced_sessions WHERE tenant = ? AND NOT EXISTS (
+                        SELECT 1 FROM events e WHERE e.tenant = replaced_sessions.tenant AND e.flow = replaced_sessions.flow
+                            AND e.session_id = replaced_sessions.session_id)
+                    """, arguments: [tenant])
             try db.execute(
                 sql: """
                     DELETE FROM outbox WHERE sequence IN (

@@ -82,15 +82,17 @@ public final class SQLiteSessionStore: SessionStore {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         configuration.busyMode = .timeout(busyTimeout)
+        // Opening the pool and migrating share one wait for another process's lock.
+        let waitingUntil = ContinuousClock.now + max(.milliseconds(Int(busyTimeout * 1000)), Self.migrationPatience)
         if path == Self.memoryPath {
             writer = try DatabaseQueue(configuration: configuration)
             credentialsChanges = CredentialsVersion(seesEveryChange: true)
         } else {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            writer = try Self.openPool(
-                path: path, configuration: configuration, patience: max(.milliseconds(Int(busyTimeout * 1000)), Self.migrationPatience)
-            ) { Self.sayWaiting(path: path, logger: logger) }
+            writer = try Self.openPool(path: path, configuration: configuration, until: waitingUntil) {
+                Self.sayWaiting(path: path, logger: logger)
+            }
             // GRDB sets NORMAL when it turns WAL on, after prepareDatabase: every reply waits for
             // a durable commit, so the writer goes back to FULL.
             try writer.writeWithoutTransaction { db in
@@ -99,7 +101,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
             credentialsChanges = .beside(path, logger: logger)
         }
-        try Self.migrate(writer, path: path, refusingChanges: !migrating, logger: logger)
+        try Self.migrate(writer, path: path, refusingChanges: !migrating, until: waitingUntil, logger: logger)
         let committer = GroupCommitter(writer: writer)
         self.committer = committer
         if path != Self.memoryPath {
@@ -124,16 +126,18 @@ public final class SQLiteSessionStore: SessionStore {
     /// new file to WAL takes an exclusive lock, and SQLite answers "database is locked" at once
     /// instead of calling the busy handler when another process is opening the same new file;
     /// and GRDB writes to a file whose WAL is empty, which waits for a migration another process
-    /// is running. So the opening is retried, with a short growing pause, for up to `patience`,
+    /// is running. So the opening is retried, with a short growing pause, until `deadline`,
     /// calling `waiting` once.
-    static func openPool(path: String, configuration: Configuration, patience: Duration, waiting: () -> Void) throws -> DatabasePool {
+    static func openPool(
+        path: String, configuration: Configuration, until deadline: ContinuousClock.Instant, waiting: () -> Void
+    ) throws -> DatabasePool {
         let began = ContinuousClock.now
         var pause: TimeInterval = 0.005
         var said = false
         while true {
             do {
                 return try DatabasePool(path: path, configuration: configuration)
-            } catch let error as DatabaseError where isLockHeld(error) && ContinuousClock.now - began < patience {
+            } catch let error as DatabaseError where isLockHeld(error) && ContinuousClock.now < deadline {
                 // A moment's contention between two starts on a new file is not worth a line.
                 if !said, ContinuousClock.now - began > .milliseconds(500) {
                     waiting()
@@ -419,7 +423,6 @@ public final class SQLiteSessionStore: SessionStore {
                 try db.execute(
                     sql: "DELETE FROM sessions WHERE tenant = ? AND id = ? AND write_count = ?", arguments: [state.tenant, replaced, writeCount])
                 guard db.changesCount == 1 else { return false }
-                try recordReplaced(db, tenant: state.tenant, userId: state.userId, sessionId: replaced, flow: state.flow)
             }
             do {
                 try db.cachedStatement(

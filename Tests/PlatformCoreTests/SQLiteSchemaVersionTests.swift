@@ -66,13 +66,15 @@ import Testing
 /// waits for it, past the five busy timeouts it used to give up after, says so once, and says
 /// who migrated the file.
 @Suite struct SQLiteMigrationWaitTests {
-    /// A file one migration behind (v12) in WAL mode, and a connection of "another process" that
-    /// has taken its write lock (running that last migration, v13, itself inside that
-    /// transaction when `migrating`) and gives it up two seconds later: ten times the busy
-    /// timeout of the store opened beside it, which used to give up after five.
-    /// `walEmpty`: the WAL as a stopped server leaves it (GRDB then writes as it opens the pool,
-    /// and that write waits too); else as a process migrating the file has it, with frames.
-    static func heldFile(migrating: Bool, walEmpty: Bool = false) throws -> (path: String, release: Task<Void, any Error>) {
+    static let waitingLine = "waiting for the database's write lock: another process holds it, migrating the file or writing"
+
+    /// Opens a store on a file one migration behind (v12), in WAL mode, whose write lock a
+    /// connection of "another process" holds (running that last migration, v13, itself inside
+    /// its transaction when `migrating`) until the store has said it waits: the lock is held
+    /// for longer than the five busy timeouts the start used to give up after, however slow the
+    /// machine. `walEmpty`: the WAL as a stopped server leaves it (GRDB then writes as it opens
+    /// the pool, and that write waits too); else as a process migrating the file has it.
+    static func openBesideAHolder(migrating: Bool, walEmpty: Bool = false) async throws -> (SQLiteSessionStore, [String], String) {
         let path = try TemporaryDirectory.make().appendingPathComponent("v12.sqlite").path
         let pool = try DatabasePool(path: path)
         // The other process plays the last migration: a newer one added means playing that one.
@@ -92,58 +94,34 @@ import Testing
                 try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v13-replaced-sessions')")
             }
         }
-        let release = Task {
-            try await Task.sleep(for: .seconds(2))
-            try holder.inDatabase { db in try db.execute(sql: migrating ? "COMMIT" : "ROLLBACK") }
-            try holder.close()
-        }
-        return (path, release)
-    }
-
-    static func notices(_ recorder: LogRecorder) -> [String] {
-        recorder.lines.filter { $0.level == .notice }.map(\.message)
+        let recorder = LogRecorder()
+        let opening = Task { try await SQLiteSessionStore.open(path: path, busyTimeout: 0.2, logger: recorder.logger("platformd.store")) }
+        let waited = await eventually(30) { recorder.lines.contains { $0.message == waitingLine } }
+        // Held six busy timeouts past the line (the start used to give up after five), then given up.
+        try await Task.sleep(for: .milliseconds(1_200))
+        try holder.inDatabase { db in try db.execute(sql: migrating ? "COMMIT" : "ROLLBACK") }
+        try holder.close()
+        let store = try await opening.value
+        #expect(waited)
+        return (store, recorder.lines.filter { $0.level == .notice }.map(\.message), path)
     }
 
     @Test func aStartWaitsForTheLockThenMigrates() async throws {
-        let (path, release) = try Self.heldFile(migrating: false)
-        let recorder = LogRecorder()
-        let store = try await SQLiteSessionStore.open(path: path, busyTimeout: 0.2, logger: recorder.logger("platformd.store"))
-        try await release.value
-        #expect(
-            Self.notices(recorder) == [
-                "migrating the database schema",
-                "waiting for the database's write lock: another process holds it, migrating the file or writing",
-                "database schema migrated",
-            ])
+        let (store, notices, path) = try await Self.openBesideAHolder(migrating: false)
+        #expect(notices == ["migrating the database schema", Self.waitingLine, "database schema migrated"])
         #expect(try await SQLiteSessionStore.pendingMigrations(store.writer, path: path).isEmpty)
         try await store.close()
     }
 
     @Test func aStartWaitsToOpenAFileWhoseWALIsEmpty() async throws {
-        let (path, release) = try Self.heldFile(migrating: false, walEmpty: true)
-        let recorder = LogRecorder()
-        let store = try await SQLiteSessionStore.open(path: path, busyTimeout: 0.2, logger: recorder.logger("platformd.store"))
-        try await release.value
-        #expect(
-            Self.notices(recorder) == [
-                "waiting for the database's write lock: another process holds it, migrating the file or writing",
-                "migrating the database schema",
-                "database schema migrated",
-            ])
+        let (store, notices, _) = try await Self.openBesideAHolder(migrating: false, walEmpty: true)
+        #expect(notices == [Self.waitingLine, "migrating the database schema", "database schema migrated"])
         try await store.close()
     }
 
     @Test func aStartWhoseMigrationAnotherProcessRanSaysSo() async throws {
-        let (path, release) = try Self.heldFile(migrating: true)
-        let recorder = LogRecorder()
-        let store = try await SQLiteSessionStore.open(path: path, busyTimeout: 0.2, logger: recorder.logger("platformd.store"))
-        try await release.value
-        #expect(
-            Self.notices(recorder) == [
-                "migrating the database schema",
-                "waiting for the database's write lock: another process holds it, migrating the file or writing",
-                "database schema migrated by another process",
-            ])
+        let (store, notices, _) = try await Self.openBesideAHolder(migrating: true)
+        #expect(notices == ["migrating the database schema", Self.waitingLine, "database schema migrated by another process"])
         let tables = try await store.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name = 'replaced_sessions'") }
         #expect(tables == ["replaced_sessions"])
         try await store.close()

@@ -129,7 +129,8 @@ public protocol SessionStore: Sendable {
     func userData(tenant: String, userId: String) async throws -> StoredUserData
 
     /// Deletes, in one transaction, every session (answers with them), the profile (records with
-    /// it), the funnel events of those sessions and the completion events about the user (their
+    /// it), the funnel events of those sessions and of the sessions they replaced (an expired
+    /// session makes way for the next of its flow), and the completion events about the user (their
     /// deliveries with them, pending ones counted as cancelled), and writes `report` (the
     /// `user.erased` event) in the same transaction. The bytes leave the files soon after (SQLite:
     /// `secure_delete` and a truncated WAL; PostgreSQL: a VACUUM off the reply path).
@@ -161,7 +162,7 @@ public enum SweepCandidates: Sendable {
 public struct StoredUserData: Sendable {
     public var sessions: [SessionState]
     public var profile: Profile?
-    /// The funnel events of the user's sessions, in order.
+    /// The funnel events of the user's sessions and of those they replaced, in order.
     public var events: [StoredEvent]
     /// Completion events about the user, in order.
     public var outbox: [PlatformEvent]
