@@ -8,7 +8,8 @@ import PostgresNIO
 extension PostgresSessionStore {
     /// The sessions a person's new one replaced, as on SQLite (`registerReplacedSessions`),
     /// recorded by a trigger so that every host records them, a host of an older version too
-    /// once the schema has this migration.
+    /// once the schema has this migration (whose erasures leave the rows they recorded to the
+    /// next prune: their events are gone).
     static let replacedSessions: (version: String, sql: [String]) = (
         "v8-replaced-sessions",
         [
@@ -36,7 +37,10 @@ extension PostgresSessionStore {
             END
             $$
             """,
-            "CREATE TRIGGER session_replaced AFTER DELETE ON sessions FOR EACH ROW EXECUTE FUNCTION session_replaced()",
+            """
+            CREATE TRIGGER session_replaced AFTER DELETE ON sessions FOR EACH ROW WHEN (OLD.status = 'expired')
+            EXECUTE FUNCTION session_replaced()
+            """,
         ]
     )
 

@@ -7,9 +7,11 @@ import PlatformStorage
 extension SQLiteSessionStore {
     /// The sessions a person's new one replaced (an expired session makes way for the next of
     /// its flow): their funnel events stay for the funnel's history, and this is what leads
-    /// export and erasure to them once the session row is gone. A trigger records every session
-    /// row deleted, so any process on the file records them (an erasure's own are deleted in its
-    /// transaction); rows whose events are all pruned go with the prune. Filled, as it migrates,
+    /// export and erasure to them once the session row is gone. A trigger records every expired
+    /// session row deleted (only an expired session is ever replaced), so any process on the
+    /// file records them. An erasure deletes the rows its own deletions recorded; one by a
+    /// process of an older version leaves them, with no event left to lead to, and the next
+    /// prune, which deletes rows whose events are all gone, takes them. Filled, as it migrates,
     /// from the stored experiment assignments whose session was replaced; a session replaced
     /// before this version and not found that way left nothing that names its person.
     static func registerReplacedSessions(_ migrator: inout DatabaseMigrator) {
@@ -31,7 +33,7 @@ extension SQLiteSessionStore {
         INSERT OR IGNORE INTO replaced_sessions (tenant, user_id, session_id, flow)
             SELECT a.tenant, a.user_id, a.session_id, a.flow FROM experiment_assignments a
             WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = a.session_id);
-        CREATE TRIGGER sessions_replaced AFTER DELETE ON sessions BEGIN
+        CREATE TRIGGER sessions_replaced AFTER DELETE ON sessions WHEN OLD.status = 'expired' BEGIN
             INSERT OR IGNORE INTO replaced_sessions (tenant, user_id, session_id, flow) VALUES (OLD.tenant, OLD.user_id, OLD.id, OLD.flow);
         END;
         """

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PlatformStorage
 import PlatformTesting
+import Synchronization
 import Testing
 
 @testable import SQLiteStore
@@ -95,8 +96,17 @@ import Testing
             }
         }
         let recorder = LogRecorder()
-        let opening = Task { try await SQLiteSessionStore.open(path: path, busyTimeout: 0.2, logger: recorder.logger("platformd.store")) }
-        let waited = await eventually(30) { recorder.lines.contains { $0.message == waitingLine } }
+        let ended = Mutex(false)
+        let opening = Task {
+            defer { ended.withLock { $0 = true } }
+            return try await SQLiteSessionStore.open(path: path, busyTimeout: 0.2, logger: recorder.logger("platformd.store"))
+        }
+        // No short bound: in a whole `swift test` run on two cores the line came only after
+        // 30 s (CI, once), and the lock must still be held when the opening gets to it. An
+        // opening that ends without waiting ends the wait too.
+        let waited =
+            await eventually(300) { recorder.lines.contains { $0.message == waitingLine } || ended.withLock { $0 } }
+            && recorder.lines.contains { $0.message == waitingLine }
         // Held six busy timeouts past the line (the start used to give up after five), then given up.
         try await Task.sleep(for: .milliseconds(1_200))
         try holder.inDatabase { db in try db.execute(sql: migrating ? "COMMIT" : "ROLLBACK") }
