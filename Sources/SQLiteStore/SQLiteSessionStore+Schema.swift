@@ -96,7 +96,9 @@ extension SQLiteSessionStore {
             metadata: ["database": "\(path)", "seconds": "\(seconds)"])
     }
 
-    /// Another process holds the write lock past the busy timeout.
+    /// Another process holds a lock this connection needs: `SQLITE_BUSY` after the busy
+    /// handler's wait, `SQLITE_LOCKED` (or a WAL set-up's "database is locked") at once, which is
+    /// why `openPool` pauses between its attempts and `migrate` waits for `SQLITE_BUSY` only.
     static func isLockHeld(_ error: DatabaseError) -> Bool {
         error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
     }
