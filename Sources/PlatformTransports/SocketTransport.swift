@@ -150,7 +150,10 @@ package struct SocketTransport: Service {
                 try await withThrowingDiscardingTaskGroup { group in
                     for try await connection in connections {
                         unclaimed.claim(connection.channel)
-                        group.addTask { await serve(connection, registry: registry) }
+                        // Answered on the connection's own loop, not Swift's pool (EventLoopTaskExecutor).
+                        group.addTask(executorPreference: EventLoopTaskExecutor.on(connection.channel.eventLoop)) {
+                            await serve(connection, registry: registry)
+                        }
                     }
                 }
             }

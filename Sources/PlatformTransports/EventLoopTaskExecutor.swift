@@ -1,0 +1,38 @@
+import NIOCore
+import Synchronization
+
+/// Runs a task's jobs on one event loop: a line-protocol connection's task prefers its
+/// channel's loop, so a request read there is answered there, and its reply written, without a
+/// hand-off to Swift's pool and back (a thread woken each way). The store's work still runs on
+/// its own threads (GRDB's queues), so on SQLite a loop does the requests' CPU work and the
+/// writer the commits: on the 2-core VM the Unix socket answered ~6 % more requests/s at ~6 % less
+/// CPU a request (Docs/performance.md). Nothing reached from a request may block (the rule in
+/// Docs/architecture.md): here a blocked job would stop the loop's sockets too.
+///
+/// `POST /rpc` keeps Swift's pool: its loop also runs HTTP's parsing and encoding, and with the
+/// requests' work on it as well that loop became the limit (~6 % fewer requests/s measured).
+final class EventLoopTaskExecutor: TaskExecutor, Sendable {
+    let loop: any EventLoop
+
+    private init(_ loop: any EventLoop) {
+        self.loop = loop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    /// One executor a loop, made the first time the loop is asked for (loops live as long as
+    /// the process's event-loop group, so the few made are kept).
+    static func on(_ loop: any EventLoop) -> EventLoopTaskExecutor {
+        made.withLock { made in
+            if let executor = made[ObjectIdentifier(loop)] { return executor }
+            let executor = EventLoopTaskExecutor(loop)
+            made[ObjectIdentifier(loop)] = executor
+            return executor
+        }
+    }
+
+    private static let made = Mutex<[ObjectIdentifier: EventLoopTaskExecutor]>([:])
+}
