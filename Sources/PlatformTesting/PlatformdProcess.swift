@@ -321,7 +321,8 @@ public final class PlatformdProcess: Sendable {
             let (value, generation) = state.withLock { state in (check(&state), state.generation) }
             if let value { return value }
             guard ContinuousClock.now < deadline else {
-                throw failure("timed out after \(timeout) waiting for \(what)")
+                let message = "timed out after \(timeout) waiting for \(what)"
+                throw failure(message + (process.isRunning ? await Self.threads(of: process.pid) : ""))
             }
             await changed(since: generation, deadline: deadline)
         }
@@ -355,6 +356,18 @@ public final class PlatformdProcess: Sendable {
             }
             if !pending { timer.cancel() }
         }
+    }
+
+    /// The stack of every thread of a server that stopped answering (`gdb`, when installed):
+    /// a stall seen once in a loaded run is then diagnosed from its report, not rerun for.
+    static func threads(of pid: pid_t) async -> String {
+        let gdb = "/usr/bin/gdb"
+        guard FileManager.default.isExecutableFile(atPath: gdb),
+            let (status, output) = try? await ChildProcess.run(gdb, ["-p", "\(pid)", "-batch", "-ex", "thread apply all bt"]),
+            status == 0
+        else { return "" }
+        let stacks = output.split(separator: "\n").filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }.joined(separator: "\n")
+        return "\n--- the server's threads (gdb) ---\n" + (stacks.count > 16_000 ? stacks.prefix(16_000) + "…" : stacks)
     }
 
     private func failure(_ message: String) -> Failure {
