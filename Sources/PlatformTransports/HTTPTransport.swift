@@ -124,7 +124,7 @@ package struct HTTPTransport: Service {
             }
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
-            try await lineProtocol(inbound, outbound, request: context.request, loop: context.requestContext.channel.eventLoop)
+            try await lineProtocol(inbound, outbound, request: context.request)
         }
 
         let limits = HTTPConnectionLimits(headerTimeout: headerTimeout, idleTimeout: idleTimeout, table: connections, budget: budget)
@@ -196,9 +196,8 @@ package struct HTTPTransport: Service {
     // MARK: - GET /rpc upgraded
 
     /// One connection of the line protocol: its login (the upgrade's bearer, else the
-    /// transport's default), its messages answered in order, one reply per text frame, on
-    /// `loop`, the connection's event loop.
-    func lineProtocol(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request, loop: any EventLoop) async throws {
+    /// transport's default), its messages answered in order, one reply per text frame.
+    func lineProtocol(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request) async throws {
         PlatformMetrics.connectionOpened(transport: "websocket")
         defer { PlatformMetrics.connectionClosed(transport: "websocket") }
         let label = "websocket"
@@ -217,8 +216,7 @@ package struct HTTPTransport: Service {
         // the close timeout to answer (and a request in flight to finish), then it is ended.
         // (Not a task group beside `gracefulShutdown()`: that waiter did not always end when
         // the client left first, and the connection, then the stop, waited on it.)
-        // Answered on the connection's own loop, as the socket's lines are (EventLoopTaskExecutor).
-        let serving = Task(executorPreference: EventLoopTaskExecutor.on(loop)) { try await self.serve(inbound, outbound, connection) }
+        let serving = Task { try await self.serve(inbound, outbound, connection) }
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
                 try await serving.value

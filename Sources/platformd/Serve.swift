@@ -120,7 +120,7 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Event-loop threads, which move the connections' bytes and run the sockets' and WebSockets' requests. Default on SQLite: half the cores, at least one (the commits run on the store's own thread); on PostgreSQL one a core (every task runs on the loops). NIO_SINGLETON_GROUP_LOOP_COUNT, when set, replaces the default.",
+            "Event-loop threads, which move the connections' bytes and run the Unix and TCP sockets' requests. Default on SQLite: half the cores, at least one (the commits run on the store's own thread); on PostgreSQL one a core (every task runs on the loops). NIO_SINGLETON_GROUP_LOOP_COUNT, when set, replaces the default.",
             valueName: "n"))
     var eventLoops: Int?
 
@@ -245,7 +245,8 @@ struct Serve: AsyncParsableCommand {
             transports.append(
                 (
                     SocketTransport(
-                        server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, budget: budget, logger: logger),
+                        server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, budget: budget,
+                        onConnectionLoops: !PostgresSessionStore.isURL(store.db), logger: logger),
                     endpoint.description
                 ))
         } else if http == nil {
