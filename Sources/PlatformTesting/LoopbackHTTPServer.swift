@@ -42,6 +42,11 @@ public final class LoopbackHTTPServer: Sendable {
 
     public let port: UInt16
     private let listener: Int32
+    /// Whether `listener` is still this server's: the accept thread closes it when its loop
+    /// ends, never `close()`, and `close()` shuts it down only while it is held here. (Closed by
+    /// `close()` itself, a thread not yet in `accept` later accepted on the same number, by
+    /// then a newer server's listener, and answered that server's requests with its own.)
+    private let listening = Mutex(true)
     private let requests = Mutex<[Request]>([])
     private let respond: @Sendable (Request) -> Reply
 
@@ -76,13 +81,21 @@ public final class LoopbackHTTPServer: Sendable {
     /// Every request received, in order.
     public var received: [Request] { requests.withLock { $0 } }
 
-    /// Stops accepting; connections left hanging are closed by their clients' timeouts.
+    /// Stops accepting (the accept thread then closes the listener); connections left hanging
+    /// are closed by their clients' timeouts.
     public func close() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        closeDescriptor(listener)
+        listening.withLock { listening in
+            if listening { shutdown(listener, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
+        defer {
+            listening.withLock { listening in
+                listening = false
+                closeDescriptor(listener)
+            }
+        }
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else {
