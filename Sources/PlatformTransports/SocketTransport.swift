@@ -158,7 +158,7 @@ package struct SocketTransport: Service {
                 try await withThrowingDiscardingTaskGroup { group in
                     for try await connection in connections {
                         unclaimed.claim(connection.channel)
-                        // Answered on the connection's own loop, not Swift's pool (EventLoopTaskExecutor).
+                        // On SQLite, answered on the connection's own loop, not Swift's pool (EventLoopTaskExecutor).
                         let loop = onConnectionLoops ? EventLoopTaskExecutor.on(connection.channel.eventLoop) : nil
                         group.addTask(executorPreference: loop) { await serve(connection, registry: registry) }
                     }
