@@ -225,7 +225,6 @@ let package = Package(
                 dependencies: [
                     "PlatformTransports", "PlatformServer", "PlatformCore", "PlatformProtocol", "PlatformStorage", "SQLiteStore",
                     .product(name: "HummingbirdTesting", package: "hummingbird"),
-                    .product(name: "NIOPosix", package: "swift-nio"),
                     .product(name: "Prometheus", package: "swift-prometheus"),
                     .product(name: "Logging", package: "swift-log"),
                 ]

@@ -55,16 +55,12 @@ package enum SocketEndpoint: Sendable, CustomStringConvertible {
 /// connection handled in order. A graceful shutdown (a signal) closes the listener and each
 /// connection's input, answers the lines already read, and returns once every connection is done.
 package struct SocketTransport: Service {
-    package init(
-        server: RPCServer, endpoint: SocketEndpoint, limits: Limits, requireLogin: Bool, budget: PartialLineBudget,
-        onConnectionLoops: Bool = true, logger: Logger
-    ) {
+    package init(server: RPCServer, endpoint: SocketEndpoint, limits: Limits, requireLogin: Bool, budget: PartialLineBudget, logger: Logger) {
         self.server = server
         self.endpoint = endpoint
         self.limits = limits
         self.requireLogin = requireLogin
         self.budget = budget
-        self.onConnectionLoops = onConnectionLoops
         self.logger = logger
     }
 
@@ -75,10 +71,6 @@ package struct SocketTransport: Service {
     let requireLogin: Bool
     /// Bytes held for partial lines, shared with HTTP's bodies being read (`--max-buffered-bytes`).
     let budget: PartialLineBudget
-    /// Whether a connection's task prefers its channel's loop (`EventLoopTaskExecutor`). Off
-    /// where every task already runs on NIO's loops (`serve` on PostgreSQL): there the preference
-    /// only made each job a closure on the loop's queue (~3 % more CPU a request).
-    let onConnectionLoops: Bool
     let logger: Logger
 
     /// What one host allows its clients.
@@ -158,9 +150,7 @@ package struct SocketTransport: Service {
                 try await withThrowingDiscardingTaskGroup { group in
                     for try await connection in connections {
                         unclaimed.claim(connection.channel)
-                        // On SQLite, answered on the connection's own loop, not Swift's pool (EventLoopTaskExecutor).
-                        let loop = onConnectionLoops ? EventLoopTaskExecutor.on(connection.channel.eventLoop) : nil
-                        group.addTask(executorPreference: loop) { await serve(connection, registry: registry) }
+                        group.addTask { await serve(connection, registry: registry) }
                     }
                 }
             }

@@ -120,15 +120,14 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Event-loop threads, which move the connections' bytes and run the Unix and TCP sockets' requests. Default on SQLite: half the cores, at least one (the commits run on the store's own thread); on PostgreSQL one a core (every task runs on the loops). NIO_SINGLETON_GROUP_LOOP_COUNT, when set, replaces the default.",
+            "Event-loop threads, which move the connections' bytes. Default on SQLite: half the cores, at least one (the requests run on Swift's own pool, one thread a core); on PostgreSQL one a core (the requests run on the loops). NIO_SINGLETON_GROUP_LOOP_COUNT, when set, replaces the default.",
             valueName: "n"))
     var eventLoops: Int?
 
     /// The event loops this serve asks NIO for, or nil to leave NIO's own choice (the
-    /// environment variable, else one a core). On SQLite a loop runs its sockets' requests and
-    /// the store's writer thread their commits: on the 2-core VM one loop instead of two cost
-    /// ~5 % less CPU a request on the Unix socket and WebSocket (Docs/performance.md), fewer
-    /// threads waking each other for the same work.
+    /// environment variable, else one a core). On SQLite the loops only read, frame and write:
+    /// on the 2-core VM one loop instead of two cost ~5 % less CPU a request on the Unix socket
+    /// and WebSocket (Docs/performance.md), fewer threads waking each other for the same work.
     func eventLoopCount(environment: [String: String], cores: Int) -> Int? {
         if let eventLoops { return eventLoops }
         guard environment["NIO_SINGLETON_GROUP_LOOP_COUNT"] == nil, !PostgresSessionStore.isURL(store.db) else { return nil }
@@ -245,8 +244,7 @@ struct Serve: AsyncParsableCommand {
             transports.append(
                 (
                     SocketTransport(
-                        server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, budget: budget,
-                        onConnectionLoops: !PostgresSessionStore.isURL(store.db), logger: logger),
+                        server: server, endpoint: endpoint, limits: limits, requireLogin: mode == .required, budget: budget, logger: logger),
                     endpoint.description
                 ))
         } else if http == nil {
