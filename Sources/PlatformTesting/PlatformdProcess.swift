@@ -65,21 +65,24 @@ public final class PlatformdProcess: Sendable {
         // A write to the stdin of a server that already exited must throw, not kill the test runner.
         signal(SIGPIPE, SIG_IGN)
         self.arguments = arguments
+        let exited = ExitRelay()
         process = try ChildProcess(
             binary.path, arguments: arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             currentDirectory: currentDirectory?.path,
             stdin: .descriptor(stdinPipe.fileHandleForReading.fileDescriptor),
             stdout: .descriptor(stdoutPipe.fileHandleForWriting.fileDescriptor),
-            stderr: .descriptor(stderrPipe.fileHandleForWriting.fileDescriptor))
+            stderr: .descriptor(stderrPipe.fileHandleForWriting.fileDescriptor),
+            onExit: exited.exited)
         // The child holds its own copies; ours would keep its stdout open after it exits.
         try stdinPipe.fileHandleForReading.close()
         try stdoutPipe.fileHandleForWriting.close()
         try stderrPipe.fileHandleForWriting.close()
-        Task { [weak self, process] in
-            let exit = await process.waitForExit()
-            self?.update { $0.exit = exit }
-        }
+        // Recorded on the thread that collects the exit, as the readers record the output: a task
+        // recording it waited for the cooperative pool, which the whole test run's busy tests can
+        // hold for tens of seconds, and a wait's timer then came first ("timed out waiting for
+        // the process to exit" with the process long gone).
+        exited.deliver { [weak self] exit in self?.update { $0.exit = exit } }
         startReader(stdoutPipe.fileHandleForReading.fileDescriptor, stdout: true)
         startReader(stderrPipe.fileHandleForReading.fileDescriptor, stdout: false)
     }
@@ -269,6 +272,9 @@ public final class PlatformdProcess: Sendable {
         }
     }
 
+    /// Whether the process's exit has been recorded.
+    public var hasExited: Bool { state.withLock { $0.exit != nil } }
+
     /// Everything the server wrote to stdout so far.
     public var stdoutBytes: [UInt8] { state.withLock { $0.stdout } }
 
@@ -404,5 +410,28 @@ public enum TemporaryDirectory {
         for directory in made.withLock({ $0 }) {
             try? FileManager.default.removeItem(at: directory)
         }
+    }
+}
+
+/// Hands a child's exit, seen on its waiting thread, to a receiver set once the
+/// `PlatformdProcess` holding it is made (a quick child can end before that): exactly once,
+/// whichever comes first.
+private final class ExitRelay: Sendable {
+    private let state = Mutex<(exit: ChildProcess.Exit?, receiver: (@Sendable (ChildProcess.Exit) -> Void)?)>((nil, nil))
+
+    func exited(_ exit: ChildProcess.Exit) {
+        let receiver = state.withLock { state in
+            state.exit = exit
+            return state.receiver
+        }
+        receiver?(exit)
+    }
+
+    func deliver(to receiver: @escaping @Sendable (ChildProcess.Exit) -> Void) {
+        let exit = state.withLock { state in
+            state.receiver = receiver
+            return state.exit
+        }
+        if let exit { receiver(exit) }
     }
 }
