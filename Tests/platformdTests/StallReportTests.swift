@@ -1,5 +1,6 @@
 import Foundation
 import PlatformTesting
+import Synchronization
 import Testing
 
 /// A server that stops answering is reported with its threads' stacks, so a stall seen once in
@@ -28,22 +29,35 @@ import Testing
 @Suite struct ExitRecordingTests {
     @Test func anExitIsRecordedWhileThePoolIsBusy() async throws {
         let process = try PlatformdProcess(["--version"])
-        let busyUntil = Date().addingTimeInterval(3)
+        let watched = WatchedFlag()
+        let spinUntil = Date().addingTimeInterval(20)
         for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
             Task.detached {
-                // Holds a cooperative thread on purpose, for a bounded moment: the condition
-                // this test is about.
-                while Date() < busyUntil {}
+                // Holds a cooperative thread on purpose, until the watcher has looked (bounded):
+                // the condition this test is about.
+                while !watched.isSet && Date() < spinUntil {}
             }
         }
-        let recordedWhileBusy = await withCheckedContinuation { (seen: CheckedContinuation<Bool, Never>) in
+        let recorded = await withCheckedContinuation { (seen: CheckedContinuation<Bool, Never>) in
             let watcher = Thread {
-                while !process.hasExited && Date() < busyUntil.addingTimeInterval(-0.5) { usleep(10_000) }
-                seen.resume(returning: process.hasExited)
+                // Timed from here, not from the test's start: in a whole run the test itself
+                // may wait long for a thread.
+                let until = Date().addingTimeInterval(10)
+                while !process.hasExited && Date() < until { usleep(10_000) }
+                let recorded = process.hasExited
+                watched.set()
+                seen.resume(returning: recorded)
             }
             watcher.start()
         }
-        #expect(recordedWhileBusy)
+        #expect(recorded)
         #expect(try await process.waitForExit() == PlatformdProcess.Exit(status: 0, signaled: false))
     }
+}
+
+/// Set once by the watcher thread, read by the spinning tasks.
+private final class WatchedFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }
