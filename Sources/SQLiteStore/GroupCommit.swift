@@ -26,6 +26,8 @@ final class GroupCommitter: Sendable {
     /// Transactions committed, writes they carried (and lone writes that failed), and batches run
     /// a second time with savepoints (a job threw), for tests and `platformd bench`.
     let counts = Mutex<(transactions: Int, writes: Int, retried: Int)>((0, 0, 0))
+    /// Writes waiting for the next batch, for tests.
+    var waiting: Int { state.withLock { $0.pending.count } }
     /// Rung after each committed transaction (the WAL's checkpointer waits on it).
     let committed = Wakeup()
 
@@ -48,44 +50,52 @@ final class GroupCommitter: Sendable {
                 defer { state.draining = true }
                 return !state.draining
             }
-            if startDrain { Task { await self.drain() } }
+            if startDrain { self.scheduleNextBatch() }
         }
     }
 
-    private func drain() async {
-        while true {
-            let batch: [Job] = state.withLock { state in
+    /// Runs the next batch on the writer's queue, and from there the one after it: consecutive
+    /// batches run back to back on the writer's thread, with no hop to Swift's pool between
+    /// them (a drain task there waited behind the requests the last commit had just resumed,
+    /// while the writer stood idle). One batch per queue item, so the writer's other work
+    /// (reads of the writer connection, checkpoints, writes outside group commit) takes its
+    /// turn between batches in the order it was queued.
+    private func scheduleNextBatch() {
+        writer.asyncWriteWithoutTransaction { db in
+            let batch: [Job] = self.state.withLock { state in
                 guard !state.pending.isEmpty else {
                     state.draining = false
                     return []
                 }
-                let taken = Array(state.pending.prefix(maxBatch))
+                let taken = Array(state.pending.prefix(self.maxBatch))
                 state.pending.removeFirst(taken.count)
                 return taken
             }
             guard !batch.isEmpty else { return }
-            await commit(batch)
+            self.commit(batch, db)
+            self.scheduleNextBatch()
         }
     }
 
-    private func commit(_ batch: [Job]) async {
+    private func commit(_ batch: [Job], _ db: Database) {
         do {
             let started = ContinuousClock.now
-            let outcomes: [Outcome]
+            var outcomes: [Outcome] = []
             do {
                 // First with no savepoints: a savepoint copies the original of every page its
                 // job touches into the statement journal, and costs two more statements a job,
                 // for a failure that is rare (a job refuses without writing: see `Job`). When a
                 // job does fail, nothing of this attempt is kept and the batch runs again with a
                 // savepoint each, so only that job fails.
-                outcomes = try await writer.write { db in
-                    try batch.map { job in
+                try db.inTransaction {
+                    outcomes = try batch.map { job in
                         do {
                             return Outcome.succeeded(try job.run(db))
                         } catch {
                             throw JobThrew(error: error)
                         }
                     }
+                    return .commit
                 }
             } catch let threw as JobThrew {
                 // Only a job's own failure runs the batch again: a lock another process held
@@ -96,8 +106,9 @@ final class GroupCommitter: Sendable {
                     throw threw.error
                 }
                 counts.withLock { $0.retried += 1 }
-                outcomes = try await writer.write { db in
-                    try batch.map { job in try Self.inSavepoint(db, job) }
+                try db.inTransaction {
+                    outcomes = try batch.map { job in try Self.inSavepoint(db, job) }
+                    return .commit
                 }
             }
             StoreMetrics.commit(duration: .now - started, batchSize: batch.count)

@@ -94,6 +94,52 @@ import Testing
         #expect(failures == 3)
         #expect(committer.counts.withLock { $0.retried } == 0)
     }
+
+    /// The batch after a commit starts on the writer's own thread: a cooperative pool kept busy
+    /// (a loaded server's requests) does not leave the writer idle between batches. This failed
+    /// while a task on the pool took each next batch: it waited for a free thread.
+    @Test func theNextBatchRunsWhileEveryPoolThreadIsBusy() async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { try $0.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY)") }
+        let committer = GroupCommitter(writer: queue)
+        let firstRunning = Flag()
+        let released = Flag()
+        let secondRan = Flag()
+        let first = Task {
+            try await committer.write { db in
+                firstRunning.set()
+                // The writer's thread, not the pool's: held until a thread of the test's own lets it go.
+                while !released.isSet { usleep(1_000) }
+                try db.execute(sql: "INSERT INTO t (id) VALUES (1)")
+            }
+        }
+        while !firstRunning.isSet { try await Task.sleep(for: .milliseconds(5)) }
+        let second = Task {
+            try await committer.write { db in
+                secondRan.set()
+                try db.execute(sql: "INSERT INTO t (id) VALUES (2)")
+            }
+        }
+        while committer.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let spinUntil = Date().addingTimeInterval(5)
+        let spinners = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
+            Task.detached {
+                // Holds a cooperative thread on purpose (bounded): the condition this test is about.
+                while !secondRan.isSet && Date() < spinUntil {}
+                return secondRan.isSet
+            }
+        }
+        Thread {
+            Thread.sleep(forTimeInterval: 0.1)
+            released.set()
+        }.start()
+        var ranWhileBusy = true
+        for spinner in spinners where !(await spinner.value) { ranWhileBusy = false }
+        #expect(ranWhileBusy, "the second batch waited for a cooperative thread")
+        try await first.value
+        try await second.value
+        #expect(try await queue.read { try Int.fetchAll($0, sql: "SELECT id FROM t ORDER BY id") } == [1, 2])
+    }
 }
 
 /// Writes through a committer from a plain thread, waiting for their answers there.
@@ -119,4 +165,11 @@ enum BlockingWrites {
         group.wait()
         return failures.count.withLock { $0 }
     }
+}
+
+/// Set once from any thread, read from any other.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }
