@@ -73,7 +73,13 @@ final class GroupCommitter: Sendable {
             }
             guard !batch.isEmpty else { return }
             self.commit(batch, db)
-            self.scheduleNextBatch()
+            // Nothing waiting: the drain ends here rather than in one more queue item, so a lone
+            // write (a quiet server's) costs one pass through the writer's queue.
+            let more = self.state.withLock { state in
+                if state.pending.isEmpty { state.draining = false }
+                return state.draining
+            }
+            if more { self.scheduleNextBatch() }
         }
     }
 
