@@ -106,6 +106,8 @@ let package = Package(
             dependencies: [
                 "PlatformCore", "PlatformStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, which GRDB links: the writer's hottest statements bind through it.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -402,20 +402,31 @@ public final class SQLiteSessionStore: SessionStore {
         let (userJSON, pathJSON, progressJSON) = (text.user, text.path, text.progress)
         let (completionJSON, rejectionJSON) = (text.completion, text.rejection)
         if let writeCount = prepared.replacedWriteCount, prepared.replacedID == nil {
-            try db.cachedStatement(
-                sql: """
-                    UPDATE sessions SET write_count = write_count + 1, status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
-                        arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?,
-                        flow_version = ?, flow_fingerprint = ?, abandoned_at = ?
-                    WHERE tenant = ? AND id = ? AND write_count = ?
-                    """
-            ).execute(arguments: [
-                state.status.rawValue, state.revision, userJSON, pathJSON, progressJSON,
-                state.arrivedAt.timeIntervalSince1970, state.lastSubmitDigest, completionJSON,
-                rejectionJSON, state.updatedAt.timeIntervalSince1970, state.flowVersion, state.flowFingerprint,
-                state.abandonedAt?.timeIntervalSince1970,
-                state.tenant, state.id, writeCount,
-            ])
+            var update = BoundStatement(
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE sessions SET write_count = write_count + 1, status = ?, revision = ?, user_json = ?, path_json = ?, progress_json = ?,
+                            arrived_at = ?, last_submit_digest = ?, completion_json = ?, rejection_json = ?, updated_at = ?,
+                            flow_version = ?, flow_fingerprint = ?, abandoned_at = ?
+                        WHERE tenant = ? AND id = ? AND write_count = ?
+                        """))
+            update.bind(state.status.rawValue)
+            update.bind(state.revision)
+            update.bind(userJSON)
+            update.bind(pathJSON)
+            update.bind(progressJSON)
+            update.bind(state.arrivedAt.timeIntervalSince1970)
+            update.bind(state.lastSubmitDigest)
+            update.bind(completionJSON)
+            update.bind(rejectionJSON)
+            update.bind(state.updatedAt.timeIntervalSince1970)
+            update.bind(state.flowVersion)
+            update.bind(state.flowFingerprint)
+            update.bind(state.abandonedAt?.timeIntervalSince1970)
+            update.bind(state.tenant)
+            update.bind(state.id)
+            update.bind(writeCount)
+            try update.execute()
             guard db.changesCount == 1 else { return false }
         } else {
             if let replaced = prepared.replacedID, let writeCount = prepared.replacedWriteCount {
@@ -449,27 +460,41 @@ public final class SQLiteSessionStore: SessionStore {
             ).execute(arguments: [state.tenant, state.id, step])
         }
         for row in prepared.answers.upserted {
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (session_id, step_id) DO UPDATE SET
-                        values_json = excluded.values_json, computed_json = excluded.computed_json
-                    """
-            ).execute(arguments: [state.id, state.tenant, row.step, row.values, row.computed])
+            var upsert = BoundStatement(
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO answers (session_id, tenant, step_id, values_json, computed_json) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (session_id, step_id) DO UPDATE SET
+                            values_json = excluded.values_json, computed_json = excluded.computed_json
+                        """))
+            upsert.bind(state.id)
+            upsert.bind(state.tenant)
+            upsert.bind(row.step)
+            upsert.bind(row.values)
+            upsert.bind(row.computed)
+            try upsert.execute()
         }
         return true
     }
 
     static func insert(_ db: Database, _ event: FlowEvent, of state: SessionState) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(arguments: [
-            state.tenant, state.flow, state.id, event.kind.rawValue, event.step, event.action,
-            event.toStep, event.seconds, event.at.timeIntervalSince1970, state.flowVersion,
-        ])
+        var insert = BoundStatement(
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO events (tenant, flow, session_id, kind, step, action, to_step, seconds, at, flow_version)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """))
+        insert.bind(state.tenant)
+        insert.bind(state.flow)
+        insert.bind(state.id)
+        insert.bind(event.kind.rawValue)
+        insert.bind(event.step)
+        insert.bind(event.action)
+        insert.bind(event.toStep)
+        insert.bind(event.seconds)
+        insert.bind(event.at.timeIntervalSince1970)
+        insert.bind(state.flowVersion)
+        try insert.execute()
     }
 
     // MARK: - events
