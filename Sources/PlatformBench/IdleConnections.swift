@@ -9,10 +9,12 @@ struct IdleConnections {
     let count: Int
     let endpoint: BenchEndpoint
     let server: ChildServer
+    /// How long each connection's one reply may take.
+    let timeout: Duration
 
     /// The growth of the server's resident memory, in KiB, with `count` idle connections open.
     func residentGrowthKiB() throws -> Int {
-        let first = try BlockingExchange(endpoint: endpoint)
+        let first = try BlockingExchange(endpoint: endpoint, timeout: timeout)
         _ = try first.call("platform.info", [:])
         // The allocator settles after the first connection's buffers are made and released.
         Thread.sleep(forTimeInterval: 0.5)
@@ -20,7 +22,7 @@ struct IdleConnections {
         var open: [BlockingExchange] = []
         open.reserveCapacity(count)
         for _ in 0..<count {
-            let exchange = try BlockingExchange(endpoint: endpoint)
+            let exchange = try BlockingExchange(endpoint: endpoint, timeout: timeout)
             _ = try exchange.call("platform.info", [:])
             exchange.release()
             open.append(exchange)

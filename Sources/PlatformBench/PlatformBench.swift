@@ -87,6 +87,11 @@ struct PlatformBench: AsyncParsableCommand {
             "Connections to open to the first server before the load and leave idle (each answered one platform.info first), to measure their resident memory."
     )
     var idle = 0
+    @Option(
+        help: ArgumentHelp(
+            "How long the bench waits for any one reply while it sets up (the walk's planning, the idle connections, each connection's first request) before it calls the server stalled.",
+            valueName: "seconds"))
+    var replyTimeout = 60.0
     @Flag(help: "Print the results as one JSON object.") var json = false
 
     func validate() throws {
@@ -94,6 +99,7 @@ struct PlatformBench: AsyncParsableCommand {
         guard (0...1024).contains(pipelined) else { throw ValidationError("--pipelined must be 0-1024") }
         guard (1...1024).contains(depth) else { throw ValidationError("--depth must be 1-1024") }
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
+        guard replyTimeout > 0 else { throw ValidationError("--reply-timeout must be positive") }
         guard preload >= 0 else { throw ValidationError("--preload must not be negative") }
         guard (0...10_000).contains(idle) else { throw ValidationError("--idle must be 0-10000") }
         guard (1...16).contains(hosts) else { throw ValidationError("--hosts must be 1-16") }
@@ -213,10 +219,11 @@ struct PlatformBench: AsyncParsableCommand {
         // On a failure before the stop below: signalled, not waited for (no wait on the pool).
         defer { for server in servers { server.terminate() } }
 
+        let setUpTimeout = Duration.milliseconds(Int64(replyTimeout * 1000))
         var idleGrowthKiB: Int?
         if idle > 0 {
             progress("opening \(idle) idle connections")
-            let measure = IdleConnections(count: idle, endpoint: listening[0], server: servers[0])
+            let measure = IdleConnections(count: idle, endpoint: listening[0], server: servers[0], timeout: setUpTimeout)
             idleGrowthKiB = try await BlockingWork.run("platformd.bench.idle") { try measure.residentGrowthKiB() }
         }
 
@@ -226,7 +233,7 @@ struct PlatformBench: AsyncParsableCommand {
         let (tenant, flow) = (self.tenant, self.flow)
         let (startsOnly, scatteredUsers) = (self.startsOnly, self.scatteredUsers)
         let plan = try await BlockingWork.run("platformd.bench.plan") {
-            var plan = try WalkPlanner(exchange: BlockingExchange(endpoint: listening[0])).plan(
+            var plan = try WalkPlanner(exchange: BlockingExchange(endpoint: listening[0], timeout: setUpTimeout)).plan(
                 tenant: tenant, flow: flow, userId: "bench-plan-\(UInt32.random(in: .min ... .max))")
             if startsOnly { plan.startOnly() }
             plan.scatteredUsers = scatteredUsers
@@ -240,7 +247,7 @@ struct PlatformBench: AsyncParsableCommand {
         }
         // One untimed round trip per connection first: a server still settling after its start
         // (on a loaded machine, seconds) would otherwise eat the measured window.
-        try await BlockingWork.run("platformd.bench.warmup") { try driver.warmUp(within: .seconds(60)) }
+        try await BlockingWork.run("platformd.bench.warmup") { try driver.warmUp(within: setUpTimeout) }
         let cpuBefore = servers.map { $0.cpuMicroseconds() }
         let recorder = LatencyRecorder()
         let reads = LatencyRecorder()

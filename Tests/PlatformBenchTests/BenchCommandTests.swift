@@ -15,10 +15,13 @@ struct BenchCommandTests {
     /// not a bound on speed. At the start of a whole `swift test` run some 80 `platformd`
     /// processes start at once on two cores; a 3-second bench there has taken 90-160 s.
     static let exitGuard: Duration = .seconds(300)
+    /// The bench's own wait for each set-up reply, inside `exitGuard`: at such a start its server
+    /// has gone more than the default 60 s without answering its first request.
+    static let replyTimeout = ["--reply-timeout", "240"]
 
     /// Runs the bench through `platformd bench` (`arguments` after it) and returns its JSON report.
     static func report(_ arguments: [String], timeout: Duration = exitGuard) async throws -> JSONValue {
-        try await PlatformdProcess.with(["bench"] + arguments + ["--json"]) { process in
+        try await PlatformdProcess.with(["bench"] + arguments + replyTimeout + ["--json"]) { process in
             let exit = try await process.waitForExit(timeout: timeout)
             #expect(exit.status == 0, "\(process.stderrText)")
             #expect(process.stderrText.contains("bench: "), "a progress line on stderr")
@@ -110,7 +113,7 @@ struct BenchCommandTests {
 
     /// A tenant the server does not host ends the bench with one line naming it, before any load.
     @Test func anUnknownTenantIsOneClearLine() async throws {
-        try await PlatformdProcess.with(["bench", "--tenant", "nosuchtenant", "--seconds", "1"]) { process in
+        try await PlatformdProcess.with(["bench", "--tenant", "nosuchtenant", "--seconds", "1"] + Self.replyTimeout) { process in
             let exit = try await process.waitForExit(timeout: Self.exitGuard)
             #expect(exit.status != 0)
             #expect(process.stderrText.contains("nosuchtenant"), "\(process.stderrText)")
@@ -232,9 +235,11 @@ struct PostgresBenchCommandTests {
         components.path = "/" + name
         let benchURL = try #require(components.string)
 
-        let report = try await PlatformdProcess.with([
-            "bench", "--db", benchURL, "--hosts", "2", "--connections", "4", "--seconds", "3", "--json",
-        ]) { process in
+        let report = try await PlatformdProcess.with(
+            [
+                "bench", "--db", benchURL, "--hosts", "2", "--connections", "4", "--seconds", "3", "--json",
+            ] + BenchCommandTests.replyTimeout
+        ) { process in
             let exit = try await process.waitForExit(timeout: BenchCommandTests.exitGuard)
             #expect(exit.status == 0, "\(process.stderrText)")
             #expect(process.stderrText.contains("measuring pgbench"), "\(process.stderrText)")

@@ -44,6 +44,17 @@ struct WebSocketBenchTests {
         }
     }
 
+    /// A wait for a reply that is not positive is a usage error naming the option, before any server starts.
+    @Test(arguments: ["0", "-5"])
+    func aReplyTimeoutThatIsNotPositiveIsRefused(value: String) async throws {
+        try await PlatformdProcess.with(["bench", "--reply-timeout", value, "--seconds", "1"]) { process in
+            let exit = try await process.waitForExit(timeout: BenchCommandTests.exitGuard)
+            #expect(exit.status == 64, "\(process.stderrText)")
+            #expect(process.stderrText.contains("--reply-timeout"), "\(process.stderrText)")
+            #expect(!process.stderrText.contains("measuring"), "\(process.stderrText)")
+        }
+    }
+
     /// A client frame is masked, with the length in 7, 16 or 64 bits (RFC 6455 5.2).
     @Test(arguments: [5, 125, 126, 65_535, 65_536])
     func aRequestFrameIsMaskedAndItsLengthEncoded(length: Int) throws {

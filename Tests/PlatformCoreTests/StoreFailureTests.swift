@@ -21,13 +21,15 @@ import Testing
         // Another process's writer (here another connection) holds the write lock for a while.
         let other = try DatabaseQueue(path: path)
         let holding = AsyncStream<Void>.makeStream()
-        // Held until the test lets go (bounded, so a failing test cannot hang).
+        // Held until the test lets go (bounded, so a failing test cannot hang). The bound is
+        // long: early in a whole run this test's next step has waited more than 30 s for a pool
+        // thread, and a lock let go by then made the write it checks succeed.
         let release = DispatchSemaphore(value: 0)
         let holder = Task {
             try await other.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
                     holding.continuation.yield()
-                    _ = release.wait(timeout: .now() + 30)
+                    _ = release.wait(timeout: .now() + 600)
                     return .rollback
                 }
             }
