@@ -48,12 +48,12 @@ struct AuthDoorsTests {
         }
     }
 
-    /// A tenant `slow` whose rate limit is `burst` requests (then one per 100 s), served over HTTP
+    /// A tenant `slow` whose rate limit is `burst` requests (then one per 10,000 s), served over HTTP
     /// with an admin key.
     static func withSlowTenant(burst: Int, _ body: (HTTPServing, _ admin: String) async throws -> Void) async throws {
         try await withTemporaryDirectory { directory in
             let tenants = directory.appendingPathComponent("tenants.json").path
-            try #"{ "tenants": [ { "id": "slow", "plugin": "\#(Hosted.plugin)", "limits": { "requestsPerSecond": 0.01, "burst": \#(burst) } } ] }"#
+            try #"{ "tenants": [ { "id": "slow", "plugin": "\#(Hosted.plugin)", "limits": { "requestsPerSecond": 0.0001, "burst": \#(burst) } } ] }"#
                 .write(toFile: tenants, atomically: true, encoding: .utf8)
             let db = directory.appendingPathComponent("slow.sqlite").path
             let admin = try await AuthTests.createKey(db, ["--admin", "--tenants", tenants])
@@ -105,7 +105,7 @@ struct AuthDoorsTests {
     @Test func mcpOverStdioCountsAgainstTheRateLimit() async throws {
         try await withTemporaryDirectory { directory in
             let tenants = directory.appendingPathComponent("tenants.json").path
-            try #"{ "tenants": [ { "id": "slow", "plugin": "\#(Hosted.plugin)", "limits": { "requestsPerSecond": 0.01, "burst": 3 } } ] }"#
+            try #"{ "tenants": [ { "id": "slow", "plugin": "\#(Hosted.plugin)", "limits": { "requestsPerSecond": 0.0001, "burst": 3 } } ] }"#
                 .write(toFile: tenants, atomically: true, encoding: .utf8)
             try await PlatformdProcess.with(["mcp", "--db", ":memory:", "--tenants", tenants, "--tenant", "slow", "--user-id", "u1"]) { server in
                 // Raw lines: the MCP methods are not the platform's (no rpc.discover schema for them).

@@ -19,7 +19,7 @@ struct YAMLTenantsTests {
             plugin: \(Hosted.plugin)
           - id: "\(Hosted.tenant)-eu"
             plugin: \(Hosted.plugin)
-            limits: { requestsPerSecond: 0.01, burst: 3 }
+            limits: { requestsPerSecond: 0.0001, burst: 3 }
           - id: club-a
             plugin: \(Hosted.registrations.last?.name ?? Hosted.plugin)
         """
@@ -29,7 +29,7 @@ struct YAMLTenantsTests {
         """
         { "tenants": [
             { "id": "\(Hosted.tenant)", "plugin": "\(Hosted.plugin)" },
-            { "id": "\(Hosted.tenant)-eu", "plugin": "\(Hosted.plugin)", "limits": { "requestsPerSecond": 0.01, "burst": 3 } },
+            { "id": "\(Hosted.tenant)-eu", "plugin": "\(Hosted.plugin)", "limits": { "requestsPerSecond": 0.0001, "burst": 3 } },
             { "id": "club-a", "plugin": "\(Hosted.registrations.last?.name ?? Hosted.plugin)" }
         ] }
         """
@@ -49,7 +49,7 @@ struct YAMLTenantsTests {
             #expect(fromYAML.status == 0, "\(fromYAML.stderr)")
             #expect(fromYAML.stdout == fromJSON.stdout)
             #expect(fromYAML.stdout.split(separator: "\n").count == 3)
-            // Served: the limits read from YAML hold (a burst of 3, then -32007; one token per 100 s, so
+            // Served: the limits read from YAML hold (a burst of 3, then -32007; one token per 10,000 s, so
             // a slow machine cannot refill the bucket between requests).
             try await PlatformdProcess.with(["serve", "--db", ":memory:", "--tenants", yaml]) { server in
                 var codes: [JSONValue?] = []
