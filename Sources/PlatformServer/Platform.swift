@@ -60,8 +60,8 @@ public final class Platform: Sendable {
         }
     }
 
-    /// The server's ids: random UUIDs, lowercase.
-    public static let randomID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+    /// The server's ids: random UUIDs (version 4), lowercase.
+    public static let randomID: @Sendable () -> String = { RandomUUID.make() }
     /// Session ids and plugins' ids: time-ordered UUIDs (version 7), lowercase, so the rows of
     /// sessions in progress cluster in the store's indexes.
     public static let timeOrderedID: @Sendable () -> String = { TimeOrderedID.make() }

@@ -119,7 +119,7 @@ import Testing
     @Test func aStartWaitsForTheLockThenMigrates() async throws {
         let (store, notices, path) = try await Self.openBesideAHolder(migrating: false)
         #expect(notices == ["migrating the database schema", Self.waitingLine, "database schema migrated"])
-        #expect(try await SQLiteSessionStore.pendingMigrations(store.writer, path: path).isEmpty)
+        #expect(try SQLiteSessionStore.pendingMigrations(store.writer, path: path).isEmpty)
         try await store.close()
     }
 

@@ -20,11 +20,6 @@ public enum TimeOrderedID {
         for index in 6..<16 { bytes[index] = UInt8(truncatingIfNeeded: (index < 8 ? random.high : random.low) >> (8 * (index % 8))) }
         bytes[6] = 0x70 | (bytes[6] & 0x0F)  // version 7
         bytes[8] = 0x80 | (bytes[8] & 0x3F)  // RFC 9562 variant
-        let uuid = UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
-        return uuid.uuidString.lowercased()
+        return UUIDText.lowercase(bytes)
     }
 }
