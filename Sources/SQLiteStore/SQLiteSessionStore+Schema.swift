@@ -15,16 +15,26 @@ extension SQLiteSessionStore {
     /// applied and has nothing (or only the rest) left to do.
     ///
     /// A write lock held elsewhere (another process rebuilding a large table) fails each attempt
-    /// after the busy timeout; the start keeps trying until `deadline`, calling `waiting` once.
+    /// after a quarter of a second; the start keeps trying until `deadline`, calling `waiting` once.
     /// Counted in attempts instead, five busy timeouts (50 s) gave up on v12's rebuild of about
     /// 5 x 10^6 assignments, and the server did not start. Only `SQLITE_BUSY` is waited for:
     /// it comes after the busy handler's wait, where `SQLITE_LOCKED` would come back at once.
+    ///
+    /// `abandonWait` is asked after each attempt the lock refused: true ends the wait with
+    /// ``LockWaitAbandoned``. The quarter-second attempts (the connection's busy timeout is put
+    /// back after) let a stop signal be acted on that soon, not after a whole busy timeout.
     static func migrate(
         _ writer: any DatabaseWriter, path: String, until deadline: ContinuousClock.Instant = .now + migrationPatience,
-        waiting: () -> Void = {}
+        abandonWait: () -> Bool = { false }, waiting: () -> Void = {}
     ) throws -> Bool {
         var raced = 0
         var waited = false
+        let busyTimeout = try writer.writeWithoutTransaction { db in
+            let busyTimeout = try Int.fetchOne(db, sql: "PRAGMA busy_timeout") ?? 0
+            try db.execute(sql: "PRAGMA busy_timeout = \(min(busyTimeout, 250))")
+            return busyTimeout
+        }
+        defer { try? writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA busy_timeout = \(busyTimeout)") } }
         while true {
             do {
                 if raced > 0 || waited, try pendingMigrations(writer, path: path).isEmpty { return false }
@@ -36,12 +46,20 @@ extension SQLiteSessionStore {
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
                 if !waited { waiting() }
                 waited = true
+                if abandonWait() { throw LockWaitAbandoned(database: path) }
             } catch let error as DatabaseError where isMigrationRace(error) && raced < 4 {
                 // Bounded apart from the lock's wait: such an error returns at once, and one that
                 // is not a race after all (a schema broken by hand) must not spin.
                 raced += 1
             }
         }
+    }
+
+    /// A start that gave up waiting for the write lock another process holds, because it was
+    /// asked to stop (`serve` got SIGTERM or SIGINT meanwhile).
+    public struct LockWaitAbandoned: Error, CustomStringConvertible {
+        public let database: String
+        public var description: String { "stopped while waiting for the write lock of \(database)" }
     }
 
     static func sayWaiting(path: String, logger: Logger) {
@@ -52,10 +70,10 @@ extension SQLiteSessionStore {
 
     /// How long a start waits, in all, for another process holding the file's write lock (give
     /// or take the busy timeout of the attempt running when it passes): v12 rebuilt
-    /// 10^6 assignments in 10.5-11.5 s on the 2-core VM, so this covers about 10^7. Not longer: a
-    /// stop signal that arrives meanwhile is acted on once the store is open (`Serve.run`), and
-    /// a service manager kills a process that does not stop within its own timeout (systemd's
-    /// is 90 s).
+    /// 10^6 assignments in 10.5-11.5 s on the 2-core VM, so this covers about 10^7. A stop signal
+    /// that arrives meanwhile ends the wait within a quarter of a second (`serve`'s
+    /// `abandonWait`); one that arrives while this process migrates is acted on once the store
+    /// is open (`Serve.run`).
     static let migrationPatience: Duration = .seconds(120)
 
     /// The migrations this binary has that the file lacks, in order; throws
@@ -77,19 +95,19 @@ extension SQLiteSessionStore {
     /// `refusingChanges`: such a file is refused (`SchemaNotMigrated`) instead.
     static func migrate(
         _ writer: any DatabaseWriter, path: String, refusingChanges: Bool = false, until deadline: ContinuousClock.Instant = .now + migrationPatience,
-        logger: Logger
+        abandonWait: () -> Bool = { false }, logger: Logger
     ) throws {
         let pending = try pendingMigrations(writer, path: path)
         // A current file needs nothing more; a new one's schema is made in a moment, unannounced.
         guard !pending.isEmpty else { return }
         guard pending.count < migrator.migrations.count else {
-            _ = try migrate(writer, path: path, until: deadline)
+            _ = try migrate(writer, path: path, until: deadline, abandonWait: abandonWait)
             return
         }
         if refusingChanges { throw SchemaNotMigrated(database: path, pendingMigrations: pending) }
         logger.notice("migrating the database schema", metadata: ["database": "\(path)", "migrations": "\(pending.joined(separator: ", "))"])
         let began = ContinuousClock.now
-        let ran = try migrate(writer, path: path, until: deadline) { sayWaiting(path: path, logger: logger) }
+        let ran = try migrate(writer, path: path, until: deadline, abandonWait: abandonWait) { sayWaiting(path: path, logger: logger) }
         let seconds = (Double((ContinuousClock.now - began) / .milliseconds(1)) / 100).rounded() / 10
         logger.notice(
             ran ? "database schema migrated" : "database schema migrated by another process",

@@ -34,12 +34,19 @@ public final class SQLiteSessionStore: SessionStore {
     /// `init(path:busyTimeout:logger:)` on a thread of its own: opening waits for file locks
     /// (another process creating the same file) and runs the migrations synchronously, which an
     /// async caller must never do on the cooperative pool.
+    ///
+    /// `abandonWait`: asked while the open waits for another process's write lock; true ends the
+    /// wait with ``LockWaitAbandoned`` (a stop signal during `serve`'s start): within a quarter
+    /// of a second while the migration waits, within one busy timeout while the pool opens (each
+    /// attempt to open waits that long inside SQLite). A migration this process runs is not
+    /// abandoned: it is bounded, and a start stopped halfway would do it again.
     public static func open(
         path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, migrating: Bool = true,
-        logger: Logger = Logger(label: "platformd.store")
+        logger: Logger = Logger(label: "platformd.store"), abandonWait: @escaping @Sendable () -> Bool = { false }
     ) async throws -> SQLiteSessionStore {
         try await BlockingWork.run("platformd.store.open") {
-            try SQLiteSessionStore(path: path, busyTimeout: busyTimeout, readOnly: readOnly, migrating: migrating, logger: logger)
+            try SQLiteSessionStore(
+                path: path, busyTimeout: busyTimeout, readOnly: readOnly, migrating: migrating, logger: logger, abandonWait: abandonWait)
         }
     }
 
@@ -54,9 +61,11 @@ public final class SQLiteSessionStore: SessionStore {
     /// - Parameter migrating: false for a command beside the server (`keys`, `funnel`, …): a file
     ///   that had a schema and lacks this version's migrations is refused (`SchemaNotMigrated`)
     ///   rather than migrated, since a server of the older version may be serving from it.
+    /// - Parameter abandonWait: asked while waiting for another process's write lock; true ends
+    ///   the wait with ``LockWaitAbandoned``.
     public init(
         path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, migrating: Bool = true,
-        logger: Logger = Logger(label: "platformd.store")
+        logger: Logger = Logger(label: "platformd.store"), abandonWait: @escaping @Sendable () -> Bool = { false }
     ) throws {
         self.logger = logger
         self.readOnly = readOnly && path != Self.memoryPath
@@ -90,7 +99,7 @@ public final class SQLiteSessionStore: SessionStore {
         } else {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            writer = try Self.openPool(path: path, configuration: configuration, until: waitingUntil) {
+            writer = try Self.openPool(path: path, configuration: configuration, until: waitingUntil, abandonWait: abandonWait) {
                 Self.sayWaiting(path: path, logger: logger)
             }
             // GRDB sets NORMAL when it turns WAL on, after prepareDatabase: every reply waits for
@@ -101,7 +110,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
             credentialsChanges = .beside(path, logger: logger)
         }
-        try Self.migrate(writer, path: path, refusingChanges: !migrating, until: waitingUntil, logger: logger)
+        try Self.migrate(writer, path: path, refusingChanges: !migrating, until: waitingUntil, abandonWait: abandonWait, logger: logger)
         let committer = GroupCommitter(writer: writer)
         self.committer = committer
         if path != Self.memoryPath {
@@ -129,7 +138,8 @@ public final class SQLiteSessionStore: SessionStore {
     /// is running. So the opening is retried, with a short growing pause, until `deadline`,
     /// calling `waiting` once.
     static func openPool(
-        path: String, configuration: Configuration, until deadline: ContinuousClock.Instant, waiting: () -> Void
+        path: String, configuration: Configuration, until deadline: ContinuousClock.Instant, abandonWait: () -> Bool = { false },
+        waiting: () -> Void
     ) throws -> DatabasePool {
         let began = ContinuousClock.now
         var pause: TimeInterval = 0.005
@@ -143,6 +153,7 @@ public final class SQLiteSessionStore: SessionStore {
                     waiting()
                     said = true
                 }
+                if abandonWait() { throw LockWaitAbandoned(database: path) }
                 Thread.sleep(forTimeInterval: pause)
                 pause = min(pause * 2, 0.2)
             }

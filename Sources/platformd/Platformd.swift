@@ -109,13 +109,19 @@ struct StoreOptions: ParsableArguments {
     /// PostgreSQL server that cannot be reached (or refuses the login) ends the process with exit
     /// code 69 and one stderr line saying where and why; with `.existingOnly`, a SQLite file that
     /// does not exist ends it with exit code 66 and one line naming the path.
-    func openStore(logger: Logger, access: Access = .existingOnly) async throws -> any PlatformStore {
+    ///
+    /// `abandonWait` (a SQLite file): asked while the open waits for another process's write
+    /// lock; true ends it with `SQLiteSessionStore.LockWaitAbandoned`.
+    func openStore(
+        logger: Logger, access: Access = .existingOnly, abandonWait: @escaping @Sendable () -> Bool = { false }
+    ) async throws -> any PlatformStore {
         guard PostgresSessionStore.isURL(db) else {
             if access != .createIfMissing, db != SQLiteSessionStore.memoryPath, !FileManager.default.fileExists(atPath: db) {
                 FileHandle.standardError.write(Data("platformd: no database at \(db) (--db); only serve and mcp create one\n".utf8))
                 throw ExitCode(Self.missingDatabaseExitCode)
             }
-            return try await SQLiteSessionStore.open(path: db, readOnly: access == .readOnly, migrating: access == .createIfMissing, logger: logger)
+            return try await SQLiteSessionStore.open(
+                path: db, readOnly: access == .readOnly, migrating: access == .createIfMissing, logger: logger, abandonWait: abandonWait)
         }
         guard dbPoolSize >= 1 else { throw CommandRefusal.exit("--db-pool-size must be at least 1") }
         do {
@@ -159,8 +165,10 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    func openPlatform(tenants: [HostedTenant], logger: Logger, access: Access = .existingOnly) async throws -> (Platform, any PlatformStore) {
-        let store = try await openStore(logger: logger, access: access)
+    func openPlatform(
+        tenants: [HostedTenant], logger: Logger, access: Access = .existingOnly, abandonWait: @escaping @Sendable () -> Bool = { false }
+    ) async throws -> (Platform, any PlatformStore) {
+        let store = try await openStore(logger: logger, access: access, abandonWait: abandonWait)
         return (Platform(tenants: tenants, store: store, logger: logger), store)
     }
 }

@@ -200,12 +200,25 @@ struct Serve: AsyncParsableCommand {
         // soon as it has started its services. Later signals reach both this sequence and the
         // group's own; asking a group that is already stopping again changes nothing.
         let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let stopWhileStarting = StopWhileStarting()
         let logger = store.bootstrapLogging()
         // Metrics are read only over HTTP: without --http they stay on the no-op backend.
         let registry = http == nil ? nil : ServerMetrics.bootstrap()
         let tracer = ServerTracing.bootstrap(logger: logger)
         let hosted = tenantOptions.load()
-        let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger, access: .createIfMissing)
+        let platform: Platform
+        let database: any PlatformStore
+        do {
+            (platform, database) = try await store.openPlatform(
+                tenants: hosted, logger: logger, access: .createIfMissing, abandonWait: { stopWhileStarting.asked })
+        } catch let abandoned as SQLiteSessionStore.LockWaitAbandoned {
+            stopWhileStarting.end()
+            logger.notice(
+                "a stop signal came while waiting for the database's write lock: stopped before serving",
+                metadata: ["database": "\(abandoned.database)"])
+            return
+        }
+        stopWhileStarting.end()
         try await platform.startServingFlows(logger: logger)
         let server = platform.rpcServer(credentials: Credentials(store: database))
         let tenants = platform.tenantIDs.joined(separator: ", ")

@@ -1,0 +1,43 @@
+import Foundation
+import GRDB
+import PlatformTesting
+import Synchronization
+import Testing
+
+@testable import SQLiteStore
+
+/// An open waiting for the write lock another process holds gives the wait up when asked
+/// (`serve` got a stop signal): whether it waits to open the pool (a WAL the other process left
+/// empty: within one busy timeout, the attempt's own wait) or to migrate (within a quarter of a
+/// second), it throws `LockWaitAbandoned` once asked, while the lock is still held.
+@Suite struct LockWaitAbandonTests {
+    @Test(arguments: [false, true])
+    func anOpenWaitingForTheLockGivesUpWhenAsked(walEmpty: Bool) async throws {
+        let path = try TemporaryDirectory.make().appendingPathComponent("held.sqlite").path
+        let migrations = SQLiteSessionStore.migrator.migrations
+        let pool = try DatabasePool(path: path)
+        try SQLiteSessionStore.migrator.migrate(pool, upTo: migrations[migrations.count - 2])
+        if walEmpty { try pool.close() }
+        var unsafe = Configuration()
+        unsafe.allowsUnsafeTransactions = true  // the lock is held across two accesses
+        let holder = try DatabaseQueue(path: path, configuration: unsafe)
+        if !walEmpty { try pool.close() }
+        try holder.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        defer {
+            try? holder.inDatabase { db in try db.execute(sql: "ROLLBACK") }
+            try? holder.close()
+        }
+
+        let recorder = LogRecorder()
+        let stop = Atomic(false)
+        let opening = Task {
+            try await SQLiteSessionStore.open(
+                path: path, busyTimeout: 1, logger: recorder.logger("platformd.store"), abandonWait: { stop.load(ordering: .relaxed) })
+        }
+        let waited = await eventually(300) { recorder.lines.contains { $0.message == SQLiteMigrationWaitTests.waitingLine } }
+        #expect(waited)
+        stop.store(true, ordering: .relaxed)
+        // The lock is still held: only giving up ends the open.
+        await #expect(throws: SQLiteSessionStore.LockWaitAbandoned.self) { try await opening.value }
+    }
+}
