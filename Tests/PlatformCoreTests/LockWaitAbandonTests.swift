@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PlatformStorage
 import PlatformTesting
 import Synchronization
 import Testing
@@ -15,14 +16,18 @@ import Testing
     func anOpenWaitingForTheLockGivesUpWhenAsked(walEmpty: Bool) async throws {
         let path = try TemporaryDirectory.make().appendingPathComponent("held.sqlite").path
         let migrations = SQLiteSessionStore.migrator.migrations
-        let pool = try DatabasePool(path: path)
-        try SQLiteSessionStore.migrator.migrate(pool, upTo: migrations[migrations.count - 2])
-        if walEmpty { try pool.close() }
-        var unsafe = Configuration()
-        unsafe.allowsUnsafeTransactions = true  // the lock is held across two accesses
-        let holder = try DatabaseQueue(path: path, configuration: unsafe)
-        if !walEmpty { try pool.close() }
-        try holder.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        // Synchronous GRDB work, off the cooperative pool the other tests share.
+        let holder = try await BlockingWork.run { () throws -> DatabaseQueue in
+            let pool = try DatabasePool(path: path)
+            try SQLiteSessionStore.migrator.migrate(pool, upTo: migrations[migrations.count - 2])
+            if walEmpty { try pool.close() }
+            var unsafe = Configuration()
+            unsafe.allowsUnsafeTransactions = true  // the lock is held across two accesses
+            let holder = try DatabaseQueue(path: path, configuration: unsafe)
+            if !walEmpty { try pool.close() }
+            try holder.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+            return holder
+        }
         defer {
             try? holder.inDatabase { db in try db.execute(sql: "ROLLBACK") }
             try? holder.close()

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PlatformStorage
 import PlatformTesting
 import Testing
 
@@ -19,14 +20,18 @@ import Testing
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("behind.sqlite").path
             // A file one migration behind: the start must take the write lock to migrate it.
+            // Synchronous GRDB work, off the cooperative pool the other tests share.
             let migrations = SQLiteSessionStore.migrator.migrations
-            let pool = try DatabasePool(path: path)
-            try SQLiteSessionStore.migrator.migrate(pool, upTo: migrations[migrations.count - 2])
-            var unsafe = Configuration()
-            unsafe.allowsUnsafeTransactions = true  // the lock is held across two accesses
-            let holder = try DatabaseQueue(path: path, configuration: unsafe)
-            try pool.close()
-            try holder.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+            let holder = try await BlockingWork.run { () throws -> DatabaseQueue in
+                let pool = try DatabasePool(path: path)
+                try SQLiteSessionStore.migrator.migrate(pool, upTo: migrations[migrations.count - 2])
+                var unsafe = Configuration()
+                unsafe.allowsUnsafeTransactions = true  // the lock is held across two accesses
+                let holder = try DatabaseQueue(path: path, configuration: unsafe)
+                try pool.close()
+                try holder.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+                return holder
+            }
             defer {
                 try? holder.inDatabase { db in try db.execute(sql: "ROLLBACK") }
                 try? holder.close()
