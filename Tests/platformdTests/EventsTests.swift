@@ -100,7 +100,7 @@ struct EventsTests {
             let tenants = try Self.tenantsFile(in: directory, url: url)
             let db = directory.appendingPathComponent("crash.sqlite").path
             let arguments = ["serve", "--db", db, "--tenants", tenants]
-            let eventId = try await PlatformdProcess.with(arguments, environment: Self.secrets) { server -> String in
+            let (eventId, tenant) = try await PlatformdProcess.with(arguments, environment: Self.secrets) { server -> (String, String) in
                 let (tenant, _) = try await Hosted.complete(on: server, userId: "survivor")
                 let page = try #require(try await server.call("events.list", ["tenant": .string(tenant)])["result"])
                 let id = try #require(page["events"]?.arrayValue?.first?["id"]?.stringValue)
@@ -114,14 +114,22 @@ struct EventsTests {
                 try await store.close()
                 server.send(signal: SIGKILL)
                 #expect(try await server.waitForExit() == .init(status: SIGKILL, signaled: true))
-                return id
+                return (id, tenant)
             }
+            // In a loaded run the kill can come long after the first failed attempt, with more
+            // attempts made meanwhile and the next one backed off (the delay doubles from 1 s):
+            // the restarted server sends it when it is due, not before.
+            let store = try await SQLiteSessionStore.open(path: db)
+            let pending = try await store.recentEvents(tenant: tenant, limit: 1, failedOnly: false).first?.deliveries.first
+            try await store.close()
+            let due = max(0, pending?.nextAttemptAt?.timeIntervalSinceNow ?? 0)
             let receiver = try WebhookReceiver(port: port)
             defer { receiver.close() }
             try await PlatformdProcess.with(arguments, environment: Self.secrets) { server in
-                // Normally within a second or two; the bound allows for a claim the killed
-                // process held (its 30 s lease), should the kill have landed mid-attempt.
-                #expect(await eventually(40) { receiver.delivered[eventId] != nil })
+                // Normally within a second or two of being due; the bound allows for a claim the
+                // killed process held (its 30 s lease), should the kill have landed mid-attempt.
+                let delivered = await eventually(due + 40) { receiver.delivered[eventId] != nil }
+                #expect(delivered, "attempts before the kill: \(pending?.attempts ?? 0), next due in \(Int(due)) s")
                 let request = try #require(receiver.delivered[eventId])
                 #expect(WebhookReceiver.validSignature(request.headers["platformd-signature"], body: request.body, secret: Self.secret))
                 #expect(request.json?["type"] == "session.completed")

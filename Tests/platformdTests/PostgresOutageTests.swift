@@ -118,8 +118,14 @@ struct PostgresOutageTests {
                 #expect(answer["error"]?["code"] == -32008, "\(answer.serialized())")
             }
             took.sort()
-            print("-32008 while the database was away, fastest to slowest: \(took)")
-            #expect(took.first! < .seconds(9), "the fastest refusal took \(took.first!)")
+            print("-32008 while the database was away, fastest to slowest, as the test saw them: \(took)")
+            // Timed by the server (its `/metrics` histogram), not by the test: a starved test
+            // process saw the fastest of five at 9.04 s in one fresh-clone CI run. The request
+            // before the cut and at least one refusal took at most 5 s; before, every refusal
+            // waited the 10 s operation timeout.
+            let metrics = try await http.request(.GET, "/metrics").text
+            let withinFiveSeconds = Self.flowGetsWithin(seconds: 5, metrics)
+            #expect(withinFiveSeconds >= 2, "flow.get requests answered within 5 s: \(withinFiveSeconds); the test saw \(took)")
             let unready = try await http.request(.GET, "/health/ready")
             #expect(unready.status == 503)
             #expect(unready.json?["status"] == "unavailable")
@@ -137,5 +143,17 @@ struct PostgresOutageTests {
             #expect(served?["error"]?["code"] == -32002, "never served again after the database returned: \(served?.serialized() ?? "-32008 throughout")")
             #expect(try await http.request(.GET, "/health/ready").status == 200)
         }
+    }
+
+    /// How many `flow.get` requests the server answered within `seconds`, from its request
+    /// duration histogram (`platformd_request_duration_seconds_bucket{method="flow.get",le=…}`).
+    static func flowGetsWithin(seconds: Double, _ metrics: String) -> Int {
+        for line in metrics.split(separator: "\n") where line.hasPrefix("platformd_request_duration_seconds_bucket{") {
+            guard line.contains(#"method="flow.get""#), let le = line.range(of: #"le=""#) else { continue }
+            let bound = line[le.upperBound...].prefix { $0 != "\"" }
+            guard Double(bound) == seconds, let count = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
+            return Int(count)
+        }
+        return 0
     }
 }
