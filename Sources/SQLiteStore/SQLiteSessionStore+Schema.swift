@@ -62,6 +62,34 @@ extension SQLiteSessionStore {
         public var description: String { "stopped while waiting for the write lock of \(database)" }
     }
 
+    /// A path SQLite cannot use as this database: a directory, a file of another kind or a damaged
+    /// one, a file this process may not open or write. Said with the path, so the operator sees
+    /// which `--db` to mend.
+    public struct Unopenable: Error, CustomStringConvertible {
+        public let database: String
+        /// False when the file is there but is not a SQLite database (or is damaged); true when it
+        /// could not be opened or written at all (a directory, permissions, a read-only mount).
+        public let cannotOpen: Bool
+        /// SQLite's own words: its result code and message.
+        public let reason: String
+
+        init?(database: String, _ error: DatabaseError) {
+            switch error.resultCode {
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT: cannotOpen = false
+            case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH: cannotOpen = true
+            default: return nil
+            }
+            self.database = database
+            reason = "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "\(error.resultCode)")"
+        }
+
+        public var description: String {
+            cannotOpen
+                ? "\(database) cannot be opened: \(reason)"
+                : "\(database) is not a platformd database (or it is damaged): \(reason)"
+        }
+    }
+
     static func sayWaiting(path: String, logger: Logger) {
         logger.notice(
             "waiting for the database's write lock: another process holds it, migrating the file or writing",

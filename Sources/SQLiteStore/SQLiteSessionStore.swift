@@ -44,9 +44,13 @@ public final class SQLiteSessionStore: SessionStore {
         path: String, busyTimeout: TimeInterval = 10, readOnly: Bool = false, migrating: Bool = true,
         logger: Logger = Logger(label: "platformd.store"), abandonWait: @escaping @Sendable () -> Bool = { false }
     ) async throws -> SQLiteSessionStore {
-        try await BlockingWork.run("platformd.store.open") {
-            try SQLiteSessionStore(
-                path: path, busyTimeout: busyTimeout, readOnly: readOnly, migrating: migrating, logger: logger, abandonWait: abandonWait)
+        do {
+            return try await BlockingWork.run("platformd.store.open") {
+                try SQLiteSessionStore(
+                    path: path, busyTimeout: busyTimeout, readOnly: readOnly, migrating: migrating, logger: logger, abandonWait: abandonWait)
+            }
+        } catch let error as DatabaseError {
+            throw Unopenable(database: path, error) ?? error
         }
     }
 

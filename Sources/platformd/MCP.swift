@@ -91,12 +91,14 @@ struct MCP: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         // Trapped first thing, as in `serve`: a signal during start-up is remembered, not lost.
         let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let stopWhileStarting = StopWhileStarting()
         let logger = store.bootstrapLogging()
         let hosted = tenantOptions.load()
         guard hosted.contains(where: { $0.id == tenant }) else {
             throw CommandRefusal.exit("tenant \(tenant) is not hosted (tenants: \(hosted.map(\.id).joined(separator: ", ")))")
         }
-        let (platform, database) = try await store.openPlatform(tenants: hosted, logger: logger, access: .createIfMissing)
+        guard let opened = try await store.openPlatform(tenants: hosted, logger: logger, unlessStopped: stopWhileStarting) else { return }
+        let (platform, database) = opened
         // One person's server: it registers the versions it serves and learns the others' (so no
         // two binaries move a session back and forth), but reads no one's sessions for a
         // report (serve logs that).

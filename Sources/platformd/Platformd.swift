@@ -63,7 +63,7 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "SQLite database file (serve and mcp create and migrate it on first use; every other command needs it to exist, exit 66 otherwise); ':memory:' for a throwaway run; or postgres://USER:PASSWORD@HOST:PORT/DATABASE (postgresql:// too) for a PostgreSQL database several hosts share.",
+            "SQLite database file (serve and mcp create and migrate it on first use; every other command needs it to exist, exit 66 otherwise; a directory or a file that cannot be opened is exit 66 too, one that is not a SQLite database 65); ':memory:' for a throwaway run; or postgres://USER:PASSWORD@HOST:PORT/DATABASE (postgresql:// too) for a PostgreSQL database several hosts share.",
             valueName: "path|url"))
     var db: String = StoreOptions.defaultPath
 
@@ -93,6 +93,9 @@ struct StoreOptions: ParsableArguments {
     /// (EX_NOINPUT).
     static let missingDatabaseExitCode: Int32 = 66
 
+    /// Exit code when the SQLite file at `--db` is not a database, or a damaged one (EX_DATAERR).
+    static let damagedDatabaseExitCode: Int32 = 65
+
     /// How a command treats a SQLite path that does not exist yet.
     enum Access {
         /// `serve` and `mcp`: created and migrated on first use.
@@ -108,7 +111,9 @@ struct StoreOptions: ParsableArguments {
     /// The one place `--db` is opened: a SQLite file (or memory), or a PostgreSQL URL. A
     /// PostgreSQL server that cannot be reached (or refuses the login) ends the process with exit
     /// code 69 and one stderr line saying where and why; with `.existingOnly`, a SQLite file that
-    /// does not exist ends it with exit code 66 and one line naming the path.
+    /// does not exist ends it with exit code 66 and one line naming the path, as does a path that
+    /// is a directory or a file that cannot be opened; a file that is not a SQLite database (or a
+    /// damaged one) ends it with exit code 65.
     ///
     /// `abandonWait` (a SQLite file): asked while the open waits for another process's write
     /// lock; true ends it with `SQLiteSessionStore.LockWaitAbandoned`.
@@ -120,8 +125,19 @@ struct StoreOptions: ParsableArguments {
                 FileHandle.standardError.write(Data("platformd: no database at \(db) (--db); only serve and mcp create one\n".utf8))
                 throw ExitCode(Self.missingDatabaseExitCode)
             }
-            return try await SQLiteSessionStore.open(
-                path: db, readOnly: access == .readOnly, migrating: access == .createIfMissing, logger: logger, abandonWait: abandonWait)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: db, isDirectory: &isDirectory), isDirectory.boolValue {
+                let example = URL(fileURLWithPath: db).appendingPathComponent(Self.defaultPath).path
+                FileHandle.standardError.write(Data("platformd: --db \(db) is a directory; give the database file's path, such as \(example)\n".utf8))
+                throw ExitCode(Self.missingDatabaseExitCode)
+            }
+            do {
+                return try await SQLiteSessionStore.open(
+                    path: db, readOnly: access == .readOnly, migrating: access == .createIfMissing, logger: logger, abandonWait: abandonWait)
+            } catch let error as SQLiteSessionStore.Unopenable {
+                FileHandle.standardError.write(Data("platformd: --db \(error)\n".utf8))
+                throw ExitCode(error.cannotOpen ? Self.missingDatabaseExitCode : Self.damagedDatabaseExitCode)
+            }
         }
         guard dbPoolSize >= 1 else { throw CommandRefusal.exit("--db-pool-size must be at least 1") }
         do {

@@ -206,19 +206,8 @@ struct Serve: AsyncParsableCommand {
         let registry = http == nil ? nil : ServerMetrics.bootstrap()
         let tracer = ServerTracing.bootstrap(logger: logger)
         let hosted = tenantOptions.load()
-        let platform: Platform
-        let database: any PlatformStore
-        do {
-            (platform, database) = try await store.openPlatform(
-                tenants: hosted, logger: logger, access: .createIfMissing, abandonWait: { stopWhileStarting.asked })
-        } catch let abandoned as SQLiteSessionStore.LockWaitAbandoned {
-            stopWhileStarting.end()
-            logger.notice(
-                "a stop signal came while waiting for the database's write lock: stopped before serving",
-                metadata: ["database": "\(abandoned.database)"])
-            return
-        }
-        stopWhileStarting.end()
+        guard let opened = try await store.openPlatform(tenants: hosted, logger: logger, unlessStopped: stopWhileStarting) else { return }
+        let (platform, database) = opened
         try await platform.startServingFlows(logger: logger)
         let server = platform.rpcServer(credentials: Credentials(store: database))
         let tenants = platform.tenantIDs.joined(separator: ", ")

@@ -1,4 +1,8 @@
 import Dispatch
+import Logging
+import PlatformServer
+import PlatformStorage
+import SQLiteStore
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,8 +11,9 @@ import Synchronization
     import Darwin
 #endif
 
-/// SIGTERM and SIGINT seen while `serve` starts. The stop signals are trapped first thing (`Serve.run`),
-/// and the service group acts on one only once the store is open and its services started; a
+/// SIGTERM and SIGINT seen while `serve` or `mcp` starts. The stop signals are trapped first thing
+/// (`Serve.run`, `MCP.run`), and the service group acts on one only once the store is open and its
+/// services started; a
 /// start waiting for another process's write lock (up to two minutes) would hold the stop that
 /// long, past a service manager's patience. The store's open asks `asked` while it waits and
 /// gives the wait up. Watched beside the group's own trap (a signal reaches every dispatch
@@ -40,6 +45,26 @@ final class StopWhileStarting: Sendable {
         sources.withLock { sources in
             for source in sources { source.cancel() }
             sources = []
+        }
+    }
+}
+
+extension StoreOptions {
+    /// Opens the database for a long-running command (`serve`, `mcp`: created and migrated if
+    /// need be), giving up a wait for another process's write lock when `stops` has seen a stop
+    /// signal: then it logs that and answers nil, and the command ends, exit 0, the file as it
+    /// was. Either way `stops` ends here: the service group has the signals from here on.
+    func openPlatform(tenants: [HostedTenant], logger: Logger, unlessStopped stops: StopWhileStarting) async throws -> (
+        Platform, any PlatformStore
+    )? {
+        defer { stops.end() }
+        do {
+            return try await openPlatform(tenants: tenants, logger: logger, access: .createIfMissing, abandonWait: { stops.asked })
+        } catch let abandoned as SQLiteSessionStore.LockWaitAbandoned {
+            logger.notice(
+                "a stop signal came while waiting for the database's write lock: stopped before serving",
+                metadata: ["database": "\(abandoned.database)"])
+            return nil
         }
     }
 }

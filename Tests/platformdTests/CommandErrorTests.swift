@@ -62,6 +62,40 @@ struct MissingDatabaseTests {
         }
     }
 
+    /// Commands given as many kinds of path as possible: the two that create a database and one
+    /// that reads it.
+    static let everyKind: [[String]] = [["serve"], ["mcp", "--tenant", Hosted.tenant, "--user-id", "u_1"], ["keys", "list"]]
+
+    /// It used to be `Error: SQLite error 14: unable to open database file`, exit 1, naming no path.
+    @Test(arguments: everyKind)
+    func aDirectoryIsRefusedInOneLineNamingIt(command: [String]) async throws {
+        try await withTemporaryDirectory { directory in
+            let result = try await AuthTests.command(command + ["--db", directory.path])
+            #expect(result.status == 66, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("--db \(directory.path) is a directory"), "\(result.stderr)")
+            #expect(result.stderr.contains(directory.appendingPathComponent("platformd.sqlite").path), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+    }
+
+    /// It used to be `Error: SQLite error 26: file is not a database - while executing ...`, exit 1.
+    @Test(arguments: everyKind)
+    func aFileThatIsNotADatabaseIsRefusedAndLeftAsItWas(command: [String]) async throws {
+        try await withTemporaryDirectory { directory in
+            let db = directory.appendingPathComponent("notes.txt").path
+            let text = Data(String(repeating: "the operator's notes, not a database\n", count: 200).utf8)
+            try text.write(to: URL(fileURLWithPath: db))
+            let result = try await AuthTests.command(command + ["--db", db])
+            #expect(result.status == 65, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("\(db) is not a platformd database"), "\(result.stderr)")
+            #expect(result.stderr.contains("SQLite error 26"), "\(result.stderr)")
+            #expect(!result.stderr.contains("Error:"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(FileManager.default.contents(atPath: db) == text)
+        }
+    }
+
     @Test func serveCreatesTheDatabaseAndThenTheOthersReadIt() async throws {
         try await withTemporaryDirectory { directory in
             let db = directory.appendingPathComponent("new.sqlite").path

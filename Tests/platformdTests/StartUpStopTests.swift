@@ -10,13 +10,16 @@ import Testing
     import Glibc
 #endif
 
-/// A stop signal while `serve` waits at start-up for the write lock another process holds (an
+/// A stop signal while `serve` or `mcp` waits at start-up for the write lock another process holds (an
 /// older server migrating, a backup writing) stops it within moments, exit 0, the file as it
 /// was. It used to be acted on only once the store was open: after the lock came, or after the
 /// two minutes the start waits for it, past a service manager's patience (systemd's is 90 s).
 @Suite struct StartUpStopTests {
-    @Test(arguments: [Int32(SIGTERM), Int32(SIGINT)])
-    func aStopSignalWhileWaitingForTheWriteLockEndsTheStart(signal: Int32) async throws {
+    /// `mcp` trapped the signals too but gave them to no one before the store was open.
+    static let starts: [[String]] = [["serve"], ["mcp", "--tenant", Hosted.tenant, "--user-id", "u_1"]]
+
+    @Test(arguments: starts, [Int32(SIGTERM), Int32(SIGINT)])
+    func aStopSignalWhileWaitingForTheWriteLockEndsTheStart(command: [String], signal: Int32) async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("behind.sqlite").path
             // A file one migration behind: the start must take the write lock to migrate it.
@@ -37,7 +40,7 @@ import Testing
                 try? holder.close()
             }
 
-            try await PlatformdProcess.with(["serve", "--db", path]) { server in
+            try await PlatformdProcess.with(command + ["--db", path]) { server in
                 // Long: a whole test run on two cores can hold a start up for tens of seconds.
                 try await server.waitForStderr(containing: "waiting for the database's write lock", timeout: .seconds(300))
                 server.send(signal: signal)
@@ -47,8 +50,8 @@ import Testing
                 #expect(server.stderrText.contains("stopped before serving"), "\(server.stderrText)")
             }
             // Nothing was migrated: the last migration is still to come.
-            let pending = try holder.inDatabase { db in try SQLiteSessionStore.migrator.appliedIdentifiers(db) }
-            #expect(!pending.contains(migrations[migrations.count - 1]))
+            let applied = try holder.inDatabase { db in try SQLiteSessionStore.migrator.appliedIdentifiers(db) }
+            #expect(!applied.contains(migrations[migrations.count - 1]))
         }
     }
 }
