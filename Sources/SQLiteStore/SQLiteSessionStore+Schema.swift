@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import PlatformStorage
+import Synchronization
 
 /// The schema: GRDB's numbered migrations, run by whichever process opens the file first.
 extension SQLiteSessionStore {
@@ -31,7 +32,7 @@ extension SQLiteSessionStore {
         var waited = false
         let busyTimeout = try writer.writeWithoutTransaction { db in
             let busyTimeout = try Int.fetchOne(db, sql: "PRAGMA busy_timeout") ?? 0
-            try db.execute(sql: "PRAGMA busy_timeout = \(min(busyTimeout, 250))")
+            try db.execute(sql: "PRAGMA busy_timeout = \(min(busyTimeout, lockAttemptMilliseconds))")
             return busyTimeout
         }
         defer { try? writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA busy_timeout = \(busyTimeout)") } }
@@ -88,6 +89,22 @@ extension SQLiteSessionStore {
                 ? "\(database) cannot be opened: \(reason)"
                 : "\(database) is not a platformd database (or it is damaged): \(reason)"
         }
+    }
+
+    /// How long one attempt of the start's (the pool's set-up, a migration) waits inside SQLite
+    /// for another process's lock before the start looks at `abandonWait` and tries again.
+    static let lockAttemptMilliseconds = 250
+
+    static func lockAttemptMilliseconds(_ busyTimeout: TimeInterval) -> Int {
+        min(Int(busyTimeout * 1000), lockAttemptMilliseconds)
+    }
+
+    /// Whether the pool is still being set up: its connections then wait for a lock in short
+    /// attempts (`lockAttemptMilliseconds`).
+    final class OpeningPhase: Sendable {
+        private let on = Atomic(true)
+        var isOn: Bool { on.load(ordering: .acquiring) }
+        func end() { on.store(false, ordering: .releasing) }
     }
 
     static func sayWaiting(path: String, logger: Logger) {

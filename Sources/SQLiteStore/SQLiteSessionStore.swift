@@ -86,7 +86,12 @@ public final class SQLiteSessionStore: SessionStore {
             credentialsChanges = CredentialsVersion(seesEveryChange: false, path: path)
             return
         }
+        let opening = OpeningPhase()
         configuration.prepareDatabase { db in
+            // The pool's own set-up (turning WAL on, writing to an empty WAL) waits for another
+            // process's lock in short attempts, so a stop signal is seen between them; the
+            // connection gets the whole busy timeout once the pool is open.
+            if opening.isOn { try db.execute(sql: "PRAGMA busy_timeout = \(Self.lockAttemptMilliseconds(busyTimeout))") }
             try db.execute(sql: "PRAGMA secure_delete = ON")
             // A batch run again after a failing write gives each write a savepoint; its journal
             // (the original pages a savepoint may roll back to) otherwise spills to a temporary
@@ -106,9 +111,11 @@ public final class SQLiteSessionStore: SessionStore {
             writer = try Self.openPool(path: path, configuration: configuration, until: waitingUntil, abandonWait: abandonWait) {
                 Self.sayWaiting(path: path, logger: logger)
             }
+            opening.end()
             // GRDB sets NORMAL when it turns WAL on, after prepareDatabase: every reply waits for
             // a durable commit, so the writer goes back to FULL.
             try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA busy_timeout = \(Int(busyTimeout * 1000))")
                 try db.execute(sql: "PRAGMA synchronous = FULL")
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerThreshold)")
             }

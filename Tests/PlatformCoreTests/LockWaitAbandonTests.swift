@@ -9,8 +9,9 @@ import Testing
 
 /// An open waiting for the write lock another process holds gives the wait up when asked
 /// (`serve` got a stop signal): whether it waits to open the pool (a WAL the other process left
-/// empty: within one busy timeout, the attempt's own wait) or to migrate (within a quarter of a
-/// second), it throws `LockWaitAbandoned` once asked, while the lock is still held.
+/// empty) or to migrate, it throws `LockWaitAbandoned` soon after it is asked (each attempt waits
+/// a quarter of a second inside SQLite), while the lock is still held. The pool's set-up used to
+/// wait a whole busy timeout an attempt (10 s in `serve`; two minutes here, past the bound).
 @Suite struct LockWaitAbandonTests {
     @Test(arguments: [false, true])
     func anOpenWaitingForTheLockGivesUpWhenAsked(walEmpty: Bool) async throws {
@@ -35,13 +36,18 @@ import Testing
 
         let recorder = LogRecorder()
         let stop = Atomic(false)
+        let ended = Atomic(false)
         let opening = Task {
-            try await SQLiteSessionStore.open(
-                path: path, busyTimeout: 1, logger: recorder.logger("platformd.store"), abandonWait: { stop.load(ordering: .relaxed) })
+            defer { ended.store(true, ordering: .relaxed) }
+            return try await SQLiteSessionStore.open(
+                path: path, busyTimeout: 120, logger: recorder.logger("platformd.store"), abandonWait: { stop.load(ordering: .relaxed) })
         }
         let waited = await eventually(300) { recorder.lines.contains { $0.message == SQLiteMigrationWaitTests.waitingLine } }
         #expect(waited)
         stop.store(true, ordering: .relaxed)
+        // Generous for a loaded test run; the attempts are 0.25 s, the busy timeout 120 s.
+        let gaveUp = await eventually(30) { ended.load(ordering: .relaxed) }
+        #expect(gaveUp, "the open still waited 30 s after it was asked to stop")
         // The lock is still held: only giving up ends the open.
         await #expect(throws: SQLiteSessionStore.LockWaitAbandoned.self) { try await opening.value }
     }
