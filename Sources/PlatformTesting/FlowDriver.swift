@@ -105,13 +105,17 @@ public struct FlowDriver: Sendable {
         webhooks: [Webhook] = [], copy: CopyBook? = nil, experiments: [Experiment] = [],
         logger: Logger = Logger(label: "platformd"),
         pluginLogger: (_ label: String) -> Logger = { Logger(label: $0) }
-    ) throws {
+    ) async throws {
         let hosted = HostedTenant(
             id: plugin.id, pluginName: plugin.name, plugin: plugin, webhooks: webhooks, copy: copy, experiments: experiments)
         self.copy = hosted.copy
+        // Opened (and migrated) on a thread of its own, as the server's is: a test's many drivers
+        // would otherwise hold the cooperative pool the other tests run on.
+        let opened: any SessionStore
+        if let store { opened = store } else { opened = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath) }
         self.platform = Platform(
             tenants: [hosted],
-            store: try store ?? SQLiteSessionStore(path: SQLiteSessionStore.memoryPath),
+            store: opened,
             clock: { clock.now }, newID: newID, logger: logger, pluginLogger: pluginLogger)
         self.tenant = plugin.id
         self.clock = clock

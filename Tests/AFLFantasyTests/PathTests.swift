@@ -12,7 +12,7 @@ import Testing
 @Suite struct PathTests {
     @Test func existingTeamPathEndToEnd() async throws {
         let clock = TestClock()
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
         var view = try await d.start("u1")
         #expect(view.stepId == "splash")
         #expect(view.step?["kind"] == "content")
@@ -60,7 +60,7 @@ import Testing
 
     @Test func createTeamPathEndToEnd() async throws {
         let clock = TestClock()
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.newTeam)
         #expect(view.stepId == "create_team_guide")
@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func skipOnTeamChoiceTakesTheOriginalFlowAsAnExistingTeam() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         #expect(view.actions == ["continue", "skip", "back"])
         // skip ignores values: even "I need to create one" does not open the guide.
@@ -109,7 +109,7 @@ import Testing
 
     @Test func skipOnTheGuideContinuesAndRecordsTheSkip() async throws {
         let clock = TestClock()
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.newTeam)
         #expect(view.actions == ["continue", "skip", "back"])
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func backFromPersonalInfoOnTheExistingPathGoesToTeamChoice() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.existingTeam)
         #expect(view.stepId == "personal_info")
@@ -143,7 +143,7 @@ import Testing
 
     @Test func backFromPersonalInfoOnTheCreatePathGoesToTheGuide() async throws {
         let clock = TestClock()
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.newTeam)
         clock.advance(seconds: 40)
@@ -175,7 +175,7 @@ import Testing
     /// back and connected an existing team instead.
     @Test func aGuideShownThenLeftBehindIsStillRecorded() async throws {
         let clock = TestClock()
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(), clock: clock)
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.newTeam)
         clock.advance(seconds: 30)
@@ -195,7 +195,7 @@ import Testing
     }
 
     @Test func aGuideNeverShownIsNotRecorded() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         view = try await d.walk(view, [Answers.existingTeam, Answers.personal, Answers.credentials, [:]])
         #expect(view.status == .completed)
@@ -206,7 +206,7 @@ import Testing
     /// info 3, credentials 4, validation 5, completed 6.
     @Test(arguments: [true, false])
     func progressOnEveryStep(hasExistingTeam: Bool) async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var seen: [String: (Int, String, Double)] = [:]
         func note(_ view: SessionView) {
             let fraction = view.json["progress"]?["fraction"]?.doubleValue ?? -1
@@ -247,7 +247,7 @@ import Testing
     }
 
     @Test func resumeReturnsToTheSavedStep() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.newTeam)
         let resumed = try await d.start("u1")
@@ -257,7 +257,7 @@ import Testing
     }
 
     @Test func backOnSplashIsRefused() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         let view = try await d.start("u1")
         #expect(view.actions == ["continue"])
         let error = await d.error("flow.back", ["sessionId": .string(view.sessionId), "revision": .int(Int64(view.revision))])

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func theExistingPathRoundTripsWithoutAGuide() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         let view = try await d.walk(try await atTeamChoice(d), [Answers.existingTeam, Answers.personal, Answers.credentials, [:]])
         #expect(view.status == .completed)
         let wire = try await d.profile("u1")["records"]?["account"]
@@ -34,7 +34,7 @@ import Testing
 
     @Test func theCreatedPathRoundTripsWithItsGuideAndANullTeamName() async throws {
         let clock = TestClock()
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: UnreachableValidator()), clock: clock)
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(validator: UnreachableValidator()), clock: clock)
         var view = try await d.submit(try await atTeamChoice(d), Answers.newTeam)
         clock.advance(seconds: 42.5)
         view = try await d.walk(view, [Answers.allItems, Answers.personal, Answers.team("98765"), [:]])

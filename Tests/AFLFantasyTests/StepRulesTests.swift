@@ -12,7 +12,7 @@ import Testing
 /// and its 4-of-5 rule, personal info's email rule, credentials' Team ID rule.
 @Suite struct StepRulesTests {
     @Test func teamChoiceOffersTheTwoPathwaysWithTheirAccessibilityCopy() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         let view = try await atTeamChoice(d, details: UserDetails(firstName: "Sam"))
         #expect(view.title == "Do you have an AFL Fantasy team, Sam?")
         let field = try #require(view.field("hasExistingTeam"))
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func teamChoiceCarouselHasTheFourFeaturesAndAdvancesEveryThreeSeconds() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         let view = try await atTeamChoice(d)
         let carousel = try #require(view.step?["content"]?["carousel"])
         #expect(carousel["autoAdvanceSeconds"] == 3)
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func teamChoiceNeedsAnAnswerToContinue() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         let view = try await atTeamChoice(d)
         let missing = await d.refuse(view)
         #expect(missing?.code == -32004)
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func guideListsTheFiveItemsWithTheWebsiteLink() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.newTeam)
         let field = try #require(view.field("completedItems"))
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func guideNeedsFourOfFiveAndNamesWhatIsMissing() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.newTeam)
 
@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func personalInfoIsPrefilledFromTheUserDetails() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d, details: UserDetails(firstName: "Casey", email: "casey@example.com"))
         view = try await d.submit(view, Answers.existingTeam)
         #expect(view.field("firstName")?["default"] == "Casey")
@@ -138,7 +138,7 @@ import Testing
         String(repeating: "a", count: 243) + "@example.com",
     ])
     func malformedEmailIsInvalidFormat(email: String) async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.existingTeam)
         let error = await d.refuse(view, ["firstName": "Jordan", "email": .string(email)])
@@ -151,7 +151,7 @@ import Testing
         let longest = String(repeating: "a", count: 242) + "@example.com"
         #expect(longest.count == 254)
         for email in ["j@x.io", "first.last+afl@mail.example.com.au", longest] {
-            let d = try FlowDriver(plugin: AFLFantasyPlugin())
+            let d = try await FlowDriver(plugin: AFLFantasyPlugin())
             var view = try await atTeamChoice(d)
             view = try await d.submit(view, Answers.existingTeam)
             view = try await d.submit(view, ["firstName": "  Jordan ", "email": .string("  \(email) ")])
@@ -163,7 +163,7 @@ import Testing
     }
 
     @Test func personalInfoMessages() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         view = try await d.submit(view, Answers.existingTeam)
         let error = await d.refuse(view, ["firstName": "   "])
@@ -180,7 +180,7 @@ import Testing
 
     @Test(arguments: ["123", "12345678901", "12a456", "12 3456", "-12345", "1234.5", "١٢٣٤٥"])
     func teamIdMustBeFourToTenDigits(teamId: String) async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         view = try await d.walk(view, [Answers.existingTeam, Answers.personal])
         let error = await d.refuse(view, ["teamId": .string(teamId)])
@@ -193,7 +193,7 @@ import Testing
     }
 
     @Test func teamIdRulesAndOptionalTeamName() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         var view = try await atTeamChoice(d)
         view = try await d.walk(view, [Answers.existingTeam, Answers.personal])
         #expect(view.field("teamId")?["minLength"] == 4)
@@ -216,7 +216,7 @@ import Testing
     }
 
     @Test func onboardingGateUsesTheAppsCopy() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         let gate = try await d.gate("nobody", "view_trades")
         #expect(gate["allowed"] == false)
         #expect(gate["gate"] == "onboarding")
@@ -228,7 +228,7 @@ import Testing
     }
 
     @Test func describeDrawsBothPathsAndTheWayBackFromValidation() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin())
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin())
         let described = try await d.call("flow.describe", [:])
         #expect(
             described["steps"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [

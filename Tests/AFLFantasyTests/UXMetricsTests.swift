@@ -97,7 +97,7 @@ import Testing
     }
 
     func funnel() async throws -> (FlowDriver, JSONValue) {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: validator), clock: clock)
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(validator: validator), clock: clock)
         try await populate(d)
         return (d, try await d.call("analytics.funnel", [:]))
     }

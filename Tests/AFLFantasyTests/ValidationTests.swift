@@ -20,7 +20,7 @@ import Testing
     @Test func aRefusedTeamSendsTheUserBackToCredentialsAndTheyRecover() async throws {
         let reason = "We couldn't find team 111111. Check the number on your team page."
         let validator = ScriptedValidator(refused: ["111111": reason])
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: validator))
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(validator: validator))
         var view = try await atValidation(d, Answers.team("111111", name: "Wrong Team"))
         #expect(view.stepId == "validation")
 
@@ -54,7 +54,7 @@ import Testing
     @Test func theRefusalAndTheCompletionAreLoggedOnce() async throws {
         let logs = LogLines()
         let validator = ScriptedValidator(refused: ["111111": "We couldn't find team 111111."])
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: validator), pluginLogger: logs.logger)
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(validator: validator), pluginLogger: logs.logger)
         var view = try await d.submit(try await atValidation(d, Answers.team("111111")))
         #expect(view.stepId == "credentials")
         #expect(logs.all == ["AFLFantasy [AFLFantasy] info team validator refused a Team ID step=validation"])
@@ -69,7 +69,7 @@ import Testing
 
     @Test func theErrorsStayOnCredentialsUntilItsNextSubmit() async throws {
         let validator = ScriptedValidator(refused: ["111111": "Not found."])
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: validator))
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(validator: validator))
         var view = try await atValidation(d, Answers.team("111111"))
         view = try await d.submit(view)
         #expect(view.stepErrors.count == 1)
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func anUnreachableValidatorFallsBackToTheOfflineForm() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: UnreachableValidator()))
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(validator: UnreachableValidator()))
         let view = try await atValidation(d)
         let done = try await d.submit(view)
         #expect(done.status == .completed)
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func aValidatorThatNeverAnswersTimesOutToTheFallback() async throws {
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: HangingValidator(), validationTimeout: .milliseconds(100)))
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(validator: HangingValidator(), validationTimeout: .milliseconds(100)))
         let view = try await atValidation(d)
         let done = try await d.submit(view)
         #expect(done.status == .completed)
@@ -107,7 +107,7 @@ import Testing
 
     @Test func theValidatorsTeamNameFillsAGapButNeverOverridesTheUser() async throws {
         let validator = ScriptedValidator(names: ["123456": "Official Name", "654321": "Official Name"])
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: validator))
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(validator: validator))
         var view = try await atValidation(d, Answers.team("123456"))
         view = try await d.submit(view)
         #expect(view.completion?["screen"]?["summary"]?.arrayValue?[1] == ["label": "Team", "value": "Official Name"])
@@ -129,7 +129,7 @@ import Testing
 
     @Test func aRetriedValidationSubmitReturnsTheCompletedView() async throws {
         let validator = ScriptedValidator()
-        let d = try FlowDriver(plugin: AFLFantasyPlugin(validator: validator))
+        let d = try await FlowDriver(plugin: AFLFantasyPlugin(validator: validator))
         let view = try await atValidation(d)
         let done = try await d.submit(view)
         let again = try await d.submit(view)

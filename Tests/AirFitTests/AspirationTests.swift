@@ -10,7 +10,7 @@ import Testing
 
 @Suite struct CoreAspiration {
     @Test func presetsAreOfferedWithDescribeOwnAndTheTextShowsOnlyForIt() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .coreAspiration)
         let preset = try #require(view.field("aspirationPreset"))
         #expect(preset["type"] == "choice")
@@ -38,7 +38,7 @@ import Testing
         ("body_composition", "aesthetic", "body_fat_percentage"),
     ])
     func everyPresetCompletesWithItsGoal(preset: String, goalType: String, metric: String) async throws {
-        let d = try driver()
+        let d = try await driver()
         let done = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": .string(preset)]])
         #expect(done.status == .completed)
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func aPresetDropsTextThatWasPostedWithIt() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await walk(d, to: .coreAspiration)
         view = try await d.submit(view, ["aspirationPreset": "build_strength", "aspirationText": "ignored"])
         view = try await d.back(view)
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func theCustomPathAnalysesTheTextIntoTheGoal() async throws {
-        let d = try driver()
+        let d = try await driver()
         let done = try await complete(d)
         #expect(done.status == .completed)
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func describeOwnNeedsTextOfAtMost500Characters() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .coreAspiration)
         let missing = await d.refuse(view, ["aspirationPreset": "describe_own"])
         #expect(codes(missing) == ["aspirationText": .required])
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func thePresetIsRequiredAndMustBeOffered() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .coreAspiration)
         let missing = await d.refuse(view, [:])
         #expect(codes(missing) == ["aspirationPreset": .required])
@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func switchingFromCustomToAPresetDropsTheAnalysis() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await walk(d, to: .coachingStyle)
         view = try await d.goto(view, "core_aspiration")
         view = try await d.submit(view, ["aspirationPreset": "lasting_health"])
@@ -124,7 +124,7 @@ import Testing
     static let offline: JSONValue = ["goal_type": "strength", "primary_metric": "one_rep_max", "target": ["value": 100, "unit": "kg"], "timeframe_weeks": 6]
 
     func goal(after analyzer: any GoalAnalyzer, timeout: Duration = .seconds(5), logs: LogRecorder) async throws -> JSONValue? {
-        let d = try driver(AirFitPlugin(analyzer: analyzer, analysisTimeout: timeout), logs: logs)
+        let d = try await driver(AirFitPlugin(analyzer: analyzer, analysisTimeout: timeout), logs: logs)
         let done = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": "describe_own", "aspirationText": .string(Self.text)]])
         #expect(done.status == .completed)
         return try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]

@@ -9,7 +9,7 @@ import Testing
 
 @Suite struct CoachingStyleSliders {
     @Test func oneSliderPerStyleWithEveryBand() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .coachingStyle)
         let ids = view.step?["fields"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
         #expect(ids == ["authoritativeDirect", "empatheticEncouraging", "analyticalInsightful", "playfullyProvocative"])
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func slidersTakeWholeNumbersFromZeroToHundred() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .coachingStyle)
         let error = await d.refuse(
             view,
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func untouchedSlidersKeepTheirDefaults() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await walk(d, to: .coachingStyle)
         view = try await d.submit(view, ["playfullyProvocative": 0])
         view = try await d.back(view)

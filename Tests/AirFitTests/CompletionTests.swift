@@ -9,7 +9,7 @@ import Testing
 
 @Suite struct Completion {
     @Test func generatingCoachCompletesWithTheRecordsAndMessage() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .generatingCoach)
         #expect(view.step?["kind"] == "processing")
         #expect(view.title == "Crafting Your Coach…")
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func withoutANameTheMessageStaysGraceful() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .generatingCoach, details: nil)
         let done = try await d.submit(view)
         #expect(done.completion?["message"] == "Your AirFit Coach is ready.")
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func thePersonaOfACompleteWalkFieldByField() async throws {
-        let d = try driver()
+        let d = try await driver()
         _ = try await complete(d)
         let profile = try await d.profile("u1")
         #expect(profile["tenant"] == "airfit")
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func aWalkOfDefaultsGivesTheDefaultPersona() async throws {
-        let d = try driver()
+        let d = try await driver()
         let done = try await complete(
             d,
             replacing: [
@@ -137,7 +137,7 @@ import Testing
     }
 
     @Test func allSlidersAtZeroBlendEvenly() async throws {
-        let d = try driver()
+        let d = try await driver()
         _ = try await complete(
             d,
             replacing: [
@@ -150,7 +150,7 @@ import Testing
     }
 
     @Test func theCoachProfileReadyScreen() async throws {
-        let d = try driver()
+        let d = try await driver()
         let done = try await complete(d)
         let screen = try #require(done.completion?["screen"])
         #expect(screen["title"] == "Your AirFit Coach Is Ready")
@@ -188,7 +188,7 @@ import Testing
 
 @Suite struct ProfileUpdates {
     @Test func establishBaselineDefaultsToTrueAndChangesThroughProfileUpdate() async throws {
-        let d = try driver()
+        let d = try await driver()
         _ = try await complete(d)
         #expect(try await d.profile("u1")["records"]?["onboarding_profile"]?["establishBaseline"] == true)
         let updated = try await d.call("profile.update", ["userId": "u1", "values": ["establishBaseline": false]])
@@ -202,7 +202,7 @@ import Testing
     }
 
     @Test func onlyEstablishBaselineIsEditableAndOnlyAsABoolean() async throws {
-        let d = try driver()
+        let d = try await driver()
         _ = try await complete(d)
         let other = await d.error("profile.update", ["userId": "u1", "values": ["preferredUnits": "imperial", "establishBaseline": false]])
         #expect(other?.code == -32004)
@@ -215,7 +215,7 @@ import Testing
     }
 
     @Test func beforeCompletionThereIsNoProfile() async throws {
-        let d = try driver()
+        let d = try await driver()
         _ = try await walk(d, to: .generatingCoach)
         #expect(await d.error("profile.get", ["userId": "u1"])?.code == -32002)
         #expect(await d.error("profile.update", ["userId": "u1", "values": ["establishBaseline": false]])?.code == -32002)

@@ -9,7 +9,7 @@ import Testing
 
 @Suite struct OpeningAndProgress {
     @Test func openingScreenCarriesTheSeedCopyAndActions() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await d.start("u1")
         #expect(view.stepId == "opening_screen")
         #expect(view.step?["kind"] == "content")
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func stepsComeInTheContractOrderWithProgressNOf8() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await d.start("u1")
         var seen: [(String?, String?, Int?)] = []
         for values in Answers.walk {
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func everyStepButTheFirstOffersBackAndEveryStepTheFooter() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await d.start("u1")
         #expect(!view.actions.contains("back"))
         for values in Answers.walk {
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func describeListsTheNineStepsAndTheirFields() async throws {
-        let d = try driver()
+        let d = try await driver()
         let described = try await d.call("flow.describe")
         let steps = try #require(described["steps"]?.arrayValue)
         #expect(steps.map { $0["id"]?.stringValue } == AirFitStep.allCases.map(\.rawValue))
@@ -74,7 +74,7 @@ import Testing
 
 @Suite struct DeferAndResume {
     @Test func maybeLaterDefersAndStartReturnsTheDeferredSession() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await d.start("u1", user: UserDetails(firstName: "Alex"))
         let deferred = try await d.submit(view, action: "later")
         #expect(deferred.status == .deferred)
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func laterIsRetrySafeAndOnlyOfferedOnTheOpeningScreen() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await d.start("u1")
         let deferred = try await d.submit(view, action: "later")
         let again = try await d.submit(view, action: "later")
@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func aReturningUserResumesOnTheSavedStepWithAnswersKept() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .engagementPreferences)
         let resumed = try await d.start("u1")
         #expect(resumed.stepId == "engagement_preferences")
@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func aCompletedSessionTakesNoMoreSubmits() async throws {
-        let d = try driver()
+        let d = try await driver()
         let done = try await complete(d)
         #expect(done.status == .completed)
         #expect(done.step == nil)
@@ -130,7 +130,7 @@ import Testing
     }
 
     @Test func gateBlocksEverythingUntilTheCoachIsDesigned() async throws {
-        let d = try driver()
+        let d = try await driver()
         _ = try await walk(d, to: .sleepAndBoundaries)
         let blocked = try await d.gate("u1", "chat")
         #expect(blocked["allowed"] == false)

@@ -107,7 +107,7 @@ import Testing
         }
         defer { server.close() }
         let logs = LogRecorder()
-        let d = try driver(AirFitPlugin(analyzer: analyzer(server), analysisTimeout: Self.stormProof), logs: logs)
+        let d = try await driver(AirFitPlugin(analyzer: analyzer(server), analysisTimeout: Self.stormProof), logs: logs)
         _ = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": "describe_own", "aspirationText": .string(Self.text)]])
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
         #expect(goal?["structured"] == ["goal_type": "strength", "primary_metric": "one_rep_max", "target": ["value": 225, "unit": "lb"]])
@@ -119,7 +119,7 @@ import Testing
         let server = try StubHTTPServer { _ in .json(status: 503, body: "{}") }
         defer { server.close() }
         let logs = LogRecorder()
-        let d = try driver(AirFitPlugin(analyzer: analyzer(server), analysisTimeout: Self.stormProof), logs: logs)
+        let d = try await driver(AirFitPlugin(analyzer: analyzer(server), analysisTimeout: Self.stormProof), logs: logs)
         _ = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": "describe_own", "aspirationText": .string(Self.text)]])
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
         #expect(goal?["structured"] == AnalyzerFallback.offline)
@@ -133,7 +133,7 @@ import Testing
         let server = try StubHTTPServer { _ in .hang }
         defer { server.close() }
         let logs = LogRecorder()
-        let d = try driver(AirFitPlugin(analyzer: analyzer(server, timeout: .seconds(5)), analysisTimeout: .milliseconds(100)), logs: logs)
+        let d = try await driver(AirFitPlugin(analyzer: analyzer(server, timeout: .seconds(5)), analysisTimeout: .milliseconds(100)), logs: logs)
         _ = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": "describe_own", "aspirationText": .string(Self.text)]])
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]
         #expect(goal?["structured"] == AnalyzerFallback.offline)

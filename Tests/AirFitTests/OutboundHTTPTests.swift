@@ -109,7 +109,7 @@ import Testing
         var given = settings
         given.outbound = client
         let plugin = try #require(AirFitPlugin.registration.make(given) as? AirFitPlugin)
-        let d = try driver(plugin)
+        let d = try await driver(plugin)
         let text = "Deadlift 140 kg"
         _ = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": "describe_own", "aspirationText": .string(text)]])
         let goal = try await d.profile("u1")["records"]?["onboarding_profile"]?["personaProfile"]?["goal"]

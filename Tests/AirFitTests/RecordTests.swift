@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func anAnalysedAspirationRoundTrips() async throws {
-        let d = try driver()
+        let d = try await driver()
         _ = try await complete(d)
         let records = try await d.profile("u1")["records"]
 
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func aPresetAspirationRoundTripsWithANullText() async throws {
-        let d = try driver()
+        let d = try await driver()
         _ = try await complete(d, replacing: [.coreAspiration: ["aspirationPreset": "build_strength"], .typicalAvailability: [:]])
         let wire = try await d.profile("u1")["records"]?["onboarding_profile"]
         let persona = try roundTrip(OnboardingProfile.self, wire).personaProfile
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aFallbackAnalysisRoundTrips() async throws {
-        let d = try driver(AirFitPlugin(analyzer: ThrowingAnalyzer()))
+        let d = try await driver(AirFitPlugin(analyzer: ThrowingAnalyzer()))
         _ = try await complete(
             d,
             replacing: [
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func profileUpdateRewritesTheTypedRecord() async throws {
-        let d = try driver()
+        let d = try await driver()
         _ = try await complete(d)
         var expected = try #require(try await d.profile("u1")["records"]?["onboarding_profile"]?.decode(OnboardingProfile.self))
         let updated = try await d.call("profile.update", ["userId": "u1", "values": ["establishBaseline": false]])

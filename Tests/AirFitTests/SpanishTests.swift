@@ -32,7 +32,7 @@ import Testing
         [.coreAspiration: ["aspirationPreset": "recover_rebuild"], .engagementPreferences: ["engagementPreset": "guidanceOnDemand"]],
     ])
     func everyWalkInSpanishKeepsTheEnglishShapeAndLeavesNoEnglish(_ values: [AirFitStep: [String: JSONValue]]) async throws {
-        let report = try await LocaleWalk(driver: try driver(), locale: "es").walk(
+        let report = try await LocaleWalk(driver: try await driver(), locale: "es").walk(
             "u", user: UserDetails(firstName: "Alex"), answers: answers(values), known: known)
         #expect(report.differences.isEmpty, "\(report.differences)")
         #expect(report.status == .completed, "\(report.steps)")
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func theSpanishReadsAsWritten() async throws {
-        let driver = try driver()
+        let driver = try await driver()
         let view = try await driver.start("ana", locale: "es-MX")
         #expect(view.locale == "es")
         #expect(view.step?.actions.map(\.label).contains("Begin") == false, "\(view.step?.actions.map(\.label) ?? [])")

@@ -9,7 +9,7 @@ import Testing
 
 @Suite struct LifeSnapshot {
     @Test func offersEveryFlagAndAcceptsAnyCombinationIncludingNone() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await walk(d, to: .lifeSnapshot)
         let field = try #require(view.field("lifeSnapshot"))
         #expect(field["type"] == "multi_choice")
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func refusesUnknownFlagsDuplicatesAndWrongTypes() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .lifeSnapshot)
         #expect(codes(await d.refuse(view, ["lifeSnapshot": ["nightShift"]])) == ["lifeSnapshot": .notAnOption])
         let duplicate = await d.refuse(view, ["lifeSnapshot": ["deskBound", "deskBound"]])
@@ -46,7 +46,7 @@ import Testing
         ("guidanceOnDemand", false, false, false, "onRequest"),
     ])
     func everyPresetStandsForItsSettings(preset: String, tracking: Bool, insights: Bool, recovery: Bool, cadence: String) async throws {
-        let d = try driver()
+        let d = try await driver()
         // Switches posted with a preset are hidden, so they are dropped.
         let done = try await complete(
             d,
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func theCustomPathKeepsItsSwitches() async throws {
-        let d = try driver()
+        let d = try await driver()
         let done = try await complete(
             d,
             replacing: [
@@ -83,7 +83,7 @@ import Testing
     }
 
     @Test func fieldsShowTheDefaultAndTheSwitchesOnlyForCustom() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .engagementPreferences)
         let preset = try #require(view.field("engagementPreset"))
         #expect(preset["default"] == "dataDrivenPartnership")
@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func nothingPostedTakesTheDefaultPresetAndCustomSwitchesDefaultOn() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await walk(d, to: .engagementPreferences)
         view = try await d.submit(view)
         view = try await d.back(view)
@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func refusesUnknownPresetsAndNonBooleanSwitches() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .engagementPreferences)
         #expect(codes(await d.refuse(view, ["engagementPreset": "coachOnCall"])) == ["engagementPreset": .notAnOption])
         let error = await d.refuse(view, ["engagementPreset": "custom", "detailedTracking": "yes", "dailyInsights": 1])
@@ -134,7 +134,7 @@ import Testing
     }
 
     @Test func theFieldIsAListOfDayStartAndEnd() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .typicalAvailability)
         let field = try #require(view.field("availability"))
         #expect(field["type"] == "list")
@@ -149,7 +149,7 @@ import Testing
 
     /// Every error of every block is reported at once, each on the list field.
     @Test func everyBadKeyOfEveryBlockIsReportedTogether() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .typicalAvailability)
         let refused = await d.refuse(view, ["availability": [block(9, "25:00", "09:00"), block(2, "08:00", "nine")]])
         let errors = refused?.fieldErrors ?? []
@@ -162,7 +162,7 @@ import Testing
     /// Four bad blocks among good ones: each block's own errors and the step's rules (end before
     /// start, too short, overlaps, run on the blocks that passed) come back in one reply.
     @Test func theStepsRulesComeInTheSameReplyAsTheBlocksOwnErrors() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .typicalAvailability)
         let refused = await d.refuse(
             view,
@@ -183,7 +183,7 @@ import Testing
     }
 
     @Test func noBlocksAndUpTo21AreAccepted() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await walk(d, to: .typicalAvailability)
         view = try await d.submit(view)
         view = try await d.back(view)
@@ -200,7 +200,7 @@ import Testing
     }
 
     @Test func blocksAreKeptInWeekOrder() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await walk(d, to: .typicalAvailability)
         view = try await d.submit(view, ["availability": [block(5, "07:00", "08:00"), block(1, "18:00", "19:00"), block(1, "06:00", "06:30")]])
         view = try await d.back(view)
@@ -208,7 +208,7 @@ import Testing
     }
 
     @Test func eachItemIsChecked() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .typicalAvailability)
         let day = await d.refuse(view, ["availability": [block(8, "06:00", "07:00")]])
         #expect(codes(day) == ["availability": .outOfRange])
@@ -224,7 +224,7 @@ import Testing
     }
 
     @Test func endMustBeAfterStartByAtLeast15Minutes() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .typicalAvailability)
         let backwards = await d.refuse(view, ["availability": [block(2, "21:00", "20:00")]])
         #expect(codes(backwards) == ["availability": .outOfRange])
@@ -240,7 +240,7 @@ import Testing
     }
 
     @Test func overlapsWithinADayAreNamed() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .typicalAvailability)
         let error = await d.refuse(
             view,
@@ -263,7 +263,7 @@ import Testing
     }
 
     @Test func everyProblemIsListedAtOnce() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .typicalAvailability)
         let error = await d.refuse(
             view,
@@ -278,7 +278,7 @@ import Testing
 
 @Suite struct SleepAndBoundaries {
     @Test func defaultsAreShownAndTakenWhenNothingIsPosted() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await walk(d, to: .sleepAndBoundaries)
         #expect(view.field("sleepBedtime")?["default"] == "22:30")
         #expect(view.field("sleepWakeTime")?["default"] == "06:30")
@@ -302,7 +302,7 @@ import Testing
         ("01:00", "03:59", false), ("13:00", "16:00", true), ("06:00", "22:00", false), ("07:00", "07:00", false),
     ])
     func durationsFromThreeToFourteenHoursAreAccepted(bedtime: String, wake: String, accepted: Bool) async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .sleepAndBoundaries)
         let values: [String: JSONValue] = ["sleepBedtime": .string(bedtime), "sleepWakeTime": .string(wake)]
         if accepted {
@@ -316,7 +316,7 @@ import Testing
     }
 
     @Test func anOutOfRangeWindowIsExplained() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .sleepAndBoundaries)
         let long = await d.refuse(view, ["sleepBedtime": "23:00", "sleepWakeTime": "14:30"])
         #expect(
@@ -331,7 +331,7 @@ import Testing
     }
 
     @Test func timesAndRhythmMustBeValid() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .sleepAndBoundaries)
         let error = await d.refuse(view, ["sleepBedtime": "10:30 PM", "sleepWakeTime": "24:00", "sleepRhythm": "chaotic"])
         #expect(codes(error) == ["sleepBedtime": .invalidFormat, "sleepWakeTime": .invalidFormat, "sleepRhythm": .notAnOption])
@@ -350,7 +350,7 @@ import Testing
 
 @Suite struct MotivationAndCheckins {
     @Test func defaultsAndOptions() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .motivationAndCheckins)
         #expect(view.field("achievementAcknowledgement")?["default"] == "subtleAffirming")
         #expect(view.field("inactivityResponse")?["default"] == "gentleNudge")
@@ -367,7 +367,7 @@ import Testing
     }
 
     @Test func nothingPostedCompletesWithTheDefaults() async throws {
-        let d = try driver()
+        let d = try await driver()
         let done = try await complete(d, replacing: [.motivationAndCheckins: [:]])
         #expect(done.status == .completed)
         let records = try await d.profile("u1")["records"]
@@ -377,7 +377,7 @@ import Testing
     }
 
     @Test func refusesValuesThatAreNotOptions() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await walk(d, to: .motivationAndCheckins)
         let error = await d.refuse(view, ["achievementAcknowledgement": "loud", "inactivityResponse": "call", "preferredUnits": "nautical"])
         #expect(codes(error) == ["achievementAcknowledgement": .notAnOption, "inactivityResponse": .notAnOption, "preferredUnits": .notAnOption])

@@ -43,9 +43,9 @@ enum Answers {
 ///   plugin's, so a test sees every line one event gave.
 func driver(
     _ plugin: AirFitPlugin = AirFitPlugin(analyzer: OfflineGoalAnalyzer()), clock: TestClock = TestClock(), logs: LogRecorder? = nil
-) throws -> FlowDriver {
-    guard let logs else { return try FlowDriver(plugin: plugin, clock: clock) }
-    return try FlowDriver(plugin: plugin, clock: clock, logger: logs.logger("platformd"), pluginLogger: { logs.logger($0) })
+) async throws -> FlowDriver {
+    guard let logs else { return try await FlowDriver(plugin: plugin, clock: clock) }
+    return try await FlowDriver(plugin: plugin, clock: clock, logger: logs.logger("platformd"), pluginLogger: { logs.logger($0) })
 }
 
 /// Starts (or resumes) a session and submits the walk's answers until it stands on `step`.

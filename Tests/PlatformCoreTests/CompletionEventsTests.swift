@@ -19,9 +19,9 @@ import Testing
     static let completions = Webhook(
         url: "http://127.0.0.1:9/completions", secretEnv: "HOOK", secret: Array("other".utf8), events: [.sessionCompleted])
 
-    init() throws {
+    init() async throws {
         store = try JournalStore(journal: journal)
-        driver = try FlowDriver(
+        driver = try await FlowDriver(
             plugin: FixturePlugin(), store: store, newID: SequentialIDs().next, webhooks: [Self.hook, Self.completions])
     }
 

@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func valuesAreValidatedAndMergedIntoTheirRecord() async throws {
-        let d = try FlowDriver(plugin: Plain())
+        let d = try await FlowDriver(plugin: Plain())
         let view = try await d.start("u1")
         _ = try await d.submit(view, ["nickname": "Sam"])
         let updated = try await d.call("profile.update", ["userId": "u1", "values": ["nickname": "Samwise", "bio": .null]])
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func everyBadListItemIsReportedAsInAFlow() async throws {
-        let d = try FlowDriver(plugin: Plain())
+        let d = try await FlowDriver(plugin: Plain())
         _ = try await d.submit(try await d.start("u1"), ["nickname": "Sam"])
         let refused = await d.error(
             "profile.update",

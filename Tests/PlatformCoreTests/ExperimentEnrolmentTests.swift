@@ -18,13 +18,13 @@ struct ExperimentEnrolmentTests {
             control: "a", coverage: coverage, seed: "phase-1", status: status, winner: status == .shipped ? "b" : nil)
     }
 
-    static func driver(_ experiments: [Experiment], store: (any SessionStore)? = nil, clock: TestClock = TestClock()) throws -> FlowDriver {
-        try FlowDriver(plugin: FixturePlugin(), store: store, clock: clock, experiments: experiments)
+    static func driver(_ experiments: [Experiment], store: (any SessionStore)? = nil, clock: TestClock = TestClock()) async throws -> FlowDriver {
+        try await FlowDriver(plugin: FixturePlugin(), store: store, clock: clock, experiments: experiments)
     }
 
     @Test func eachPersonGetsTheVariantTheHashGivesThem() async throws {
         let experiment = Self.experiment(weights: (30, 70))
-        let d = try Self.driver([experiment])
+        let d = try await Self.driver([experiment])
         var counts: [String: Int] = [:]
         for index in 0..<200 {
             let user = "person-\(index)"
@@ -46,7 +46,7 @@ struct ExperimentEnrolmentTests {
 
     @Test func outsideTheCoverageIsTheControlsFlowUnenrolled() async throws {
         let experiment = Self.experiment(coverage: 0.2)
-        let d = try Self.driver([experiment])
+        let d = try await Self.driver([experiment])
         var enrolled = 0
         for index in 0..<100 {
             let user = "c-\(index)"
@@ -69,8 +69,8 @@ struct ExperimentEnrolmentTests {
         let before = Self.experiment(weights: (50, 50))
         var first: [String: String] = [:]
         do {
-            let store = try SQLiteSessionStore(path: path)
-            let d = try Self.driver([before], store: store)
+            let store = try await SQLiteSessionStore.open(path: path)
+            let d = try await Self.driver([before], store: store)
             for index in 0..<60 {
                 let view = try await d.start("s-\(index)", flow: "quick")
                 first["s-\(index)"] = view.json["experiment"]?["variant"]?.stringValue
@@ -78,8 +78,8 @@ struct ExperimentEnrolmentTests {
             try await store.close()
         }
         let after = Self.experiment(weights: (1, 99))
-        let store = try SQLiteSessionStore(path: path)
-        let d = try Self.driver([after], store: store)
+        let store = try await SQLiteSessionStore.open(path: path)
+        let d = try await Self.driver([after], store: store)
         var moved = 0
         for index in 0..<60 {
             let view = try await d.start("s-\(index)", flow: "quick")
@@ -91,13 +91,13 @@ struct ExperimentEnrolmentTests {
     }
 
     @Test func stoppedSendsNewPeopleToTheControlAndShippedToTheWinner() async throws {
-        let stopped = try Self.driver([Self.experiment(weights: (1, 99), status: .stopped)])
+        let stopped = try await Self.driver([Self.experiment(weights: (1, 99), status: .stopped)])
         for index in 0..<10 {
             let view = try await stopped.start("n-\(index)", flow: "quick")
             #expect(view.json["flow"] == "quick")
             #expect(view.json["experiment"] == nil)
         }
-        let shipped = try Self.driver([Self.experiment(weights: (99, 1), status: .shipped)])
+        let shipped = try await Self.driver([Self.experiment(weights: (99, 1), status: .shipped)])
         for index in 0..<10 {
             let view = try await shipped.start("w-\(index)", flow: "quick")
             #expect(view.json["flow"] == "planner")
@@ -108,7 +108,7 @@ struct ExperimentEnrolmentTests {
     @Test func completionEventsExportAndErasureCarryTheAssignment() async throws {
         let experiment = Self.experiment()
         let user = (0..<50).map { "e-\($0)" }.first { experiment.assignment(of: $0)?.id == "a" }!
-        let d = try Self.driver([experiment])
+        let d = try await Self.driver([experiment])
         var view = try await d.start(user, flow: "quick")
         #expect(view.json["experiment"]?["variant"] == "a")
         while view.status == .active {
@@ -146,7 +146,7 @@ struct ExperimentEnrolmentTests {
         let ramp = Experiment(
             id: "ramp", flow: "onboarding",
             variants: [.init(id: "v1", flow: "onboarding", version: "1", weight: 1), .init(id: "v2", flow: "onboarding", weight: 1)], control: "v1")
-        let d = try FlowDriver(plugin: plugin, experiments: [ramp])
+        let d = try await FlowDriver(plugin: plugin, experiments: [ramp])
         var seen: Set<String> = []
         for index in 0..<30 {
             let user = "r-\(index)"

@@ -78,7 +78,7 @@ struct ExperimentRollupFoldTests {
     ) async throws -> (SQLiteSessionStore, FlowDriver, TestClock) {
         let store = try await SQLiteSessionStore.open(path: path)
         let clock = TestClock()
-        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
+        let d = try await ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
         try await walk(d, clock: clock, count: count, prefix: prefix)
         return (store, d, clock)
     }
@@ -176,7 +176,7 @@ struct ExperimentRollupFoldTests {
     @Test func withNobodyEnrolledTheMarkJumpsAndNothingBehindWritesNothing() async throws {
         let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         let clock = TestClock()
-        let d = try ExperimentEnrolmentTests.driver([], store: store, clock: clock)
+        let d = try await ExperimentEnrolmentTests.driver([], store: store, clock: clock)
         try await Self.walk(d, clock: clock, count: 5, prefix: "n")
         let before = store.groupCommits.transactions
         try await store.foldRollup()

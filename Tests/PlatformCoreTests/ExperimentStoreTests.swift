@@ -87,7 +87,7 @@ struct ExperimentStoreTests {
     func eachArmsFunnelIsTheEventsFunnelOfItsSessions(kind: StoreKind) async throws {
         let store = try await kind.open()
         let clock = TestClock()
-        let d = try ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
+        let d = try await ExperimentEnrolmentTests.driver([Self.experiment], store: store, clock: clock)
         try await ExperimentRollupFoldTests.walk(d, clock: clock, count: 40, prefix: "w", seed: 5)
         let results = try await d.call("analytics.experiment", ["experiment": .string(Self.experiment.id)])
         let variants = results["variants"]?.arrayValue ?? []

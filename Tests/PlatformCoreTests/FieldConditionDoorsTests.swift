@@ -50,7 +50,9 @@ struct GuardianPlugin: OnboardingPlugin {
 }
 
 @Suite struct FieldConditionDoorsTests {
-    let driver = try! FlowDriver(plugin: GuardianPlugin())
+    let driver: FlowDriver
+
+    init() async throws { driver = try await FlowDriver(plugin: GuardianPlugin()) }
 
     @Test func aViewDecidesWhatReadsAnEarlierStep() async throws {
         var adult = try await driver.start("adult")

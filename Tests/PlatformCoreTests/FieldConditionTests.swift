@@ -138,7 +138,7 @@ struct ConditionPlugin: OnboardingPlugin {
 
     @Test(arguments: ConditionCase.all)
     func atTheTopLevelAHiddenFieldIsDroppedAndARequiredOneRefused(_ test: ConditionCase) async throws {
-        let driver = try FlowDriver(plugin: ConditionPlugin(test: test))
+        let driver = try await FlowDriver(plugin: ConditionPlugin(test: test))
         let view = try await driver.start("u1")
         #expect(view.field("target")?["visibleWhen"] == test.condition.json)
         #expect(view.field("needed")?["requiredWhen"] == test.condition.json)
@@ -158,7 +158,7 @@ struct ConditionPlugin: OnboardingPlugin {
 
     @Test(arguments: ConditionCase.all)
     func inAListEachEntryIsDecidedOnItsOwn(_ test: ConditionCase) async throws {
-        let driver = try FlowDriver(plugin: ConditionPlugin(test: test))
+        let driver = try await FlowDriver(plugin: ConditionPlugin(test: test))
         let view = try await driver.start("u1")
         let items = view.field("entries")?["itemFields"]?.arrayValue ?? []
         #expect(items.first { $0["id"] == "target" }?["visibleWhen"] == test.condition.json)

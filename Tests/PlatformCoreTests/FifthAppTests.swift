@@ -119,7 +119,7 @@ struct WaiverGate: Gate {
 
 @Suite struct FifthAppTests {
     @Test func aRacerJoinsReviewsAndIsGatedUntilTheWaiver() async throws {
-        let driver = try FlowDriver(plugin: StridePlugin())
+        let driver = try await FlowDriver(plugin: StridePlugin())
         let today = CalendarDate(driver.clock.now)
         var view = try await driver.start("u1", user: UserDetails(firstName: "Ana"))
         view = try await driver.submit(view, ["level": "racer"])

@@ -85,7 +85,9 @@ private struct PetsCompletion: CompletionHandler {
 }
 
 @Suite struct FlowBranchTests {
-    let d = try! FlowDriver(plugin: PetsPlugin())
+    let d: FlowDriver
+
+    init() async throws { d = try await FlowDriver(plugin: PetsPlugin()) }
 
     /// Walks from `intro` answering each step with `answers[step]` (an empty submit otherwise),
     /// returning the steps seen and their progress labels until the session completes.

@@ -10,8 +10,8 @@ import Testing
 let basics: [String: JSONValue] = ["name": "Alex", "age": 30, "kind": "alpha", "hasPet": false]
 let adultBirthdate: [String: JSONValue] = ["birthdate": "1990-05-01"]
 
-func driver(_ plugin: FixturePlugin = FixturePlugin()) throws -> FlowDriver {
-    try FlowDriver(plugin: plugin)
+func driver(_ plugin: FixturePlugin = FixturePlugin()) async throws -> FlowDriver {
+    try await FlowDriver(plugin: plugin)
 }
 
 /// Starts a session and walks it to `basics`.
@@ -22,7 +22,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
 
 @Suite struct StartAndResume {
     @Test func startCreatesOneSessionPerUserAndFlow() async throws {
-        let d = try driver()
+        let d = try await driver()
         let first = try await d.start("u1")
         #expect(first.stepId == "welcome")
         #expect(first.status == .active)
@@ -36,7 +36,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func unknownTenantFlowAndSessionAreNotFound() async throws {
-        let d = try driver()
+        let d = try await driver()
         #expect(await d.error("flow.start", ["tenant": "nope", "userId": "u"])?.code == -32002)
         #expect(await d.error("flow.start", ["userId": "u", "flow": "nope"])?.code == -32002)
         #expect(await d.error("flow.get", ["sessionId": "missing"])?.code == -32002)
@@ -44,7 +44,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func savedStepPolicyResumesWhereTheUserWas() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.submit(view, basics)
         let resumed = try await d.start("u1")
@@ -53,7 +53,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func firstMissingPolicyResumesAtTheFirstUnansweredStep() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await d.start("u1", flow: "quick")
         view = try await d.submit(view, ["oneAnswer": "a"])
         view = try await d.submit(view, ["twoAnswer": "b"])
@@ -78,7 +78,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func copyIsPersonalisedAndUserDetailsUpdateOnStart() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await d.start("u1")
         #expect(view.title == "Hi Friend")
         let named = try await d.start("u1", user: UserDetails(firstName: "Jordan Lee"))
@@ -89,7 +89,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func skippedStepsCountAsAnsweredOnResume() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await d.start("u1", flow: "quick")
         view = try await d.submit(view, action: "skip")
         view = try await d.submit(view, ["twoAnswer": "b"])
@@ -100,7 +100,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func sensitiveValuesAreNeverKept() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await d.start("u1", flow: "quick")
         view = try await d.walk(view, [["oneAnswer": "a"], ["twoAnswer": "b"], ["threeAnswer": "secret"]])
         view = try await d.back(view)
@@ -111,7 +111,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func laterDefersAndContinueReactivates() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await d.start("u1")
         #expect(view.actions == ["continue", "later"])
         let deferred = try await d.submit(view, action: "later")
@@ -131,7 +131,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func everyInvalidFieldOfTheStepIsListed() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await atBasics(d)
         let error = await d.refuse(view, ["name": "A", "age": 200, "kind": "delta", "hasPet": "yes"])
         #expect(error?.code == -32004)
@@ -143,7 +143,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func blankStringsAreMissingWhateverTheType() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         let blank = await d.refuse(view, ["name": "", "age": 30, "kind": " ", "hasPet": false])
         #expect(codes(blank) == ["name": .required, "kind": .required])
@@ -152,7 +152,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func mistypedUserDetailsAreInvalidParams() async throws {
-        let d = try driver()
+        let d = try await driver()
         let error = await d.error("flow.start", ["userId": "u1", "user": ["firstName": 5]])
         #expect(error?.code == -32602)
         #expect(error?.data?["param"] == "user.firstName")
@@ -161,7 +161,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func requiredTooLongLockedAndWrongTypes() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await atBasics(d)
         let error = await d.refuse(view, ["name": "   ", "age": 30.5, "kind": "gamma", "hasPet": true, "petName": .string(String(repeating: "z", count: 31))])
         #expect(codes(error) == ["name": .required, "age": .invalidType, "kind": .locked, "petName": .tooLong])
@@ -173,7 +173,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func nothingIsSavedWhenValidationFails() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await atBasics(d)
         _ = await d.refuse(view, ["name": "Alex", "age": 0, "kind": "alpha", "hasPet": false])
         let current = try await d.get(view)
@@ -182,7 +182,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func hiddenFieldsAreDroppedNotValidated() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.submit(view, basics.merging(["petName": 42]) { $1 })
         view = try await d.back(view)
@@ -196,7 +196,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func collectionDateTimeSearchAndListRules() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.submit(view, basics)
         view = try await d.submit(view, ["route": "slow"])
@@ -235,7 +235,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func searchReturnsResultsOrAMessage() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await d.start("u1")
         let found = try await d.call("flow.search", ["sessionId": .string(view.sessionId), "field": "city", "query": "zurich"])
         #expect(found["results"]?.arrayValue?.first?["value"] == "2")
@@ -251,7 +251,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
 
 @Suite struct Navigation {
     @Test func backAndGotoKeepAnswers() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.submit(view, basics)
         view = try await d.submit(view, ["route": "slow"])
@@ -270,7 +270,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func backOnTheFirstStepAndResentMovesAreRefused() async throws {
-        let d = try driver()
+        let d = try await driver()
         let start = try await d.start("u1")
         #expect(start.actions.contains("back") == false)
         #expect(await d.error("flow.back", ["sessionId": .string(start.sessionId), "revision": 0])?.code == -32005)
@@ -285,7 +285,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func branchesFollowTheAnswer() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.submit(view, basics)
         view = try await d.submit(view, ["route": "fast"])
@@ -297,7 +297,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func answersAheadThatNoLongerFitAreCleared() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.submit(view, basics)
         view = try await d.submit(view, ["route": "slow"])
@@ -315,7 +315,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func skipOnlyWhereOffered() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         let error = await d.refuse(view, basics, action: "skip")
         #expect(error?.code == -32005)
@@ -329,7 +329,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
 
 @Suite struct RevisionsAndRetries {
     @Test func staleRevisionOrStepIsAConflict() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await atBasics(d)
         let moved = try await d.submit(view, basics)
         let stale = await d.refuse(view, basics.merging(["age": 31]) { $1 })
@@ -341,7 +341,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func identicalRetryReturnsTheCurrentView() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await atBasics(d)
         let moved = try await d.submit(view, ["age": 30, "name": "Alex", "kind": "alpha", "hasPet": false])
         // Same values, other key order and 30.0 for 30: the same JSON value.
@@ -352,7 +352,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
 
     @Test func sensitiveValuesCannotBeRecoveredFromTheRetryDigest() async throws {
         let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
-        let d = try FlowDriver(plugin: FixturePlugin(), store: store)
+        let d = try await FlowDriver(plugin: FixturePlugin(), store: store)
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics, ["route": "fast"]])
         let rejected = try await d.submit(view, ["birthdate": "2020-02-02"])
@@ -378,7 +378,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func retryOfACompletingSubmitReturnsTheCompletedView() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics, ["route": "fast"], adultBirthdate])
         let last = view
@@ -392,7 +392,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func missingOrMistypedParams() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await d.start("u1")
         var params = d.submitParams(view, [:], action: "continue")
         params["revision"] = "0"
@@ -413,7 +413,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
 @Suite struct CompletionRejectionAndWork {
     @Test func completionWritesRecordsAndClearsProgress() async throws {
         let clock = TestClock()
-        let d = try FlowDriver(plugin: FixturePlugin(), clock: clock)
+        let d = try await FlowDriver(plugin: FixturePlugin(), clock: clock)
         var view = try await atBasics(d, details: UserDetails(firstName: "Sam"))
         view = try await d.walk(view, [basics, ["route": "slow"]])
         clock.advance(seconds: 42)
@@ -441,7 +441,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func aThrowingCompletionHandlerLeavesTheSessionActiveAndWritesNothing() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Crash"]) { $1 }, ["route": "fast"], adultBirthdate])
         let error = await d.refuse(view)
@@ -455,7 +455,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func aCompletionHandlerRefusalAnswersWithTheStoredSession() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Invalid"]) { $1 }, ["route": "fast"], adultBirthdate])
         let error = await d.refuse(view)
@@ -467,7 +467,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func completingASecondFlowKeepsTheFirstFlowsRecords() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics, ["route": "fast"], adultBirthdate, [:]])
         #expect(view.status == .completed)
@@ -480,7 +480,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func underageIsRejectedErasedAndFinal() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d, details: UserDetails(firstName: "Kid", email: "kid@example.com"))
         view = try await d.walk(view, [basics, ["route": "fast"]])
         let rejected = try await d.submit(view, ["birthdate": "2020-01-01"])
@@ -497,7 +497,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func failingWorkFallsBack() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Broken"]) { $1 }, ["route": "fast"], adultBirthdate])
         view = try await d.submit(view)
@@ -506,7 +506,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func hangingWorkTimesOutToTheFallback() async throws {
-        let d = try driver(FixturePlugin(workTimeout: .milliseconds(200)))
+        let d = try await driver(FixturePlugin(workTimeout: .milliseconds(200)))
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Slow"]) { $1 }, ["route": "fast"], adultBirthdate])
         view = try await d.submit(view)
@@ -515,7 +515,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func workThatBlamesAnAnswerSendsTheUserBackWithReasons() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Refuse"]) { $1 }, ["route": "fast"], adultBirthdate])
         view = try await d.submit(view)
@@ -530,7 +530,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func progressSkipsUncountedStepsAndSharesNumbers() async throws {
-        let d = try driver()
+        let d = try await driver()
         let start = try await d.start("u1")
         #expect(start.progressIndex == 0)
         #expect(start.progressLabel == "")
@@ -546,7 +546,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
 
 @Suite struct GatesAndProfiles {
     @Test func onboardingGateThenPluginGate() async throws {
-        let d = try driver()
+        let d = try await driver()
         let before = try await d.gate("u1", "post")
         #expect(before["allowed"] == false)
         #expect(before["gate"] == "tier1")
@@ -566,7 +566,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func profileUpdateRules() async throws {
-        let d = try driver()
+        let d = try await driver()
         #expect(await d.error("profile.update", ["userId": "u1", "values": ["photoUrl": "https://x"]])?.code == -32002)
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics, ["route": "fast"], adultBirthdate, [:]])
@@ -580,7 +580,7 @@ func atBasics(_ driver: FlowDriver, user: String = "u1", details: UserDetails? =
     }
 
     @Test func describeListsStepsEdgesAndIntro() async throws {
-        let d = try driver()
+        let d = try await driver()
         let description = try await d.call("flow.describe", [:])
         let steps = description["steps"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
         #expect(steps == ["welcome", "basics", "route", "extras", "birth", "analysis"])

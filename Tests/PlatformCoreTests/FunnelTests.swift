@@ -78,7 +78,7 @@ import Testing
     @Test(arguments: StoreKind.sqlite)
     func everyFigure(kind: StoreKind) async throws {
         let store = try await kind.open()
-        let d = try FlowDriver(plugin: FixturePlugin(), store: store, clock: clock)
+        let d = try await FlowDriver(plugin: FixturePlugin(), store: store, clock: clock)
         let start = clock.now
         try await populate(d)
         let funnel = try await d.call("analytics.funnel", [:])
@@ -116,7 +116,7 @@ import Testing
     }
 
     @Test func badParameters() async throws {
-        let d = try FlowDriver(plugin: FixturePlugin(), clock: clock)
+        let d = try await FlowDriver(plugin: FixturePlugin(), clock: clock)
         #expect(await d.error("analytics.funnel", ["since": "yesterday"])?.data?["param"] == "since")
         #expect(await d.error("analytics.funnel", ["flow": "nope"])?.code == -32002)
         #expect(await d.error("analytics.funnel", ["tenant": "nope"])?.code == -32002)

@@ -155,7 +155,7 @@ struct ClubPlugin: OnboardingPlugin {
     }
 
     @Test func theExamplesRunThroughTheEngine() async throws {
-        let driver = try FlowDriver(plugin: ClubPlugin())
+        let driver = try await FlowDriver(plugin: ClubPlugin())
         let today = CalendarDate(driver.clock.now)
         #expect(ClubPlugin().flows[0].definitionProblems(StepContext(tenant: "club", displayName: "X", now: Date())).isEmpty)
         var view = try await driver.start("u1", user: UserDetails(firstName: "Sam"))

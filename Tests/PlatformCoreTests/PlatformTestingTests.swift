@@ -14,7 +14,7 @@ struct PlatformTestingTests {
     ]
 
     @Test func walkToAStepSubmitsEachStepsAnswers() async throws {
-        let d = try FlowDriver(plugin: FixturePlugin())
+        let d = try await FlowDriver(plugin: FixturePlugin())
         let three = try await d.walk("u1", flow: "quick", to: "three", answers: Self.quickAnswers)
         expectView(three, step: "three", status: .active)
         #expect(three.revision == 2)
@@ -33,7 +33,7 @@ struct PlatformTestingTests {
     }
 
     @Test func expectRefusalChecksTheCodeAndTheFields() async throws {
-        let d = try FlowDriver(plugin: FixturePlugin())
+        let d = try await FlowDriver(plugin: FixturePlugin())
         let basics = try await d.walk("u1", to: "basics", answers: [:])
         let valid: [String: JSONValue] = ["name": "Alex", "age": 30, "kind": "alpha", "hasPet": false]
         let short = await d.expectRefusal(basics, valid.merging(["name": "A"]) { $1 }, fields: ["name"], fieldCodes: [.tooShort])
@@ -45,7 +45,7 @@ struct PlatformTestingTests {
     }
 
     @Test func gatesAndProfileUpdates() async throws {
-        let d = try FlowDriver(plugin: FixturePlugin())
+        let d = try await FlowDriver(plugin: FixturePlugin())
         let blocked = try await d.expectBlocked("u1", "post", by: "tier1")
         #expect(blocked.title == "Finish setting up")
         await d.expectError("profile.update", ["userId": "u1", "values": ["photoUrl": "https://example.com/a.jpg"]], code: .notFound)
@@ -65,7 +65,7 @@ struct PlatformTestingTests {
 
     /// The expectations record an issue when what they expect does not hold.
     @Test func theExpectationsFailWhenTheyShould() async throws {
-        let d = try FlowDriver(plugin: FixturePlugin())
+        let d = try await FlowDriver(plugin: FixturePlugin())
         let basics = try await d.walk("u1", to: "basics", answers: [:])
         let valid: [String: JSONValue] = ["name": "Alex", "age": 30, "kind": "alpha", "hasPet": false]
         await withKnownIssue { await d.expectRefusal(basics, valid.merging(["name": "A"]) { $1 }, fields: ["age"]) }
@@ -81,7 +81,7 @@ struct PlatformTestingTests {
     /// GenericAnswers, from the served views alone, gets through the fixture's main flow up to its
     /// search-and-list step, answering each field within its rules.
     @Test func genericAnswersComeFromTheFieldViews() async throws {
-        let d = try FlowDriver(plugin: FixturePlugin())
+        let d = try await FlowDriver(plugin: FixturePlugin())
         var view = try await d.start("u1")
         var answers = GenericAnswers()
         var visited: [String] = []

@@ -10,7 +10,9 @@ import Testing
 /// date and time bounds, conditions on list item fields, a step's own rules in the same reply as
 /// the field rules, and the generic review.
 @Suite struct PluginAuthoringTests {
-    let driver = try! FlowDriver(plugin: FixturePlugin())
+    let driver: FlowDriver
+
+    init() async throws { driver = try await FlowDriver(plugin: FixturePlugin()) }
     var today: CalendarDate { CalendarDate(driver.clock.now) }
 
     func startAtPlan(level: String = "casual") async throws -> SessionView {

@@ -150,10 +150,10 @@ final class JournalStore: SessionStore {
     let store: JournalStore
     let driver: FlowDriver
 
-    init() throws {
+    init() async throws {
         let ids = SequentialIDs()
         store = try JournalStore(journal: journal)
-        driver = try FlowDriver(
+        driver = try await FlowDriver(
             plugin: FixturePlugin(), store: store, newID: ids.next, pluginLogger: journal.logger)
     }
 

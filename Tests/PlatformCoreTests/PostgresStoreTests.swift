@@ -380,8 +380,8 @@ import Testing
     @Test(.postgres) func twoPlatformsRacingASubmitGiveOneAcceptanceAndOneStaleRevision() async throws {
         guard let (a, b) = try await TestPostgres.twoHosts() else { return }
         let clock = TestClock()
-        let hostA = try FlowDriver(plugin: FixturePlugin(), store: a, clock: clock)
-        let hostB = try FlowDriver(plugin: FixturePlugin(), store: b, clock: clock)
+        let hostA = try await FlowDriver(plugin: FixturePlugin(), store: a, clock: clock)
+        let hostB = try await FlowDriver(plugin: FixturePlugin(), store: b, clock: clock)
         var accepted = 0
         var stale = 0
         for round in 0..<20 {
@@ -461,7 +461,7 @@ import Testing
     /// the reply path.
     @Test(.postgres) func anErasureDeletesTheRowsAndVacuums() async throws {
         guard let store = try await TestPostgres.store() else { return }
-        let d = try FlowDriver(plugin: FixturePlugin(), store: store)
+        let d = try await FlowDriver(plugin: FixturePlugin(), store: store)
         var view = try await atBasics(d, details: UserDetails(firstName: "Zed", email: "quokka@example.com"))
         view = try await d.walk(view, [basics.merging(["name": "Quokkaname"]) { $1 }, ["route": "fast"]])
         let other = try await atBasics(d, user: "u2")

@@ -8,7 +8,7 @@ import Testing
 /// the submit keeps its saved answer; an explicit null (or blank) clears an optional one.
 @Suite struct SavedAnswersTests {
     @Test func aFieldLeftOutKeepsTheAnswerTheStepShowed() async throws {
-        let d = try driver()
+        let d = try await driver()
         var view = try await atBasics(d)
         view = try await d.submit(view, basics)
         let path = view.stepId
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func aFieldNeverAnsweredIsStillRequired() async throws {
-        let d = try driver()
+        let d = try await driver()
         let view = try await atBasics(d)
         let error = await d.refuse(view, ["name": "Alex"])
         #expect(error?.code == -32004)

@@ -350,7 +350,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("erase.sqlite").path)
-        let d = try FlowDriver(plugin: FixturePlugin(), store: store)
+        let d = try await FlowDriver(plugin: FixturePlugin(), store: store)
         let markers = ["Quokkaname", "quokka@example.com", "Petquokka", "Customquokkatag"]
         var view = try await atBasics(d, details: UserDetails(firstName: "Zed", email: "quokka@example.com"))
         view = try await d.walk(
@@ -383,7 +383,7 @@ func sampleState(id: String = "s1", tenant: String = "t1", user: String = "u1", 
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("held.sqlite").path
         let store = try await SQLiteSessionStore.open(path: path)
-        let d = try FlowDriver(plugin: FixturePlugin(), store: store)
+        let d = try await FlowDriver(plugin: FixturePlugin(), store: store)
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Heldmarker"]) { $1 }, ["route": "fast"]])
 
@@ -402,7 +402,7 @@ extension Erasure {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("timer.sqlite").path
         let store = try await SQLiteSessionStore.open(path: path)
-        let d = try FlowDriver(plugin: FixturePlugin(), store: store)
+        let d = try await FlowDriver(plugin: FixturePlugin(), store: store)
         var view = try await atBasics(d)
         view = try await d.walk(view, [basics.merging(["name": "Timermarker"]) { $1 }, ["route": "fast"]])
 

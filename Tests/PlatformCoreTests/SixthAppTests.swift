@@ -124,7 +124,9 @@ struct BankGate: Gate {
 }
 
 @Suite struct SixthAppTests {
-    let driver = try! FlowDriver(plugin: TallyPlugin())
+    let driver: FlowDriver
+
+    init() async throws { driver = try await FlowDriver(plugin: TallyPlugin()) }
     var today: CalendarDate { CalendarDate(driver.clock.now) }
 
     func month(_ months: Int, day: Int = 1) -> JSONValue {

@@ -36,7 +36,7 @@ struct UserDataTests {
     @Test(arguments: StoreKind.sqlite)
     func anExportHoldsEverythingAndAnErasureRemovesItOnce(kind: StoreKind) async throws {
         let store = try await kind.open()
-        let driver = try FlowDriver(plugin: FixturePlugin(), store: store, webhooks: [Self.hook])
+        let driver = try await FlowDriver(plugin: FixturePlugin(), store: store, webhooks: [Self.hook])
         try await personWithData(driver, user: "erase-me", marker: "Quixotica")
         try await personWithData(driver, user: "keep-me", marker: "Keepsake")
 
@@ -134,7 +134,7 @@ struct UserDataTests {
     /// recorded; once a prune has taken all its events, the row naming the person goes too.
     @Test func anExpiredSessionRowDeletedByAnyProcessIsRecordedAndForgottenWithItsEvents() async throws {
         let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
-        let driver = try FlowDriver(plugin: FixturePlugin(), store: store)
+        let driver = try await FlowDriver(plugin: FixturePlugin(), store: store)
         let view = try await driver.start("elsewhere", flow: "quick")
         let active = try await driver.start("still-active", flow: "quick")
         try await store.committer.write { db in
@@ -157,7 +157,7 @@ struct UserDataTests {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("erase.sqlite").path
             let store = try await SQLiteSessionStore.open(path: path)
-            let driver = try FlowDriver(plugin: FixturePlugin(), store: store, webhooks: [Self.hook])
+            let driver = try await FlowDriver(plugin: FixturePlugin(), store: store, webhooks: [Self.hook])
             let marker = "Zyxwvutsrq" + String(UUID().uuidString.prefix(8))
             try await personWithData(driver, user: "erase-me", marker: marker)
             // The WAL holds the person's pages: the marker is in the files before the erasure.

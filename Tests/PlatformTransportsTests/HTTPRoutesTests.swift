@@ -31,7 +31,7 @@ struct HTTPRoutesTests {
         _ body: @escaping @Sendable (Served, any TestClientProtocol) async throws -> Void
     ) async throws {
         let logger = Logger(label: "routes-test")
-        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         let plugin = TwoStepPlugin()
         let platform = Platform(
             tenants: [HostedTenant(id: plugin.id, pluginName: plugin.name, plugin: plugin, experiments: experiments, look: look)], store: store, logger: logger)

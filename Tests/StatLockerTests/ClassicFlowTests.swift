@@ -26,7 +26,7 @@ struct ClassicFlowTests {
     ]
 
     @Test func eightStepsWithSeed000sCopyAndProgress() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         var view = try await d.start("c1", user: alex, flow: "classic")
         var seen: [String] = []
         var labels: [String] = []
@@ -46,7 +46,7 @@ struct ClassicFlowTests {
     }
 
     @Test func gradYearsAre2025To2028() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let details = try await d.started("c2", at: "profile_details", overrides: [:]).withFlow("classic", driver: d)
         for year in [2024, 2029] {
             let refused = await d.refuse(details, ["gradYear": .int(Int64(year)), "level": "JV"])
@@ -61,7 +61,7 @@ struct ClassicFlowTests {
 
     /// The seed's rules are the revamp's: exactly 3 goals, club fields only with the toggle on.
     @Test func exactlyThreeGoalsAndClubFieldsBehindTheToggle() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let team = try await d.walk("c3", user: alex, flow: "classic", to: "team_info", answers: defaultAnswers)
         let missingClub = await d.refuse(team, ["hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true])
         expectFieldError(missingClub, field: "clubTeamName", code: .required)
@@ -74,7 +74,7 @@ struct ClassicFlowTests {
 
     /// An app reads a classic completion as it reads a revamp one: same records, same message.
     @Test func completesWithTheRevampsRecordsAndMessage() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let revamp = try await d.completed("r1")
         let classicReview = try await d.walk("c4", user: alex, flow: "classic", to: "review", answers: defaultAnswers)
         let classic = try await d.submit(classicReview)
@@ -101,7 +101,7 @@ struct ClassicFlowTests {
     }
 
     @Test func spanishForEveryText() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         var english = try await d.start("c5", user: alex, flow: "classic")
         var spanish = try await d.start("c6", user: alex, flow: "classic", locale: "es")
         #expect(spanish.title == "Construyamos tu Locker")
@@ -117,7 +117,7 @@ struct ClassicFlowTests {
     }
 
     @Test func platformInfoListsBothFlows() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let info = try await d.call("platform.info", [:])
         let statlocker = info["tenants"]?.arrayValue?.first { $0["tenant"] == "statlocker" }
         #expect(statlocker?["flows"] == ["onboarding", "classic"])

@@ -11,7 +11,7 @@ import Testing
 /// "Enter Your Locker": the re-check, the records, the cleared progress, and what can change later.
 @Suite struct CompletionTests {
     @Test func completionWritesProfileAndTeamAndClearsProgress() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let review = try await d.started("athlete-7", at: "review")
         let done = try await d.submit(review)
         #expect(done.status == .completed)
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func teamRecordWithAClub() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.completed(overrides: [
             "team_info": [
                 "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func qualitativeCustomGoalHasNoTarget() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.completed(overrides: [
             "season_goals": ["seasonGoals": [custom("Be a vocal leader"), custom("Own the crease", unit: "games"), "gk-var-ga-8"]]
         ])
@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func customPercentGoalsAreKeptAsFractions() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.completed(overrides: [
             "season_goals": [
                 "seasonGoals": [custom("Win 70% of ground balls", target: 70, unit: "%"), custom("Clear rate", target: 0.85, unit: "%"), "gk-var-ga-8"]
@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func accountDetailsMissingAreEmptyAndTheMessageUsesTheNameRule() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let done = try await d.completed(user: UserDetails(email: "jordan.lee@example.com"))
         #expect(done.completion?["message"] == "Welcome to StatLocker, jordan.lee!")
         let profile = try await d.profile("u1")["records"]?["profile"]
@@ -144,7 +144,7 @@ import Testing
     }
 
     @Test func profileIsNotFoundBeforeCompletionAndGatesOpenAfter() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let review = try await d.started(at: "review")
         #expect(await d.error("profile.get", ["userId": "u1"])?.code == -32002)
         let blocked = try await d.expectBlocked("u1", "log_game", by: "onboarding")
@@ -157,11 +157,11 @@ import Testing
         // A session saved under a library that has since dropped one of its picks.
         let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
         let clock = TestClock()
-        let before = try FlowDriver(plugin: StatLockerPlugin(), store: store, clock: clock)
+        let before = try await FlowDriver(plugin: StatLockerPlugin(), store: store, clock: clock)
         let review = try await before.started(at: "review")
 
         let trimmed = try GoalsLibrary(goals: GoalsLibrary.shared.goals.filter { $0.id != "gk-var-saves-200" })
-        let after = try FlowDriver(plugin: StatLockerPlugin(library: trimmed), store: store, clock: clock)
+        let after = try await FlowDriver(plugin: StatLockerPlugin(library: trimmed), store: store, clock: clock)
         let error = await after.refuse(review)
         expectFieldError(error, field: "seasonGoals", code: .notAnOption)
         #expect(error?.session?.stepId == "review")
@@ -181,7 +181,7 @@ import Testing
     /// Record ids come from the server's generator through the step context: known in advance
     /// here. A custom goal kept by `profile.update` keeps its id; a new one takes the next.
     @Test func idsComeFromTheServersGenerator() async throws {
-        let d = try FlowDriver(plugin: StatLockerPlugin(), newID: SequentialIDs().next)
+        let d = try await FlowDriver(plugin: StatLockerPlugin(), newID: SequentialIDs().next)
         let review = try await d.started("athlete-7", at: "review")
         #expect(review.sessionId == "id-1")
         #expect(try await d.submit(review).status == .completed)
@@ -245,13 +245,13 @@ import Testing
     }
 
     @Test func notBeforeCompletion() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.started(at: "review")
         #expect(await refusal(d, ["aiTone": "Mentor"])?.code == -32002)
     }
 
     @Test func toneCanChange() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.completed()
         let updated = try await update(d, ["aiTone": "Analyst"])
         #expect(updated["records"]?["profile"]?["aiTone"] == "Analyst")
@@ -260,7 +260,7 @@ import Testing
     }
 
     @Test func onlyToneAndGoalsAreEditable() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.completed()
         for key in ["position", "level", "hsTeamName", "firstName", "onboardingCompleted"] {
             expectFieldError(await refusal(d, [key: "x"]), field: key, code: .notEditable)
@@ -270,7 +270,7 @@ import Testing
     }
 
     @Test func goalsAreCheckedAgainstThePlayersPositionAndLevel() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.completed()
         let before = try await d.profile("u1")["records"]?["profile"]?["seasonGoals"]?.arrayValue ?? []
         let customId = before[2]["id"]
@@ -313,7 +313,7 @@ import Testing
     }
 
     @Test func girlsGoalsForAGirlsPlayer() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.completed(overrides: [
             "team_gender": ["teamGender": "girls"],
             "profile_details": ["gradYear": 2026, "level": "JV"],

@@ -130,7 +130,7 @@ import Testing
 @Suite struct LogTests {
     @Test func eachStepLogsTheSeedsDebugLine() async throws {
         let capture = LogCapture()
-        let d = try makeDriver(logger: capture.logger)
+        let d = try await makeDriver(logger: capture.logger)
         let view = try await d.start("athlete-7", user: alex)
         // Refused submits log nothing.
         _ = await d.refuse(view, ["sport": "football"])

@@ -75,7 +75,7 @@ struct ExperimentSimulationTests {
     @Test func theResultsAreTheContractsFormulasOverWhatHappened() async throws {
         let clock = TestClock()
         let experiment = Self.revamp()
-        let d = try FlowDriver(plugin: StatLockerPlugin(), clock: clock, experiments: [experiment])
+        let d = try await FlowDriver(plugin: StatLockerPlugin(), clock: clock, experiments: [experiment])
         let kept = try await Self.simulate(d, clock: clock, people: 160, completing: ["classic": 0.6, "revamp": 0.85])
         let results = try await d.call("analytics.experiment", ["experiment": "revamp"])
         #expect(results["experiment"] == "revamp")
@@ -115,10 +115,10 @@ struct ExperimentSimulationTests {
     /// Weights changed after people were enrolled: the exposed counts no longer match the shares.
     @Test func skewedExposuresAreFlaggedAsASampleRatioMismatch() async throws {
         let clock = TestClock()
-        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
-        let skewed = try FlowDriver(plugin: StatLockerPlugin(), store: store, clock: clock, experiments: [Self.revamp(weights: (85, 15))])
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
+        let skewed = try await FlowDriver(plugin: StatLockerPlugin(), store: store, clock: clock, experiments: [Self.revamp(weights: (85, 15))])
         for index in 0..<120 { _ = try await skewed.start("s-\(index)", user: alex) }
-        let declared = try FlowDriver(plugin: StatLockerPlugin(), store: store, clock: clock, experiments: [Self.revamp(weights: (50, 50))])
+        let declared = try await FlowDriver(plugin: StatLockerPlugin(), store: store, clock: clock, experiments: [Self.revamp(weights: (50, 50))])
         let results = try await declared.call("analytics.experiment", ["experiment": "revamp"])
         #expect(results["srm"]?["mismatch"] == true, "\(results["srm"] ?? .null)")
         #expect((results["srm"]?["pValue"]?.doubleValue ?? 1) < 0.001)
@@ -130,7 +130,7 @@ struct ExperimentSimulationTests {
     /// coming again, leaving mid-flow and completing. (Both stores: ExperimentStoreTests.)
     @Test func eachVariantsFunnelIsTheEventsFunnelOfItsSessions() async throws {
         let clock = TestClock()
-        let d = try FlowDriver(plugin: StatLockerPlugin(), clock: clock, experiments: [Self.revamp()])
+        let d = try await FlowDriver(plugin: StatLockerPlugin(), clock: clock, experiments: [Self.revamp()])
         var random = SplitMix64(seed: 11)
         for index in 0..<60 {
             var view = try await d.start("walker-\(index)", user: alex)
@@ -164,7 +164,7 @@ struct ExperimentSimulationTests {
     /// The minutely check `serve` runs stops a worse variant though nobody asked for the results.
     @Test func theMinutelyCheckStopsAWorseVariantUnasked() async throws {
         let clock = TestClock()
-        let d = try FlowDriver(plugin: StatLockerPlugin(), clock: clock, experiments: [Self.revamp(autoStop: true, tuning: 200)])
+        let d = try await FlowDriver(plugin: StatLockerPlugin(), clock: clock, experiments: [Self.revamp(autoStop: true, tuning: 200)])
         _ = try await Self.simulate(d, clock: clock, people: 140, completing: ["classic": 0.95, "revamp": 0.1])
         let before = try await d.call("events.list", [:])
         #expect(before["events"]?.arrayValue?.contains { $0["type"] == "experiment.stopped" } == false)
@@ -180,8 +180,8 @@ struct ExperimentSimulationTests {
     /// get the control's flow.
     @Test func autoStopStopsAWorseVariant() async throws {
         let clock = TestClock()
-        let store = try SQLiteSessionStore(path: SQLiteSessionStore.memoryPath)
-        let d = try FlowDriver(
+        let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
+        let d = try await FlowDriver(
             plugin: StatLockerPlugin(), store: store, clock: clock, webhooks: [Self.stops, Self.completions],
             experiments: [Self.revamp(autoStop: true, tuning: 200)])
         _ = try await Self.simulate(d, clock: clock, people: 140, completing: ["classic": 0.95, "revamp": 0.1])

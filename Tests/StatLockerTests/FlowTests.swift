@@ -11,7 +11,7 @@ import Testing
 /// The 11 screens in the revamp's order, their copy, progress and buttons.
 @Suite struct FlowShapeTests {
     @Test func elevenStepsInTheRevampsOrderWithSequentialProgress() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         var view = try await d.start("u1", user: alex)
         #expect(view.status == .active)
         var seen: [String] = []
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func personalisedHeadersSubtitlesAndHelpers() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         var view = try await d.start("u1", user: alex)
         var copy: [String: (title: String?, subtitle: String?, helper: String?)] = [:]
         while let step = view.stepId {
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func motivationalScreensCarryMessageSymbolAndButton() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let welcome = try await d.started(at: "welcome_journey")
         #expect(welcome.content?["message"] == "Every game is a chance to improve. Let's build your athletic story together.")
         #expect(welcome.content?["symbol"] == "figure.run")
@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func buttonsContinueEverywhereBackAfterTheFirstStep() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let first = try await d.start("u1", user: alex)
         #expect(first.actions == ["continue"])
         #expect(first.actionLabel("continue") == "Continue")
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func describeListsTheStepsAndTheirFieldIds() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let described = try await d.call("flow.describe")
         let steps = try #require(described["steps"]?.arrayValue)
         #expect(steps.map { $0["id"]?.stringValue ?? "" } == stepOrder)
@@ -163,7 +163,7 @@ import Testing
     }
 
     @Test func laterStartsUpdateTheNameInCopyAndCompletion() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let anonymous = try await d.started(user: nil, at: "review")
         #expect(anonymous.title == "Review your profile, Athlete")
         let named = try await d.start("u1", user: UserDetails(firstName: "Riley"))

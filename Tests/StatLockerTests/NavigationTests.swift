@@ -11,7 +11,7 @@ import Testing
 /// Back, resume and the review's edits (flow.goto), and what an edit clears ahead.
 @Suite struct BackTests {
     @Test func backKeepsEveryAnswer() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let withClub: [String: [String: JSONValue]] = [
             "team_info": [
                 "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func backDoesNotClearAnAnswerThatStillFits() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let goals = try await d.started(at: "season_goals")
         let details = try await d.goto(goals, "profile_details")
         // Same answers again: nothing ahead changes.
@@ -65,12 +65,12 @@ import Testing
 
         let clock = TestClock()
         let firstStore = try await SQLiteSessionStore.open(path: path)
-        let first = try FlowDriver(plugin: StatLockerPlugin(), store: firstStore, clock: clock)
+        let first = try await FlowDriver(plugin: StatLockerPlugin(), store: firstStore, clock: clock)
         let left = try await first.started(at: "season_goals")
         try await firstStore.close()
 
         let secondStore = try await SQLiteSessionStore.open(path: path)
-        let second = try FlowDriver(plugin: StatLockerPlugin(), store: secondStore, clock: clock)
+        let second = try await FlowDriver(plugin: StatLockerPlugin(), store: secondStore, clock: clock)
         let resumed = try await second.start("u1", user: alex)
         #expect(resumed.sessionId == left.sessionId)
         #expect(resumed.stepId == "season_goals")
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func startOnASavedSessionStaysOnTheSavedStep() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let left = try await d.started(at: "tone_quiz")
         let back = try await d.back(left)
         let resumed = try await d.start("u1")
@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test func reviewSectionsNameTheStepThatEditsThem() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await review(d, club: true)
         let sections = try #require(view.content?["sections"]?.arrayValue)
         let byId = Dictionary(uniqueKeysWithValues: sections.compactMap { s in s["id"]?.stringValue.map { ($0, s) } })
@@ -150,14 +150,14 @@ import Testing
     }
 
     @Test func noClubSectionWithoutAClub() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await review(d)
         let ids = view.content?["sections"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
         #expect(ids == ["name", "position", "level", "hsTeam", "seasonGoals", "aiTone"])
     }
 
     @Test func gotoOnlyToAVisitedStep() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "position")
         #expect(
             await d.error(
@@ -178,7 +178,7 @@ import Testing
     }
 
     @Test func changingGenderClearsAPositionTheOtherTeamLacksAndItsLibraryGoals() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let edit = try await d.goto(try await review(d), "team_gender")
         #expect(edit.value("teamGender") == "boys")
         let details = try await d.submit(edit, ["teamGender": "girls"])
@@ -204,7 +204,7 @@ import Testing
     }
 
     @Test func changingLevelKeepsThePositionAndCustomGoalsButNotTheOldLevelsGoals() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let edit = try await d.goto(try await review(d), "profile_details")
         let position = try await d.submit(edit, ["gradYear": 2028, "level": "JV"])
         #expect(position.value("position") == "FOGO")
@@ -227,7 +227,7 @@ import Testing
     }
 
     @Test func changingPositionKeepsGoalsTheNewPositionAlsoOffersNone() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let edit = try await d.goto(try await review(d), "position")
         let teamInfo = try await d.submit(edit, ["position": "LSM"])
         let goals = try await d.submit(teamInfo, defaultAnswers["team_info"]!)
@@ -235,7 +235,7 @@ import Testing
     }
 
     @Test func turningTheClubOffDropsTheClubAnswers() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let edit = try await d.goto(try await review(d, club: true), "team_info")
         #expect(edit.value("clubTeamName") == "Laxachusetts")
         var off = defaultAnswers["team_info"]!
@@ -252,7 +252,7 @@ import Testing
     }
 
     @Test func reviewStaysIncompleteWhileAnEditIsUnfinished() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         // After an edit, the steps ahead must be walked again: there is no jumping back to the review.
         let edit = try await d.goto(try await review(d), "position")
         #expect(

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func recordsOfTheDefaultWalkRoundTrip() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.completed("athlete-7")
         let records = try await d.profile("athlete-7")["records"]
 
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func aClubAndGoalsWithoutTargetsRoundTrip() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.completed(overrides: [
             "team_info": [
                 "hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA", "hasClubTeam": true,
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func profileUpdateRewritesTheTypedRecord() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         _ = try await d.completed()
         let before = try await d.profile("u1")["records"]?["profile"]?.decode(AthleteProfile.self)
         let updated = try await d.call("profile.update", ["userId": "u1", "values": ["aiTone": "Mentor"]])

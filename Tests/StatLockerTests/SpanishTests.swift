@@ -14,7 +14,7 @@ import Testing
     /// Walks for each team, level and position the flow offers, with the walk answers'
     /// other steps; the goals are the first two the library offers there.
     @Test func everyPathInSpanishKeepsTheEnglishShapeAndLeavesNoEnglish() async throws {
-        let driver = try FlowDriver(plugin: StatLockerPlugin())
+        let driver = try await FlowDriver(plugin: StatLockerPlugin())
         var untranslated: [String] = []
         var walks = 0
         let known: Set<String> = ["Duxbury High School", "Laxachusetts", "Alex", "Athlete"]

@@ -38,8 +38,8 @@ let defaultAnswers: [String: [String: JSONValue]] = [
 ]
 
 /// A driver whose plugin lines go to `logger` once their command has committed.
-func makeDriver(logger: Logger = Logger(label: "StatLockerTests")) throws -> FlowDriver {
-    try FlowDriver(plugin: StatLockerPlugin(), pluginLogger: { _ in logger })
+func makeDriver(logger: Logger = Logger(label: "StatLockerTests")) async throws -> FlowDriver {
+    try await FlowDriver(plugin: StatLockerPlugin(), pluginLogger: { _ in logger })
 }
 
 extension FlowDriver {

@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func onlyLacrosseIsSelectable() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.start("u1", user: alex)
         for sport in ["basketball", "field_hockey", "football", "baseball"] {
             let error = await d.refuse(view, ["sport": .string(sport)])
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func lockedMessageIsFriendly() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.start("u1", user: alex)
         let error = await d.refuse(view, ["sport": "basketball"])
         #expect(error?.fieldErrors.first?.message == "Basketball is coming soon! We're launching with lacrosse first.")
@@ -55,7 +55,7 @@ import Testing
 
 @Suite struct TeamGenderRowTests {
     @Test func boysOrGirlsRequired() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "team_gender")
         #expect(view.optionValues("teamGender") == ["boys", "girls"])
         #expect(view.option("teamGender", "boys")?["label"] == "Boys")
@@ -68,7 +68,7 @@ import Testing
 
 @Suite struct ProfileDetailsRowTests {
     @Test func gradYearFrom2024To2030AndLevelBothRequired() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "profile_details")
         #expect(view.field("gradYear")?["type"] == "integer")
         #expect(view.field("gradYear")?["min"] == 2024)
@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func genderChangesThePositionsAndTheirTooltips() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let boys = try await d.started(at: "position")
         #expect(boys.optionValues("position") == ["Goalie", "Attack", "Midfield", "Defense", "FOGO", "LSM"])
         #expect(tooltips(boys) == Self.boysTooltips)
@@ -132,7 +132,7 @@ import Testing
     }
 
     @Test func positionRequiredAndFromTheTeamsList() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let girls = try await d.started(at: "position", overrides: ["team_gender": ["teamGender": "girls"]])
         expectFieldError(await d.refuse(girls, [:]), field: "position", code: .required)
         expectFieldError(await d.refuse(girls, ["position": "FOGO"]), field: "position", code: .notAnOption)
@@ -145,7 +145,7 @@ import Testing
     let highSchool: [String: JSONValue] = ["hsTeamName": "Duxbury High School", "hsCity": "Duxbury", "hsState": "MA"]
 
     @Test func highSchoolNameCityAndStateRequired() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "team_info")
         let error = await d.refuse(view, [:])
         expectFieldError(error, field: "hsTeamName", code: .required)
@@ -164,7 +164,7 @@ import Testing
     }
 
     @Test func namesAreTrimmedAndEightyCharactersFit() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "team_info")
         let name = String(repeating: "n", count: 80)
         let next = try await d.submit(view, ["hsTeamName": .string("  \(name)  "), "hsCity": " Duxbury ", "hsState": "MA"])
@@ -175,7 +175,7 @@ import Testing
     }
 
     @Test func stateIsATwoLetterCodeOfTheFiftyStatesAndDC() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "team_info")
         let states = view.optionValues("hsState")
         #expect(states.count == 51)
@@ -194,7 +194,7 @@ import Testing
     }
 
     @Test func clubFieldsShowAndAreRequiredOnlyWithTheToggle() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "team_info")
         #expect(view.field("hasClubTeam")?["type"] == "boolean")
         #expect(view.field("hasClubTeam")?["default"] == false)
@@ -223,7 +223,7 @@ import Testing
     }
 
     @Test func clubValuesWithTheToggleOffAreDroppedNotValidated() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "team_info")
         var off = highSchool
         off["hasClubTeam"] = false
@@ -242,7 +242,7 @@ import Testing
 
 @Suite struct SeasonGoalsRowTests {
     @Test func goalsAreFilteredByGenderPositionAndLevel() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let boysGoalieVarsity = try await d.started("a", at: "season_goals")
         #expect(
             boysGoalieVarsity.optionValues("seasonGoals") == [
@@ -282,7 +282,7 @@ import Testing
     }
 
     @Test func exactlyThreeGoals() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "season_goals")
         let field = try #require(view.field("seasonGoals"))
         #expect(field["type"] == "multi_choice")
@@ -303,7 +303,7 @@ import Testing
     }
 
     @Test func goalsOfAnotherPositionOrLevelAreRefused() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "season_goals")
         expectFieldError(
             await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-saves-200", "gk-jv-ga-10"]]),
@@ -317,7 +317,7 @@ import Testing
     }
 
     @Test func noDuplicates() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "season_goals")
         expectFieldError(
             await d.refuse(view, ["seasonGoals": ["gk-var-savepct-60", "gk-var-savepct-60", "gk-var-ga-8"]]),
@@ -332,7 +332,7 @@ import Testing
     }
 
     @Test func customGoalsCanBeAddedAndSelected() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "season_goals")
         let field = try #require(view.field("seasonGoals"))
         #expect(field["customLabel"] == "Custom Goal")
@@ -357,7 +357,7 @@ import Testing
     }
 
     @Test func customGoalTitlesAreThreeToEightyCharacters() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "season_goals")
         func goals(_ item: JSONValue) -> [String: JSONValue] { ["seasonGoals": ["gk-var-savepct-60", "gk-var-ga-8", item]] }
         expectFieldError(await d.refuse(view, goals(custom("GB"))), field: "seasonGoals", code: .tooShort)
@@ -384,7 +384,7 @@ import Testing
 
 @Suite struct ToneQuizRowTests {
     @Test func fourTonesWithTheSeedsExamples() async throws {
-        let d = try makeDriver()
+        let d = try await makeDriver()
         let view = try await d.started(at: "tone_quiz")
         #expect(view.optionValues("aiTone") == ["Hype", "Mentor", "Analyst", "Captain"])
         #expect(view.option("aiTone", "Hype")?["detail"] == "🔥 You brought it today. Keep that edge.")

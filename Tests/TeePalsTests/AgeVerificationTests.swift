@@ -12,7 +12,7 @@ import Testing
 struct AgeVerificationTests {
     /// Submits `birthdate` on a fresh session whose clock reads `now`; returns the view or the error.
     func check(_ birthdate: JSONValue, on now: Date = testDay) async throws -> (view: SessionView?, error: RPCError?) {
-        let d = try teePals(now: now)
+        let d = try await teePals(now: now)
         let view = try await d.session(at: "birthdate")
         do {
             return (try await d.submit(view, ["birthdate": birthdate]), nil)
@@ -86,7 +86,7 @@ struct AgeVerificationTests {
 
     @Test func onlyTheFactOfVerificationIsKept() async throws {
         let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
-        let d = try teePals(store: store)
+        let d = try await teePals(store: store)
         var view = try await d.session(at: "birthdate")
         view = try await d.submit(view, Answers.birthdate)
         #expect(!view.json.serialized().contains(Answers.adultBirthdate))
@@ -101,7 +101,7 @@ struct AgeVerificationTests {
 @Suite("Underage rejection")
 struct RejectionTests {
     @Test func rejectionIsFinalForThatUser() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         let view = try await d.session(at: "birthdate")
         let rejected = try await d.submit(view, ["birthdate": "2015-01-01"])
         #expect(rejected.status == .rejected)
@@ -141,7 +141,7 @@ struct RejectionTests {
 
     @Test func rejectionErasesEveryAnswer() async throws {
         let store = try await SQLiteSessionStore.open(path: SQLiteSessionStore.memoryPath)
-        let d = try teePals(store: store)
+        let d = try await teePals(store: store)
         var view = try await d.session(at: "gender")
         view = try await d.back(view)
         view = try await d.back(view)
@@ -161,7 +161,7 @@ struct RejectionTests {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try await SQLiteSessionStore.open(path: directory.appendingPathComponent("teepals.sqlite").path)
-        let d = try teePals(store: store)
+        let d = try await teePals(store: store)
         let nickname = "Quokkagolfer"
         // Zürich's label is written in the stored city; its id and coordinates too.
         let cityMarkers = ["Switzerland", "2657896", "47.36667"]
@@ -207,7 +207,7 @@ struct BirthdatePrivacyTests {
     /// rejects one, and every log line of the plugin: none holds a birthdate.
     @Test func noReplyOrLogLineContainsABirthdate() async throws {
         let logs = LogRecorder()
-        let d = try teePals(logs: logs)
+        let d = try await teePals(logs: logs)
         var replies: [String] = []
         func record(_ view: SessionView) -> SessionView {
             replies.append(view.json.serialized())

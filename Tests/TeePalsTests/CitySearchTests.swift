@@ -172,7 +172,7 @@ struct CitySearchTests {
     }
 
     @Test func theLimitDefaultsToTenAndStopsAtFifty() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         let view = try await d.session(at: "location")
         #expect(try await d.search(view, "san")["results"]?.arrayValue?.count == 10)
         #expect(try await d.search(view, "san", limit: 3)["results"]?.arrayValue?.count == 3)
@@ -189,7 +189,7 @@ struct CitySearchTests {
     }
 
     @Test func nothingFoundSaysNoResultsFound() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         let view = try await d.session(at: "location")
         for query in ["xyzzyqx", "", "   ", ", France", "Portland, Narnia", "Москваград", "東京東京"] {
             let reply = try await d.search(view, query)
@@ -202,7 +202,7 @@ struct CitySearchTests {
     }
 
     @Test func onlyAGazetteerIdIsAcceptedForLocation() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         let view = try await d.session(at: "location")
         for freeText: JSONValue in ["Austin, TX", "Austin", "zurich", "0", "99999999999", "04671654", " 4671654", "4671654.0"] {
             let error = await d.refuse(view, ["location": freeText])
@@ -219,7 +219,7 @@ struct CitySearchTests {
     }
 
     @Test func aChosenCityIsStoredWithItsLabelCoordinatesAndCountry() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         var view = try await d.session(at: "location")
         let result = try #require(try await d.search(view, "Zurich")["results"]?.arrayValue?.first)
         view = try await d.submit(view, ["location": result["value"]!])

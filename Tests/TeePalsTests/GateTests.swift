@@ -34,7 +34,7 @@ struct GateTests {
     }
 
     @Test func tier1BlocksEveryActionUntilTheWizardIsComplete() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         for action in Self.socialActions + ["browse_rounds", "view_profile"] {
             try await d.expectBlocked("nobody", action, by: "tier1")
         }
@@ -46,7 +46,7 @@ struct GateTests {
     }
 
     @Test func afterTier1OnlyTheSocialActionsAreGated() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         _ = try await d.completed("u1")
         try await expectTier2(d, photo: false, skill: false)
         for action in ["browse_rounds", "view_profile", "edit_profile", "search_golfers"] {
@@ -55,7 +55,7 @@ struct GateTests {
     }
 
     @Test func photoThenSkillLevelOpensTheGate() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         _ = try await d.completed("u1")
         let afterPhoto = try await d.update("u1", ["photoUrl": .string(Self.photo)])
         #expect(afterPhoto["records"]?["profile_public"]?["photoUrl"] == .string(Self.photo))
@@ -70,7 +70,7 @@ struct GateTests {
     }
 
     @Test func skillLevelThenPhotoOpensTheGateAndRemovingOneClosesIt() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         _ = try await d.completed("u1")
         _ = try await d.update("u1", ["skillLevel": "beginner"])
         try await expectTier2(d, photo: false, skill: true)
@@ -84,14 +84,14 @@ struct GateTests {
 
     @Test(arguments: ["beginner", "intermediate", "advanced", "expert"])
     func eachSkillLevelIsAccepted(_ level: String) async throws {
-        let d = try teePals()
+        let d = try await teePals()
         _ = try await d.completed("u1")
         let profile = try await d.update("u1", ["skillLevel": .string(level)])
         #expect(profile["records"]?["profile_public"]?["skillLevel"] == .string(level))
     }
 
     @Test func badUpdatesAreRefusedAndChangeNothing() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         _ = try await d.completed("u1")
         let longest = "https://cdn.example/" + String(repeating: "a", count: 2048 - 20)
         #expect(longest.count == 2048)

@@ -10,14 +10,14 @@ import Testing
 @Suite("Nickname")
 struct NicknameTests {
     func accepted(_ nickname: String) async throws -> JSONValue? {
-        let d = try teePals()
+        let d = try await teePals()
         let view = try await d.submit(try await d.start("u1"), ["nickname": .string(nickname)])
         #expect(view.stepId == "birthdate", "\(nickname) should be accepted")
         return try await d.back(view).value("nickname")
     }
 
     func refusal(_ nickname: JSONValue) async throws -> FieldError? {
-        let d = try teePals()
+        let d = try await teePals()
         let view = try await d.start("u1")
         let error = await d.refuse(view, ["nickname": nickname])
         #expect(error?.code == -32004)

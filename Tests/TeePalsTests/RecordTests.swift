@@ -21,7 +21,7 @@ struct RecordTests {
     }
 
     @Test func completionRecordsRoundTrip() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         _ = try await d.completed("u1")
         let records = try await d.profile("u1")["records"]
 
@@ -41,7 +41,7 @@ struct RecordTests {
     }
 
     @Test func updatedProfileRoundTrips() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         _ = try await d.completed("u1")
         let updated = try await d.call(
             "profile.update",

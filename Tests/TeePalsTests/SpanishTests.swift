@@ -14,7 +14,7 @@ import Testing
     let known: Set<String> = ["Birdie Queen", "Austin, Texas, United States", "Austin, TX"]
 
     @Test func theWizardInSpanishKeepsTheEnglishShapeAndLeavesNoEnglish() async throws {
-        let driver = try teePals()
+        let driver = try await teePals()
         let answers: [String: [String: JSONValue]] = [
             "nickname": Answers.nickname, "birthdate": Answers.birthdate, "location": Answers.location, "gender": Answers.gender,
         ]
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func theAgeRefusalInSpanish() async throws {
-        let driver = try teePals()
+        let driver = try await teePals()
         let answers: [String: [String: JSONValue]] = [
             "nickname": Answers.nickname, "birthdate": ["birthdate": "2015-01-01"],
         ]
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func theSpanishReadsAsWritten() async throws {
-        let driver = try teePals()
+        let driver = try await teePals()
         var view = try await driver.start("ana", locale: "es")
         #expect(view.locale == "es")
         #expect(view.step?.title == "¿Cómo quieres que te llamemos?")
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func aLocaleFallsBackToItsLanguageThenEnglish() async throws {
-        let driver = try teePals()
+        let driver = try await teePals()
         let mexico = try await driver.start("mx", locale: "es-MX")
         #expect(mexico.locale == "es")
         #expect(mexico.step?.title == "¿Cómo quieres que te llamemos?")
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func theCitySearchAnswersInSpanish() async throws {
-        let driver = try teePals()
+        let driver = try await teePals()
         var view = try await driver.start("s", locale: "es")
         view = try await driver.submit(view, Answers.nickname)
         view = try await driver.submit(view, Answers.birthdate)
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func theSessionKeepsItsLocaleUntilThePersonComesBackInAnother() async throws {
-        let driver = try teePals()
+        let driver = try await teePals()
         let started = try await driver.start("kept", locale: "es")
         var view = try await driver.submit(started, Answers.nickname)
         #expect(view.locale == "es")
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func gateCopyIsInTheSessionsLanguage() async throws {
-        let driver = try teePals()
+        let driver = try await teePals()
         _ = try await driver.start("g", locale: "es")
         let decision = try await driver.checkGate("g", "join_round")
         #expect(decision.allowed == false)
@@ -122,7 +122,7 @@ import Testing
     @Test func aTenantOverridesATextAndAWrongOverrideStopsTheStart() async throws {
         let plugin = TeePalsPlugin()
         let copy = try CopyBook(catalogs: plugin.stringCatalogs, overrides: ["es": ["Nickname": "Alias"], "en": ["Nickname": "Handle"]])
-        let driver = try FlowDriver(plugin: plugin, clock: TestClock(testDay), copy: copy)
+        let driver = try await FlowDriver(plugin: plugin, clock: TestClock(testDay), copy: copy)
         #expect(try await driver.start("o", locale: "es").step?.fields.first?.label == "Alias")
         #expect(try await driver.start("p").step?.fields.first?.label == "Handle")
         #expect(throws: CopyProblem.self) {

@@ -32,8 +32,8 @@ enum Answers {
 
 /// A driver over an in-memory store (or `store`), its clock on `now`, the plugin's lines written
 /// to `logs` (once their command has committed).
-func teePals(now: Date = testDay, store: (any SessionStore)? = nil, logs: LogRecorder? = nil) throws -> FlowDriver {
-    try FlowDriver(
+func teePals(now: Date = testDay, store: (any SessionStore)? = nil, logs: LogRecorder? = nil) async throws -> FlowDriver {
+    try await FlowDriver(
         plugin: TeePalsPlugin(), store: store, clock: TestClock(now),
         pluginLogger: { label in logs?.logger ?? Logger(label: label) })
 }

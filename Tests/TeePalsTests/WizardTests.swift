@@ -11,7 +11,7 @@ import Testing
 @Suite("Tier 1 wizard")
 struct WizardTests {
     @Test func fourStepsWithTheSeedsCopyProgressAndButtons() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         let expected: [(id: String, title: String, helper: String, label: String, button: String)] = [
             ("nickname", "What should we call you?", "This is how other golfers will see you", "1/4", "Continue"),
             ("birthdate", "When's your birthday?", "We keep this private (age verification only)", "2/4", "Continue"),
@@ -40,7 +40,7 @@ struct WizardTests {
     }
 
     @Test func fieldsCarryTheContractIdsAndTypes() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         var view = try await d.start("u1")
         #expect(view.field("nickname")?["type"] == "text")
         #expect(view.field("nickname")?["minLength"] == 2)
@@ -58,7 +58,7 @@ struct WizardTests {
     }
 
     @Test func genderMustBeOneOfTheFourOptions() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         let view = try await d.session(at: "gender")
         for wrong: JSONValue in ["Female", "other", "nonbinary"] {
             let error = await d.refuse(view, ["gender": wrong])
@@ -73,7 +73,7 @@ struct WizardTests {
     }
 
     @Test func completionWritesThePublicAndPrivateProfiles() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         _ = try await d.completed("u1")
         let profile = try await d.profile("u1")
         #expect(profile["completedAt"] == "2026-06-15T12:00:00Z")
@@ -90,7 +90,7 @@ struct WizardTests {
     }
 
     @Test func aReturningUserResumesAtTheFirstMissingAnswer() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         var view = try await d.start("u1")
         #expect(try await d.start("u1").stepId == "nickname")
         view = try await d.submit(view, Answers.nickname)
@@ -112,7 +112,7 @@ struct WizardTests {
     }
 
     @Test func backKeepsEveryAnswerButTheBirthdate() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         var view = try await d.session(at: "gender")
         view = try await d.back(view)
         #expect(view.stepId == "location")
@@ -135,7 +135,7 @@ struct WizardTests {
     }
 
     @Test func describeGivesTheStepsAndTheThreePosters() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         let description = try await d.call("flow.describe")
         #expect(description["steps"]?.arrayValue?.map { $0["id"] } == ["nickname", "birthdate", "location", "gender"])
         #expect(description["steps"]?.arrayValue?.map { $0["fields"] } == [["nickname"], ["birthdate"], ["location"], ["gender"]])
@@ -156,7 +156,7 @@ struct WizardTests {
     }
 
     @Test func aCompletedSessionTakesNoMoreSubmits() async throws {
-        let d = try teePals()
+        let d = try await teePals()
         let done = try await d.completed("u1")
         let again = try await d.start("u1")
         #expect(again.status == .completed)

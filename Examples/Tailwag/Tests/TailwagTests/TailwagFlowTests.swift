@@ -11,7 +11,9 @@ import Testing
 /// Tailwag's flow through the engine: both branches, the list and the conditional field, the
 /// review, the records, the gate after completion and the default `profile.update`.
 @Suite struct TailwagFlowTests {
-    let driver = try! FlowDriver(plugin: TailwagPlugin())
+    let driver: FlowDriver
+
+    init() async throws { driver = try await FlowDriver(plugin: TailwagPlugin()) }
     let rex: JSONValue = ["name": "Rex", "species": "dog", "age": 3]
     /// A week after the test clock's day: before the end of the month after next, which the
     /// first sit must not pass.
