@@ -10,7 +10,7 @@ import Synchronization
 /// wire type or a `FlowError`; it knows nothing of JSON-RPC.
 public final class Platform: Sendable {
     public static let version = "0.1.0"
-    public static let protocolVersion = 3
+    public static let protocolVersion = 4
 
     /// The hosted tenants, in configuration order.
     public let hosted: [HostedTenant]

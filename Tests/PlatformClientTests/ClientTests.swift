@@ -13,7 +13,7 @@ struct ClientTests {
             let client = try await server.connect()
             let info = try await client.info()
             #expect(info.name == "platformd")
-            #expect(info.protocol == 3)
+            #expect(info.protocol == 4)
             let hosted = try await Hosted.tenants()
             #expect(info.tenants.map(\.tenant) == hosted)
             #expect(!info.tenants.isEmpty)

@@ -40,7 +40,7 @@ struct TenantSettingsTests {
             let path = try Self.write(Self.twoTeePals, in: directory)
             try await PlatformdProcess.with(["serve", "--db", ":memory:", "--tenants", path]) { server in
                 let info = try await server.call("platform.info")["result"]
-                #expect(info?["protocol"] == 3)
+                #expect(info?["protocol"] == 4)
                 #expect(info?["tenants"]?.arrayValue?.map { $0["tenant"]?.stringValue ?? "" } == ["teepals", "teepals-eu", "club-a"])
                 #expect(info?["tenants"]?.arrayValue?.map { $0["plugin"]?.stringValue ?? "" } == ["TeePals", "TeePals", "TeePals"])
 

@@ -24,7 +24,7 @@ struct ConcurrentStartTests {
                 }
                 for (index, server) in [first, second].enumerated() {
                     let info = try await server.call("platform.info", id: .int(Int64(index)))
-                    #expect(info["result"]?["protocol"] == 3, "round \(round), server \(index + 1): \(info.serialized())")
+                    #expect(info["result"]?["protocol"] == 4, "round \(round), server \(index + 1): \(info.serialized())")
                 }
                 let started = try await first.call("flow.start", ["tenant": .string(Hosted.tenant), "userId": .string("u\(round)")], id: 10)
                 let sessionId = try #require(started["result"]?["sessionId"], "round \(round): \(started.serialized())")

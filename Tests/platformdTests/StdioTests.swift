@@ -34,7 +34,7 @@ struct StdioTests {
             #expect(reply["error"] == nil)
             let result = try #require(reply["result"])
             #expect(result["name"] == "platformd")
-            #expect(result["protocol"]?.intValue == 3)
+            #expect(result["protocol"]?.intValue == 4)
             #expect(result["version"]?.stringValue?.isEmpty == false)
             let tenants = try #require(result["tenants"]?.arrayValue)
             #expect(tenants.map { $0["tenant"]?.stringValue } == RegisteredPlugins.registrations.map(\.defaultTenant))
