@@ -75,6 +75,9 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
     /// Requests whose response has not ended.
     private var outstanding = 0
     private var frames: WebSocketFrameWalk?
+    /// The walk over bytes sent behind the handshake, until the upgrade is answered.
+    private var framesBehindHandshake: WebSocketFrameWalk?
+    private var unmaskedBehindHandshake = false
 
     init(limits: HTTPConnectionLimits) {
         self.limits = limits
@@ -118,11 +121,7 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
             let unmasked = walk.findsUnmaskedFrame(in: unwrapInboundIn(data))
             frames = walk
             if unmasked {
-                // A close frame with 1002 (protocol error), then the connection goes.
-                let close = context.channel.allocator.buffer(bytes: [0x88, 0x02, 0x03, 0xEA])
-                let channel = context.channel
-                context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
-                frames = nil
+                closeForUnmaskedFrame(context)
                 return
             }
         } else if !readingRequest, headStarted == nil {
@@ -164,7 +163,28 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
     func upgraded() {
         cancelTimers()
         readingRequest = false
-        frames = WebSocketFrameWalk()
+        frames = framesBehindHandshake ?? WebSocketFrameWalk()
+        framesBehindHandshake = nil
+        if unmaskedBehindHandshake, let context { closeForUnmaskedFrame(context) }
+    }
+
+    /// Bytes the client sent behind its handshake, which the HTTP decoder had read and hands on as
+    /// it leaves the pipeline for the upgrade (before `upgraded()`): the first frames, walked here
+    /// as the later ones are in `channelRead`. False when they hold a frame that is not masked:
+    /// then they go no further and the connection is closed (1002) once the upgrade is answered.
+    func bytesBehindHandshake(_ bytes: ByteBuffer) -> Bool {
+        var walk = framesBehindHandshake ?? WebSocketFrameWalk()
+        if walk.findsUnmaskedFrame(in: bytes) { unmaskedBehindHandshake = true }
+        framesBehindHandshake = walk
+        return !unmaskedBehindHandshake
+    }
+
+    private func closeForUnmaskedFrame(_ context: ChannelHandlerContext) {
+        // A close frame with 1002 (protocol error), then the connection goes.
+        let close = context.channel.allocator.buffer(bytes: [0x88, 0x02, 0x03, 0xEA])
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
+        frames = nil
     }
 
     /// Answers `status` with a close and closes: a malformed or ambiguous request, whose bytes
@@ -266,8 +286,10 @@ struct WebSocketFrameWalk {
             guard header.count == 2 + extended else { continue }
             var length = UInt64(length7)
             if extended > 0 { length = header[2...].reduce(0) { $0 << 8 | UInt64($1) } }
-            // The 4-byte mask key, then the payload.
-            skip = length + 4
+            // The 4-byte mask key, then the payload. A length near 2^64 (RFC 6455 forbids the top
+            // bit; the frame decoder closes 1009 on anything over the limit) is skipped for ever.
+            let (withKey, overflow) = length.addingReportingOverflow(4)
+            skip = overflow ? .max : withKey
             header = []
         }
         return false
@@ -317,8 +339,18 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
+        guard let part = context.channel._channelCore.tryUnwrapData(data, as: HTTPServerRequestPart.self) else {
+            // Bytes behind a WebSocket handshake: the HTTP decoder hands them on as it leaves the
+            // pipeline, before this handler does (at the 101). They are the first frames, for
+            // the upgrade handler to replay; unwrapped as a request part, they stopped the process.
+            if let bytes = context.channel._channelCore.tryUnwrapData(data, as: ByteBuffer.self), connection?.bytesBehindHandshake(bytes) == false {
+                return
+            }
+            context.fireChannelRead(data)
+            return
+        }
         var data = data
-        switch unwrapInboundIn(data) {
+        switch part {
         case .head(var head):
             connection?.headReceived()
             requestsRead += 1

@@ -232,18 +232,47 @@ package struct HTTPTransport: Service {
     }
 
     private func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ connection: ConnectionState) async throws {
-        for try await message in inbound.messages(maxSize: maxBodyBytes) {
-            let reply: [UInt8]?
-            switch message {
-            case .text(let text): reply = await server.replyBytes(to: text.utf8, connection: connection)
-            case .binary(let buffer): reply = await server.replyBytes(to: buffer.readableBytesView, connection: connection)
-            }
+        var frames = inbound.makeAsyncIterator()
+        while let message = try await Self.nextMessage(&frames, maxSize: maxBodyBytes, outbound) {
             // The reply's bytes go out as the text frame's payload as they are: they are the
             // server's own JSON, UTF-8 already, so no String is made and checked on the way.
-            if let reply {
+            if let reply = await server.replyBytes(to: message.readableBytesView, connection: connection) {
                 try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: reply))))
             }
         }
+    }
+
+    /// The next message's bytes as the client sent them, text or binary, its fragments joined;
+    /// nil when the connection is closing (the client's close, or a protocol error or a message
+    /// over `maxSize`, closed here with 1002 or 1009). Hummingbird's own messages make a text
+    /// message a String, which put U+FFFD in place of bytes that are not UTF-8: an id `"a\xFFb"`
+    /// was run and echoed as `"a\u{FFFD}b"`. These bytes go to the parser, which answers invalid
+    /// UTF-8 with -32700, as on every other door.
+    static func nextMessage(
+        _ frames: inout WebSocketInboundStream.AsyncIterator, maxSize: Int, _ outbound: WebSocketOutboundWriter
+    ) async throws -> ByteBuffer? {
+        guard let first = try await frames.next() else { return nil }
+        guard first.opcode != .continuation else {
+            try await outbound.close(.protocolError, reason: "a continuation frame without a message to continue")
+            return nil
+        }
+        var message = first.data
+        var fin = first.fin
+        while !fin {
+            guard let frame = try await frames.next() else { return nil }
+            guard frame.opcode == .continuation else {
+                try await outbound.close(.protocolError, reason: "a new message before the last one ended")
+                return nil
+            }
+            guard message.readableBytes + frame.data.readableBytes <= maxSize else {
+                try await outbound.close(.messageTooLarge, reason: "the message is over the limit")
+                return nil
+            }
+            var data = frame.data
+            message.writeBuffer(&data)
+            fin = frame.fin
+        }
+        return message
     }
 
     // MARK: - operators
