@@ -42,7 +42,40 @@ struct GuardedHTTPChannel: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
+        var connectionLogger = logger
+        connectionLogger.handler = ClientCausedErrorsAtDebug(logger.handler)
+        await inner.handle(value: value, logger: connectionLogger)
+    }
+}
+
+/// Hummingbird's lines about one connection, with its one `error` line ("Error handling upgrade
+/// result": the connection closed, or was refused with a 400, before its first head resolved the
+/// upgrade) written at `debug`: any client causes it as often as it likes, and at `error` it was a
+/// line an attacker could write into the operator's log for each malformed request.
+struct ClientCausedErrorsAtDebug: LogHandler {
+    var inner: any LogHandler
+
+    init(_ inner: any LogHandler) { self.inner = inner }
+
+    var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+    var logLevel: Logger.Level {
+        get { inner.logLevel }
+        set { inner.logLevel = newValue }
+    }
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        guard event.level == .error else { return inner.log(event: event) }
+        guard inner.logLevel <= .debug else { return }
+        var event = event
+        event.level = .debug
+        inner.log(event: event)
     }
 }
 
@@ -354,7 +387,9 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(var head):
             connection?.headReceived()
             requestsRead += 1
-            if head.version.major == 1, head.version.minor >= 1, !head.headers.contains(name: "Host") {
+            // RFC 9112 3.2: a request with more than one Host, or an HTTP/1.1 one with none, is 400.
+            let hosts = head.headers["Host"].count
+            if hosts > 1 || (hosts == 0 && head.version.major == 1 && head.version.minor >= 1) {
                 refuse("400 Bad Request")
                 return
             }
@@ -363,7 +398,7 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 head.headers.remove(name: "Expect")
                 data = wrapInboundOut(.head(head))
             }
-            if Self.removeUpgrade(from: &head.headers, method: head.method) {
+            if Self.removeUpgrade(from: &head.headers, method: head.method, version: head.version) {
                 data = wrapInboundOut(.head(head))
                 lastAnswered = lastAnswered ?? requestsRead
             } else if head.method == .CONNECT || !head.isKeepAlive {
@@ -448,8 +483,8 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Takes `Upgrade` off a request that is not a WebSocket handshake NIO will complete (RFC 6455
-    /// 4.1 and 4.2.1: a GET without a body, `Connection` naming upgrade, one key of 16 bytes in
-    /// base64, version 13);
+    /// 4.1 and 4.2.1: an HTTP/1.1 GET without a body, `Connection` naming upgrade, one key of 16
+    /// bytes in base64, version 13);
     /// true when it did. Such a request is then answered as itself, and its connection closed.
     /// Left on, NIO's upgrade handler fails a request whose body follows its head and leaves it
     /// unanswered until the idle timeout; drops a head it refuses (a missing or second key, a
@@ -457,11 +492,12 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// not name upgrade while llhttp goes on parsing, so a request sent after it reached the
     /// WebSocket decoder as a parsed head and stopped the process. llhttp parses nothing after a
     /// request whose `Connection` names upgrade: hence the close.
-    static func removeUpgrade(from headers: inout HTTPHeaders, method: HTTPMethod) -> Bool {
+    static func removeUpgrade(from headers: inout HTTPHeaders, method: HTTPMethod, version: HTTPVersion = .http1_1) -> Bool {
         guard headers.contains(name: "Upgrade") else { return false }
         let connection = headers[canonicalForm: "Connection"]
         let handshake =
-            method == .GET && !headers.contains(name: "Transfer-Encoding") && headers["Content-Length"].allSatisfy { $0 == "0" }
+            method == .GET && (version.major, version.minor) >= (1, 1) && !headers.contains(name: "Transfer-Encoding")
+            && headers["Content-Length"].allSatisfy { $0 == "0" }
             && headers[canonicalForm: "Upgrade"].contains { $0.lowercased() == "websocket" }
             && connection.contains { $0.lowercased() == "upgrade" }
             && headers["Sec-WebSocket-Key"].count == 1 && isWebSocketKey(headers["Sec-WebSocket-Key"][0])

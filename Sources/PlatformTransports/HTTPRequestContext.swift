@@ -48,3 +48,20 @@ struct SignedInConnections: RouterMiddleware {
         return response
     }
 }
+
+/// Any method a known path does not take, the ones no route names among them (TRACE, PROPFIND,
+/// CONNECT, …): 405 with the path's methods in `Allow` (RFC 9110 15.5.6), where the router would
+/// answer 404 for a method it has no route for.
+struct MethodsOfKnownPaths: RouterMiddleware {
+    typealias Context = PlatformRequestContext
+    let allowed: [String: [HTTPRequest.Method]]
+
+    init(routes: [(path: String, methods: [HTTPRequest.Method])]) {
+        allowed = Dictionary(routes.map { ($0.path, $0.methods) }, uniquingKeysWith: { $0 + $1 })
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let methods = allowed[request.uri.path], !methods.contains(request.method) { return HTTPTransport.methodNotAllowed(methods) }
+        return try await next(request, context)
+    }
+}

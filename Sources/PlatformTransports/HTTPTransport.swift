@@ -84,6 +84,7 @@ package struct HTTPTransport: Service {
         // without one, the middleware would only cost each request the attributes it builds.
         // The hosted flow's start link carries a user token in its query: a span records it redacted.
         if tracing { router.middlewares.add(TracingMiddleware(recordingHeaders: [.contentType, .userAgent], redactingQueryParameters: ["token"])) }
+        router.add(middleware: MethodsOfKnownPaths(routes: Self.routes))
         router.add(middleware: SignedInConnections(table: connections))
         router.post("/rpc") { request, context in try await rpc(request, channel: context.channel) }
         router.post("/mcp") { request, context in try await mcp.post(request, channel: context.channel) }
@@ -98,14 +99,8 @@ package struct HTTPTransport: Service {
         router.get("/assets/platformd.css") { _, _ in WebSupport.asset(WebAssets.css, type: "text/css; charset=utf-8") }
         router.get("/assets/platformd.js") { _, _ in WebSupport.asset(WebAssets.javascript, type: "text/javascript; charset=utf-8") }
         if preview { Preview(web: web, platform: platform, logger: logger).routes(router) }
-        // Every other method on a known path: 405 naming the methods that path takes. A GET of
-        // /rpc with no upgrade: 426, saying what a GET there is for.
-        for route in Self.routes {
-            let others: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
-            for method in others where !route.methods.contains(method) {
-                router.on(RouterPath(route.path), method: method) { _, _ in Self.methodNotAllowed(route.methods) }
-            }
-        }
+        // A GET of /rpc with no upgrade: 426, saying what a GET there is for. (Every other method
+        // on a known path is 405: `MethodsOfKnownPaths`, above.)
         router.get("/rpc") { _, _ in Self.upgradeRequired() }
         return router
     }
@@ -405,9 +400,12 @@ package struct HTTPTransport: Service {
             RPCErrorBody.line(
                 code: .invalidRequest,
                 message:
-                    "Upgrade Required: GET /rpc opens a WebSocket (send Connection: Upgrade and Upgrade: websocket); POST /rpc takes one request or a batch"))
+                    "Upgrade Required: GET /rpc opens a WebSocket (send Connection: Upgrade, Upgrade: websocket, Sec-WebSocket-Version: 13 and a Sec-WebSocket-Key); POST /rpc takes one request or a batch"
+            ))
         response.headers[.upgrade] = "websocket"
         response.headers[.connection] = "Upgrade"
+        // RFC 6455 4.4: the versions this server speaks, for a handshake that asked for another.
+        response.headers[.secWebSocketVersion] = "13"
         response.headers[.allow] = "GET, POST"
         return response
     }

@@ -85,7 +85,8 @@ struct HTTPTests {
             }
 
             // Another method: 405 naming the allowed ones.
-            for method in [HTTPMethod.PUT, .DELETE, .PATCH] {
+            // TRACE and methods no route names (PROPFIND) were 404: the router had no route for them.
+            for method in [HTTPMethod.PUT, .DELETE, .PATCH, .TRACE, .RAW(value: "PROPFIND")] {
                 let refused = try await http.request(method, "/rpc", headers: [("Authorization", "Bearer \(admin)")])
                 #expect(refused.status == 405, "\(method)")
                 #expect(refused.header("Allow")?.contains("POST") == true)
@@ -94,6 +95,7 @@ struct HTTPTests {
             let get = try await http.request(.GET, "/rpc", headers: [("Authorization", "Bearer \(admin)")])
             #expect(get.status == 426, "\(get.status)")
             #expect(get.header("Upgrade") == "websocket")
+            #expect(get.header("Sec-WebSocket-Version") == "13", "RFC 6455 4.4: the version this server speaks")
             #expect(get.json?["error"]?["message"]?.stringValue?.contains("WebSocket") == true, "\(get.text)")
             // Another content type: 415.
             let text = try await http.request(
