@@ -45,13 +45,27 @@ enum BearerCheck: Sendable {
 }
 
 extension HTTPTransport {
-    /// The refusal its head alone decides, before the bearer: a body that is not JSON.
+    /// The refusal its head alone decides, before the bearer: a body that is not JSON, or one in a
+    /// content coding (gzip, …) the server does not decode, which it would otherwise parse as it
+    /// came and answer -32700 (RFC 9110 15.5.16: 415, with the codings it takes).
     func rpcRefusal(_ headers: HTTPFields) -> RPCHTTPReply? {
         guard Self.isJSON(headers.value(of: .contentType)) else {
             return .json(
                 .unsupportedMediaType, RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: send Content-Type: application/json"))
         }
+        if let coding = headers.value(of: .contentEncoding), !Self.isIdentity(coding) {
+            var reply = RPCHTTPReply.json(
+                .unsupportedMediaType,
+                RPCErrorBody.line(code: .invalidRequest, message: "Unsupported Media Type: the body must not be encoded (Content-Encoding: \(coding))"))
+            reply.headers[.acceptEncoding] = "identity"
+            return reply
+        }
         return nil
+    }
+
+    /// `identity` (or nothing), as a Content-Encoding's list says it.
+    static func isIdentity(_ coding: String) -> Bool {
+        coding.split(separator: ",").allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
     }
 
     /// A body past `--max-line-bytes` (said by its Content-Length, or found while it was read).

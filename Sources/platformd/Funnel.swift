@@ -21,8 +21,10 @@ struct Funnel: AsyncParsableCommand {
     @Flag(help: "Print the analytics.funnel JSON instead of a table.") var json = false
 
     func validate() throws {
-        _ = try since.map { try Self.parse($0, "--since") }
-        _ = try until.map { try Self.parse($0, "--until") }
+        let from = try since.map { try Self.parse($0, "--since") }
+        let to = try until.map { try Self.parse($0, "--until") }
+        // An empty window is a mistyped one: zeros would pass for a funnel no one entered.
+        if let from, let to, from >= to { throw ValidationError("--since must be before --until") }
     }
 
     func run() async throws {

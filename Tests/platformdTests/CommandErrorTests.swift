@@ -38,6 +38,15 @@ struct CommandErrorTests {
         #expect(result.stderr.contains("--since must be an ISO 8601 time"), "\(result.stderr)")
         #expect(result.stderr.contains("Usage: platformd funnel"), "\(result.stderr)")
     }
+
+    /// It exited 0 with a funnel of zeros, as if no one had entered it.
+    @Test func aWindowThatEndsBeforeItStartsIsAUsageError() async throws {
+        let result = try await AuthTests.command(
+            ["funnel", Hosted.tenant, "--since", "2026-05-02T00:00:00Z", "--until", "2026-05-01T00:00:00Z", "--db", ":memory:"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--since must be before --until"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
 }
 
 /// A command that reads a database refuses a SQLite path that does not exist (exit 66, the path

@@ -107,6 +107,15 @@ struct HTTPTests {
                 .POST, "/rpc", body: Array(#"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#.utf8),
                 contentType: "application/json; charset=utf-8", headers: [("Authorization", "Bearer \(admin)")])
             #expect(charset.status == 200)
+            // A body in a coding the server does not decode: 415 naming what it takes (it was
+            // parsed as it came and answered -32700). `identity` is no coding at all.
+            for (coding, status) in [("gzip", 415), ("identity", 200)] {
+                let encoded = try await http.request(
+                    .POST, "/rpc", body: Array(#"{"jsonrpc":"2.0","id":1,"method":"platform.info"}"#.utf8),
+                    headers: [("Authorization", "Bearer \(admin)"), ("Content-Encoding", coding)])
+                #expect(encoded.status == status, "\(coding): \(encoded.text)")
+                if status == 415 { #expect(encoded.header("Accept-Encoding") == "identity") }
+            }
             // A body over the line limit: 413 with -32006, and the server goes on answering.
             let huge = Array(repeating: UInt8(ascii: " "), count: (1 << 20) + 10)
             let tooLarge = try await http.request(.POST, "/rpc", body: huge, headers: [("Authorization", "Bearer \(admin)")])
