@@ -352,6 +352,10 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Requests whose head was read, and final responses (not 1xx) whose head was written.
     private var requestsRead = 0
     private var responsesStarted = 0
+    private var responsesEnded = 0
+    /// A malformed request came behind requests still being answered: its 400 (and the close)
+    /// waits for their answers, which would otherwise be lost with the connection.
+    private var refusalOwed = false
     /// The request (by `requestsRead`) after whose answer the connection goes: one that asked for
     /// another protocol and did not get it, a CONNECT, or one that asked for the close, after
     /// which llhttp parses nothing more.
@@ -459,6 +463,12 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             guard closeAfterResponse else {
                 context.write(data, promise: promise)
                 connection?.responseEnded()
+                responsesEnded += 1
+                if refusalOwed, responsesEnded >= requestsRead {
+                    refusalOwed = false
+                    context.flush()
+                    refuse("400 Bad Request")
+                }
                 return
             }
             let written = context.eventLoop.makePromise(of: Void.self)
@@ -478,7 +488,13 @@ final class HTTPRequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         // connection closed after it; what came after is not read (RFC 9112 9.6), not a 400
         // sent in place of the answer.
         if let parse = error as? HTTPParserError, parse == .closedConnection, readsNoMore { return }
-        // A malformed head, both Content-Length and Transfer-Encoding, a bare LF: 400 and a close.
+        // A malformed head, both Content-Length and Transfer-Encoding, a bare LF: 400 and a close,
+        // once the requests read before it (pipelined) are answered.
+        if responsesEnded < requestsRead {
+            refusalOwed = true
+            readsNoMore = true
+            return
+        }
         refuse("400 Bad Request")
     }
 

@@ -60,6 +60,30 @@ struct HTTPDoorsTests {
         }
     }
 
+    /// A whole request, then a malformed one in the same write: the first is run and answered,
+    /// then the 400 and the close. The 400 used to be sent at once and the first request lost.
+    @Test func aMalformedRequestBehindAWholeOneIsRefusedAfterItsAnswer() async throws {
+        try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0", "--auth", "none"]) { http in
+            let port = http.port
+            let body = #"{"jsonrpc":"2.0","id":5,"method":"flow.start","params":{"tenant":"\#(Hosted.tenant)","userId":"pipelined"}}"#
+            let (first, answer, refusal, closed) = try await Self.blocking {
+                let client = try RawHTTP(port: port, timeoutSeconds: 10)
+                try client.send(
+                    "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)GARBAGE\r\n\r\n")
+                let first = try client.readHead()
+                let answer = client.readBytes(Int(first?.headers["content-length"] ?? "0") ?? 0)
+                let refusal = try client.readHead()
+                return (first?.status, answer, refusal?.status, client.closesWithin(seconds: 5))
+            }
+            #expect(first == 200)
+            let reply = try JSONValue.parse(answer)
+            #expect(reply["id"] == 5, "\(reply.serialized())")
+            #expect(reply["result"]?["sessionId"]?.stringValue != nil, "\(reply.serialized())")
+            #expect(refusal == 400)
+            #expect(closed)
+        }
+    }
+
     @Test func everyResponseCarriesTheSecurityHeaders() async throws {
         try await HTTPServing.with(["--db", ":memory:", "--http", "127.0.0.1:0"]) { http in
             for (method, path) in [
