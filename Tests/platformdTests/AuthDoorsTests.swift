@@ -236,6 +236,48 @@ struct AuthDoorsTests {
         }
     }
 
+    /// The attack the switch page is for comes from another site, and a browser withholds the
+    /// SameSite=Strict cookie on such a navigation: the link saw no one signed in and signed the
+    /// attacker in over the victim, unasked (found in Chromium). It now reloads itself from this
+    /// site first, where the cookie comes and the page asks; a post from another site, without the
+    /// cookie, switches nothing.
+    @Test func anotherSitesLinkReloadsFromThisSiteBeforeItDecides() async throws {
+        try await HostedFlowTests.serving { http, admin, _ in
+            let browser = HostedFlowTests.Browser(base: http.base)
+            defer { Task { try? await browser.shutdown() } }
+            let victim = try await HostedFlowTests.mint(http, admin, tenant: Self.tenant, user: "victim")
+            #expect(try await browser.request(.GET, "/flow/\(Self.tenant)/start?token=\(victim)").status == 303)
+            let signedIn = try #require(browser.cookies["platformd_flow"])
+
+            // The navigation from the other site, as the browser sends it: without the cookie.
+            let attacker = try await HostedFlowTests.mint(http, admin, tenant: Self.tenant, user: "attacker")
+            let withheld = HostedFlowTests.Browser(base: http.base)
+            defer { Task { try? await withheld.shutdown() } }
+            let crossSite = try await withheld.request(.GET, "/flow/\(Self.tenant)/start?token=\(attacker)", headers: [("Sec-Fetch-Site", "cross-site")])
+            #expect(crossSite.status == 200)
+            #expect(withheld.cookies["platformd_flow"] == nil, "signed in from another site, unasked")
+            let encoded = attacker.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? attacker
+            #expect(crossSite.text.contains("content=\"0;url=/flow/\(Self.tenant)/start?token=\(encoded)&amp;signin=1\""), "\(crossSite.text)")
+            // The reload, from this site: the cookie comes, and the page asks.
+            let asked = try await browser.request(
+                .GET, "/flow/\(Self.tenant)/start?token=\(attacker)&signin=1", headers: [("Sec-Fetch-Site", "same-origin")])
+            #expect(asked.status == 200)
+            #expect(asked.text.contains("Switch"), "\(asked.text)")
+            #expect(browser.cookies["platformd_flow"] == signedIn)
+
+            // A post from another site (no cookie, so no CSRF token can be bound): nothing switches.
+            let posted = try await withheld.request(.POST, "/flow/\(Self.tenant)/start", form: [("token", attacker), ("_csrf", "x")])
+            #expect(posted.status == 403)
+            #expect(withheld.cookies["platformd_flow"] == nil)
+            // A person opening their own link in a fresh browser is signed in as before.
+            let own = try await HostedFlowTests.mint(http, admin, tenant: Self.tenant, user: "newcomer")
+            let fresh = HostedFlowTests.Browser(base: http.base)
+            defer { Task { try? await fresh.shutdown() } }
+            #expect(try await fresh.request(.GET, "/flow/\(Self.tenant)/start?token=\(own)", headers: [("Sec-Fetch-Site", "none")]).status == 303)
+            #expect(fresh.cookies["platformd_flow"] != nil)
+        }
+    }
+
     @Test func theAdminCookieNamesASignInThatSignOutEnds() async throws {
         try await HostedFlowTests.serving { http, admin, _ in
             let browser = HostedFlowTests.Browser(base: http.base)

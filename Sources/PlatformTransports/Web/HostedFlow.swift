@@ -92,6 +92,13 @@ struct HostedFlow: Sendable {
             return Self.signedOut(tenant)
         }
         let flow = Self.flowName(request)
+        // That page elsewhere is a navigation from another site, on which a browser withholds the
+        // SameSite=Strict cookie: with no sign-in seen, the link signed its person in over the one
+        // this browser had, unasked. Such a start reloads itself from this site once (same-site,
+        // so the cookie comes), and decides then. The link is not used meanwhile.
+        if Self.arrivedWithoutItsCookie(request) {
+            return Self.reloadFromThisSite("/flow/\(tenant)/start?token=\(Self.query(token))" + (flow == "onboarding" ? "" : "&flow=" + Self.query(flow)))
+        }
         if let current = await self.person(request, tenant: tenant), !IDBytes.equal(current.userId, person.userId) {
             return switchPage(tenant: tenant, flow: flow, token: token, current: current)
         }
@@ -146,12 +153,32 @@ struct HostedFlow: Sendable {
         guard let form = try await WebSupport.form(request, limit: maxBodyBytes), let token = form["token"],
             let person = await person(token: token, tenant: tenant)
         else { return Self.signedOut(tenant) }
-        if let current = await self.person(request, tenant: tenant), !IDBytes.equal(current.userId, person.userId) {
-            guard web.csrfIsValid(form["_csrf"], for: Self.switchSubject(current, tenant)) else {
-                return WebSupport.notice(.forbidden, title: "This form expired", message: "Open the link again.")
-            }
+        // Only the switch page posts here, and only to a browser signed in as someone: without
+        // the cookie (a post from another site, which withholds it) there is no sign-in for the
+        // CSRF token to be bound to, and the post signed the token's person in unasked.
+        guard let current = await self.person(request, tenant: tenant) else { return Self.switchExpired }
+        if !IDBytes.equal(current.userId, person.userId) {
+            guard web.csrfIsValid(form["_csrf"], for: Self.switchSubject(current, tenant)) else { return Self.switchExpired }
         }
         return await signIn(token, tenant: tenant, flow: Self.flowName(request))
+    }
+
+    static var switchExpired: Response { WebSupport.notice(.forbidden, title: "This form expired", message: "Open the link again.") }
+
+    /// A navigation from another site, without this flow's cookie (a browser withholds a
+    /// SameSite=Strict cookie on one), not yet reloaded from here (`signin`).
+    static func arrivedWithoutItsCookie(_ request: Request) -> Bool {
+        Cookies.value(cookie, in: request.headers[.cookie]) == nil && request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "cross-site"
+            && request.uri.queryParameters["signin"] == nil
+    }
+
+    /// A page that opens `path` (with `signin=1`) again at once, from this site: that navigation
+    /// is same-site, so the browser sends the cookie it withheld.
+    static func reloadFromThisSite(_ path: String) -> Response {
+        let again = path + (path.contains("?") ? "&" : "?") + "signin=1"
+        let body = "<main>\n<p><a href=\"\(HTML.attribute(again))\">Continue</a></p>\n</main>"
+        let refresh = "<meta http-equiv=\"refresh\" content=\"0;url=\(HTML.attribute(again))\">"
+        return WebSupport.html(.ok, HTML.page(title: "Continue", language: "en", body: body, head: refresh))
     }
 
     // MARK: - GET /flow/TENANT/
@@ -161,14 +188,7 @@ struct HostedFlow: Sendable {
             // A browser withholds a SameSite=Strict cookie on a navigation that began on another
             // site, the start link's redirect included (an email, the app's website); reloading
             // from this page is same-site and carries it. Once.
-            if Cookies.value(Self.cookie, in: request.headers[.cookie]) == nil,
-                request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "cross-site", request.uri.queryParameters["signin"] == nil
-            {
-                let again = Self.pagePath(tenant, Self.flowName(request)) + (Self.flowName(request) == "onboarding" ? "?" : "&") + "signin=1"
-                let body = "<main>\n<p><a href=\"\(HTML.attribute(again))\">Continue</a></p>\n</main>"
-                let refresh = "<meta http-equiv=\"refresh\" content=\"0;url=\(HTML.attribute(again))\">"
-                return WebSupport.html(.ok, HTML.page(title: "Continue", language: "en", body: body, head: refresh))
-            }
+            if Self.arrivedWithoutItsCookie(request) { return Self.reloadFromThisSite(Self.pagePath(tenant, Self.flowName(request))) }
             return Self.signedOut(tenant)
         }
         let flow = Self.flowName(request)
