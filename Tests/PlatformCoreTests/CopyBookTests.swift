@@ -123,6 +123,10 @@ import Testing
         #expect(book.text("Welcome, Alex!", in: "es-MX") == "¡Hola, Alex!")
         #expect(book.preferred(["fr", "es-AR", "en"]) == "es-AR")
         #expect(book.preferred(["fr", "de"]) == "fr")
+        // The base language wanted first is the base language, not the next one served.
+        #expect(book.preferred(["en-US", "en", "es"]) == "en-US")
+        #expect(book.served(book.preferred(["en-US", "en", "es"])) == "en")
+        #expect(book.preferred(["de", "en", "es"]) == "en")
     }
 
     @Test func unfinishedTranslationsAreNotShipped() throws {

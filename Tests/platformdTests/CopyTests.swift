@@ -161,6 +161,13 @@ struct CopyTests {
             #expect(given.json?["result"]?["locale"] == "en", "a locale in the params wins over the header")
             let plain = try await http.call("flow.start", ["tenant": .string(hosted.id), "userId": "j"])
             #expect(plain["result"]?["locale"] == .string(hosted.copy.baseLanguage))
+            // The base language wanted first wins over a translation wanted less: it was skipped,
+            // so `en-US,en;q=0.9,es;q=0.8` got Spanish.
+            let base = hosted.copy.baseLanguage
+            let baseFirst: JSONValue = ["jsonrpc": "2.0", "id": 3, "method": "flow.start", "params": ["tenant": .string(hosted.id), "userId": "k"]]
+            let first = try await http.request(
+                .POST, "/rpc", body: baseFirst.serializedBytes(), headers: [("Accept-Language", "\(base)-ZZ, \(base);q=0.9, \(locale);q=0.8")])
+            #expect(first.json?["result"]?["locale"] == .string(base), "\(first.text)")
         }
     }
 

@@ -127,10 +127,19 @@ public struct CopyBook: Sendable {
         return LocaleTag.fallbacks(tag).first { $0 == baseLanguage || tables[$0] != nil } ?? baseLanguage
     }
 
-    /// The best of several wanted locales (an `Accept-Language` header's): the first that is
-    /// served by a fallback other than the base language, else the first.
+    /// The best of several wanted locales (an `Accept-Language` header's, most wanted first): the
+    /// first that this book speaks, itself or by its language (`es-AR` by `es`, `en-US` by the
+    /// base language `en`), else the first. A wanted base language counts: `en-US,en;q=0.9,es;q=0.8`
+    /// is English, where it used to be skipped for the Spanish after it.
     public func preferred(_ wanted: [String]) -> String? {
-        wanted.first { served($0) != baseLanguage } ?? wanted.first
+        wanted.first(where: speaks) ?? wanted.first
+    }
+
+    /// Whether `requested` is served as itself or as its language, not only by falling back to
+    /// the base language.
+    public func speaks(_ requested: String) -> Bool {
+        guard let tag = LocaleTag.normalized(requested) else { return false }
+        return LocaleTag.fallbacks(tag).contains { $0 == baseLanguage || tables[$0] != nil }
     }
 
     /// `text` in `locale` (a served one), or nil when no key matches it there.
